@@ -1,0 +1,150 @@
+//! Closed model driver: each connection sends, waits for its answers, optionally thinks,
+//! and repeats. With pipelining p, p requests go out back to back and the pipe is kept
+//! full: the responses that arrive in one read are handled, then as many new requests are
+//! written in one `write`. Without think time no timer is armed per request.
+//! Stages ramp the number of *active* connections: slot g is active while g < value(t);
+//! inactive connections stay open and idle.
+
+use std::collections::VecDeque;
+use std::rc::Rc;
+use std::time::{Duration, Instant};
+
+use crate::conn::{self, Conn, ReadError};
+use crate::prepare::Rng;
+use crate::schedule::Curve;
+use crate::validate::FailureKind;
+use crate::worker::{seed, Ctx, Pending};
+
+/// Pause after a failed connection attempt, so a refused port is not hammered in a loop.
+const CONNECT_BACKOFF: Duration = Duration::from_millis(10);
+/// Longest idle nap of an inactive connection before it re-checks stop conditions.
+const IDLE_NAP: Duration = Duration::from_millis(50);
+
+/// What a closed-model connection needs.
+#[derive(Debug, Clone)]
+pub struct ClosedConn {
+    /// Worker-local slot (recorder index).
+    pub slot: usize,
+    /// Global connection number (activity threshold for ramps).
+    pub global: usize,
+    pub curve: Rc<Curve>,
+    pub pipelining: usize,
+    pub think_time: Duration,
+}
+
+fn far_future() -> tokio::time::Instant {
+    tokio::time::Instant::now() + Duration::from_secs(86_400 * 365)
+}
+
+/// Runs one connection of the closed model until the worker stops sending.
+pub async fn run_connection(ctx: Rc<Ctx>, cfg: ClosedConn) {
+    let mut rng = Rng::new(seed(ctx.worker, cfg.slot));
+    let mut conn: Option<Conn> = None;
+    let timer = tokio::time::sleep_until(far_future());
+    tokio::pin!(timer);
+    let mut inflight: VecDeque<Pending> = VecDeque::with_capacity(cfg.pipelining);
+    let mut wbuf: Vec<u8> = Vec::new();
+    let constant = cfg.curve.max_value() == cfg.curve.value(0.0) && cfg.curve.value(1e12) == cfg.curve.value(0.0);
+    loop {
+        let now = Instant::now();
+        let t_rel = now.saturating_duration_since(ctx.run_start).as_secs_f64();
+        let active = constant || cfg.curve.value(t_rel) > cfg.global as f64;
+        if inflight.is_empty() {
+            if ctx.finished(now) {
+                break;
+            }
+            if !active {
+                let wake = cfg
+                    .curve
+                    .time_when_exceeds(cfg.global as f64, t_rel)
+                    .map(|t| ctx.run_start + Duration::from_secs_f64(t));
+                let nap = now + IDLE_NAP;
+                let until = wake.map_or(nap, |w| w.min(nap));
+                tokio::time::sleep_until(until.into()).await;
+                continue;
+            }
+        }
+        let c = match &mut conn {
+            Some(c) => c,
+            None => match conn::connect(ctx.addr, ctx.timeout).await {
+                Ok(c) => conn.insert(c),
+                Err(e) => {
+                    let done = Instant::now();
+                    if let Some(in_window) = ctx.admit(now) {
+                        let (op, variant) = ctx.pick(&mut rng);
+                        let p = Pending { op, variant, intended: None, sent: now, in_window, bytes_out: 0 };
+                        ctx.fail(cfg.slot, &p, FailureKind::Connect, &e.to_string(), done);
+                    }
+                    tokio::time::sleep(CONNECT_BACKOFF).await;
+                    continue;
+                }
+            },
+        };
+        // Fill the pipe.
+        wbuf.clear();
+        let send_at = Instant::now();
+        while active && inflight.len() < cfg.pipelining {
+            let Some(in_window) = ctx.admit(send_at) else { break };
+            let (op, variant) = ctx.pick(&mut rng);
+            let before = wbuf.len();
+            ctx.write_request(op, variant, &mut wbuf);
+            inflight.push_back(Pending {
+                op,
+                variant,
+                intended: None,
+                sent: send_at,
+                in_window,
+                bytes_out: (wbuf.len() - before) as u64,
+            });
+        }
+        let Some(oldest) = inflight.front().copied() else {
+            // Nothing admitted: the window or budget is over.
+            continue;
+        };
+        let deadline = oldest.sent + ctx.timeout;
+        let outcome = match c.write_all(&wbuf, deadline, timer.as_mut()).await {
+            Ok(()) => c.next_response(deadline, timer.as_mut()).await,
+            Err(e) => Err(e),
+        };
+        match outcome {
+            Ok(first) => {
+                let done = Instant::now();
+                let mut next = Some(first);
+                let mut close = false;
+                while let Some(r) = next {
+                    let Some(p) = inflight.pop_front() else { break };
+                    ctx.complete(cfg.slot, &p, r.status, c.body(&r), r.wire_len, done);
+                    c.consume(&r);
+                    if r.close {
+                        close = true;
+                        break;
+                    }
+                    next = if inflight.is_empty() { None } else { c.parse_buffered().ok().flatten() };
+                }
+                if close {
+                    // The server announced the close: unanswered requests are re-sent.
+                    for p in inflight.drain(..) {
+                        ctx.refund(&p);
+                    }
+                    conn = None;
+                    ctx.count_reconnect(!ctx.finished(done));
+                }
+            }
+            Err(e) => {
+                let done = Instant::now();
+                let (kind, detail) = match &e {
+                    ReadError::Timeout => (FailureKind::Timeout, format!("no response within {:?}", ctx.timeout)),
+                    other => (FailureKind::BadBody, other.to_string()),
+                };
+                for p in inflight.drain(..) {
+                    ctx.fail(cfg.slot, &p, kind, &detail, done);
+                }
+                conn = None;
+                ctx.count_reconnect(!ctx.finished(done));
+            }
+        }
+        if !cfg.think_time.is_zero() && inflight.is_empty() && !ctx.finished(Instant::now()) {
+            tokio::time::sleep(cfg.think_time).await;
+        }
+    }
+}

@@ -1,0 +1,217 @@
+//! Open model driver (coordinated-omission free): requests have intended send times fixed
+//! by the rate curve, whatever the server does. A dispatcher task sleeps (precise timer)
+//! until the next intended time, then hands the request to an idle connection of the
+//! worker's pool, opening a new one while under the worker's share of max_connections.
+//! When none is idle the request waits: it is sent late, and its latency still counts
+//! from its intended time. Sends still owed at the end of the window are `unsent`.
+
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+use std::time::{Duration, Instant};
+
+use tokio::sync::Notify;
+
+use crate::conn::{self, Conn, ReadError};
+use crate::prepare::Rng;
+use crate::schedule::RateCursor;
+use crate::timer::PreciseTimer;
+use crate::validate::FailureKind;
+use crate::worker::{seed, Ctx, Pending};
+
+/// A request handed to a connection.
+#[derive(Debug, Clone, Copy)]
+struct Job {
+    intended: Instant,
+    op: usize,
+    variant: usize,
+    in_window: bool,
+}
+
+#[derive(Debug, Default)]
+struct Slot {
+    job: Cell<Option<Job>>,
+    wake: Notify,
+}
+
+/// The worker's connections and which of them are idle.
+#[derive(Debug)]
+struct Pool {
+    slots: RefCell<Vec<Rc<Slot>>>,
+    idle: RefCell<Vec<usize>>,
+    freed: Notify,
+    max: usize,
+}
+
+/// Runs the dispatcher of one worker; it spawns connection tasks on demand.
+pub async fn run_dispatcher(ctx: Rc<Ctx>, mut cursor: RateCursor, max_connections: usize) {
+    let pool = Rc::new(Pool {
+        slots: RefCell::new(Vec::new()),
+        idle: RefCell::new(Vec::new()),
+        freed: Notify::new(),
+        max: max_connections.max(1),
+    });
+    let timer = match PreciseTimer::new() {
+        Ok(t) => Some(t),
+        // Without a timerfd, fall back to tokio's (1 ms) timer rather than fail the run.
+        Err(_) => None,
+    };
+    let mut rng = Rng::new(seed(ctx.worker, usize::MAX));
+    let rel = |t: Instant| t.saturating_duration_since(ctx.run_start).as_secs_f64();
+    loop {
+        if ctx.stop.get() {
+            break;
+        }
+        let Some(t_rel) = cursor.peek() else { break };
+        let due = ctx.run_start + Duration::from_secs_f64(t_rel);
+        if ctx.window_end.is_some_and(|e| due >= e) {
+            break;
+        }
+        if due >= ctx.window_start && ctx.budget_exhausted() {
+            break;
+        }
+        let now = Instant::now();
+        if due > now {
+            match &timer {
+                Some(t) => {
+                    if t.sleep_until(due).await.is_err() {
+                        tokio::time::sleep_until(due.into()).await;
+                    }
+                }
+                None => tokio::time::sleep_until(due.into()).await,
+            }
+            continue;
+        }
+        let idle = pool.idle.borrow_mut().pop();
+        let slot_index = match idle {
+            Some(i) => i,
+            None if pool.slots.borrow().len() < pool.max => {
+                let i = pool.slots.borrow().len();
+                let slot = Rc::new(Slot::default());
+                pool.slots.borrow_mut().push(slot.clone());
+                ctx.spawn(run_connection(ctx.clone(), pool.clone(), i, slot));
+                i
+            }
+            None => {
+                // Every connection is busy: this request is late. Wait for one to free
+                // up, but not past the end of the window.
+                let freed = pool.freed.notified();
+                match ctx.window_end {
+                    Some(end) => {
+                        tokio::select! {
+                            _ = freed => {}
+                            _ = tokio::time::sleep_until(end.into()) => {}
+                        }
+                    }
+                    None => freed.await,
+                }
+                continue;
+            }
+        };
+        let Some(in_window) = ctx.admit(due) else {
+            pool.idle.borrow_mut().push(slot_index);
+            break;
+        };
+        let (op, variant) = ctx.pick(&mut rng);
+        let slot = pool.slots.borrow()[slot_index].clone();
+        slot.job.set(Some(Job {
+            intended: due,
+            op,
+            variant,
+            in_window,
+        }));
+        slot.wake.notify_one();
+        cursor.advance();
+    }
+    if !ctx.stop.get() {
+        if let Some(end) = ctx.window_end {
+            // Owed sends of the window: due before its end, not before its start.
+            let owed = cursor
+                .remaining_before(rel(end))
+                .saturating_sub(cursor.remaining_before(rel(ctx.window_start)));
+            ctx.rec.borrow_mut().unsent += owed;
+        }
+    }
+    ctx.stop.set(true);
+    for slot in pool.slots.borrow().iter() {
+        slot.wake.notify_one();
+    }
+}
+
+fn far_future() -> tokio::time::Instant {
+    tokio::time::Instant::now() + Duration::from_secs(86_400 * 365)
+}
+
+/// One pooled connection: waits for a job, sends it, records, goes back to idle.
+async fn run_connection(ctx: Rc<Ctx>, pool: Rc<Pool>, index: usize, slot: Rc<Slot>) {
+    let mut conn: Option<Conn> = None;
+    let timer = tokio::time::sleep_until(far_future());
+    tokio::pin!(timer);
+    let mut wbuf = Vec::new();
+    loop {
+        let job = loop {
+            if let Some(j) = slot.job.take() {
+                break j;
+            }
+            if ctx.stop.get() {
+                return;
+            }
+            slot.wake.notified().await;
+        };
+        let mut p = Pending {
+            op: job.op,
+            variant: job.variant,
+            intended: Some(job.intended),
+            sent: Instant::now(),
+            in_window: job.in_window,
+            bytes_out: 0,
+        };
+        if conn.is_none() {
+            match conn::connect(ctx.addr, ctx.timeout).await {
+                Ok(c) => conn = Some(c),
+                Err(e) => {
+                    ctx.fail(index, &p, FailureKind::Connect, &e.to_string(), Instant::now());
+                    release(&pool, index);
+                    continue;
+                }
+            }
+        }
+        let Some(c) = conn.as_mut() else { continue };
+        wbuf.clear();
+        ctx.write_request(p.op, p.variant, &mut wbuf);
+        p.bytes_out = wbuf.len() as u64;
+        p.sent = Instant::now();
+        let deadline = p.sent + ctx.timeout;
+        let outcome = match c.write_all(&wbuf, deadline, timer.as_mut()).await {
+            Ok(()) => c.next_response(deadline, timer.as_mut()).await,
+            Err(e) => Err(e),
+        };
+        let done = Instant::now();
+        match outcome {
+            Ok(r) => {
+                ctx.complete(index, &p, r.status, c.body(&r), r.wire_len, done);
+                c.consume(&r);
+                if r.close || c.buffered() > 0 {
+                    // Closed by the server, or it sent more than one response to one
+                    // request: the connection can no longer be trusted.
+                    conn = None;
+                    ctx.count_reconnect(true);
+                }
+            }
+            Err(e) => {
+                let (kind, detail) = match &e {
+                    ReadError::Timeout => (FailureKind::Timeout, format!("no response within {:?}", ctx.timeout)),
+                    other => (FailureKind::BadBody, other.to_string()),
+                };
+                ctx.fail(index, &p, kind, &detail, done);
+                conn = None;
+                ctx.count_reconnect(true);
+            }
+        }
+        release(&pool, index);
+    }
+}
+
+fn release(pool: &Pool, index: usize) {
+    pool.idle.borrow_mut().push(index);
+    pool.freed.notify_one();
+}

@@ -1,0 +1,299 @@
+//! The input of a run: where to send, what to send, how fast, and when to stop.
+
+use std::net::{SocketAddr, ToSocketAddrs};
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+
+use crate::error::EngineError;
+use crate::live::LiveStats;
+
+/// The one HTTP endpoint a run talks to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Endpoint {
+    /// Resolved socket address (connections go here).
+    pub addr: SocketAddr,
+    /// Value of the `Host` header (`host` or `host:port`, as written in the URL).
+    pub host: String,
+    /// Request target, e.g. `/graphql`.
+    pub path: String,
+}
+
+impl Endpoint {
+    /// Parses `http://host[:port][/path]` and resolves the host. `https` is refused
+    /// because the engine speaks plain HTTP/1.1 only.
+    pub fn from_url(url: &str) -> Result<Endpoint, EngineError> {
+        let bad = |reason: &str| EngineError::InvalidUrl {
+            url: url.to_string(),
+            reason: reason.to_string(),
+        };
+        let rest = if let Some(rest) = url.strip_prefix("http://") {
+            rest
+        } else if url.starts_with("https://") {
+            return Err(bad("https is not supported (plain HTTP/1.1 only)"));
+        } else {
+            return Err(bad("must start with http://"));
+        };
+        let (authority, path) = match rest.find(['/', '?']) {
+            Some(i) if rest.as_bytes()[i] == b'/' => (&rest[..i], &rest[i..]),
+            Some(i) => (&rest[..i], &rest[i..]),
+            None => (rest, "/"),
+        };
+        let path = if path.starts_with('?') {
+            format!("/{path}")
+        } else {
+            path.to_string()
+        };
+        if authority.is_empty() {
+            return Err(bad("missing host"));
+        }
+        if authority.contains('@') {
+            return Err(bad("user info in URLs is not supported"));
+        }
+        // Split host and port; IPv6 literals are bracketed.
+        let (host, port) = if let Some(stripped) = authority.strip_prefix('[') {
+            let end = stripped.find(']').ok_or_else(|| bad("unclosed '[' in host"))?;
+            let host = &stripped[..end];
+            let after = &stripped[end + 1..];
+            let port = match after.strip_prefix(':') {
+                Some(p) => Some(p),
+                None if after.is_empty() => None,
+                None => return Err(bad("garbage after IPv6 address")),
+            };
+            (host, port)
+        } else {
+            match authority.rsplit_once(':') {
+                Some((h, p)) => (h, Some(p)),
+                None => (authority, None),
+            }
+        };
+        let port: u16 = match port {
+            Some(p) => p.parse().map_err(|_| bad("port is not a number in 0..65535"))?,
+            None => 80,
+        };
+        if host.is_empty() {
+            return Err(bad("missing host"));
+        }
+        let addr = (host, port)
+            .to_socket_addrs()
+            .map_err(|e| EngineError::Resolve {
+                host: host.to_string(),
+                reason: e.to_string(),
+            })?
+            // Prefer IPv4: local servers often listen on 0.0.0.0 only.
+            .min_by_key(|a| a.is_ipv6())
+            .ok_or_else(|| EngineError::Resolve {
+                host: host.to_string(),
+                reason: "no address".to_string(),
+            })?;
+        Ok(Endpoint {
+            addr,
+            host: authority.to_string(),
+            path,
+        })
+    }
+}
+
+/// One concrete request of an operation (one set of variables) and its expected answer.
+#[derive(Debug, Clone)]
+pub struct Variant {
+    /// Full JSON request body, e.g. `{"query":"...","variables":{...}}`.
+    pub body: Bytes,
+    /// Expected value of `data`; `None` checks only status, JSON, no errors, data non-null.
+    pub expected_data: Option<serde_json::Value>,
+}
+
+/// A named GraphQL operation; its variants are used in turn so variables vary per request.
+#[derive(Debug, Clone)]
+pub struct Operation {
+    pub name: String,
+    /// Relative share of requests in a mix (0 = never sent).
+    pub weight: u32,
+    pub variants: Vec<Variant>,
+}
+
+/// A value that changes over time: starts at `start`, then each stage ramps linearly to
+/// its target over its duration (as k6 stages do); after the last stage the last value holds.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Stages {
+    pub start: f64,
+    pub stages: Vec<Stage>,
+}
+
+/// One linear ramp of [`Stages`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Stage {
+    pub duration: Duration,
+    pub target: f64,
+}
+
+impl Stages {
+    /// A value that never changes.
+    pub fn constant(v: f64) -> Stages {
+        Stages {
+            start: v,
+            stages: Vec::new(),
+        }
+    }
+}
+
+/// How requests arrive. Schedule time 0 is the start of the load (warm-up included).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Schedule {
+    /// N connections each send, wait for the answer(s), optionally think, repeat.
+    Closed {
+        /// Number of active connections over time.
+        connections: Stages,
+        /// Requests in flight per connection (>= 1).
+        pipelining: u32,
+        /// Pause after each answer before the next send.
+        think_time: Duration,
+    },
+    /// Requests are due at times fixed by the rate, whatever the answers do.
+    Open {
+        /// Requests per second over time.
+        rate: Stages,
+        /// Upper bound of connections opened (split over worker threads).
+        max_connections: u32,
+    },
+}
+
+/// When the measured window ends. At least one field must be set.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Stop {
+    /// Length of the measured window (after warm-up).
+    pub duration: Option<Duration>,
+    /// Number of requests sent in the measured window.
+    pub max_requests: Option<u64>,
+}
+
+/// Everything a run needs.
+#[derive(Debug, Clone)]
+pub struct LoadPlan {
+    pub endpoint: Endpoint,
+    pub operations: Vec<Operation>,
+    pub schedule: Schedule,
+    pub stop: Stop,
+    /// Load runs this long first; what it records is discarded; connections are kept.
+    pub warmup: Duration,
+    /// Per request; a timed-out request counts as `timeout` and its connection is reopened.
+    pub timeout: Duration,
+    /// Worker threads (>= 1), each with its own single-threaded runtime.
+    pub threads: usize,
+    /// Pin worker threads to these CPUs, round-robin.
+    pub cpus: Option<Vec<usize>>,
+    /// Extra request headers.
+    pub headers: Vec<(String, String)>,
+    /// When set, each request carries this header with a unique value.
+    pub unique_request_header: Option<String>,
+    /// Failure examples kept per kind.
+    pub keep_examples: usize,
+}
+
+impl LoadPlan {
+    /// A plan with common defaults: one thread, 10 s timeout, no warm-up, 3 examples.
+    pub fn new(endpoint: Endpoint, operations: Vec<Operation>, schedule: Schedule, stop: Stop) -> Self {
+        LoadPlan {
+            endpoint,
+            operations,
+            schedule,
+            stop,
+            warmup: Duration::ZERO,
+            timeout: Duration::from_secs(10),
+            threads: 1,
+            cpus: None,
+            headers: Vec::new(),
+            unique_request_header: None,
+            keep_examples: 3,
+        }
+    }
+
+    /// Rejects plans that cannot run; the message names the problem.
+    pub fn validate(&self) -> Result<(), EngineError> {
+        let bad = |m: String| Err(EngineError::InvalidPlan(m));
+        if self.operations.is_empty() {
+            return bad("no operations".into());
+        }
+        if self.operations.iter().map(|o| o.weight as u64).sum::<u64>() == 0 {
+            return bad("the sum of operation weights is zero".into());
+        }
+        for op in &self.operations {
+            if op.weight > 0 && op.variants.is_empty() {
+                return bad(format!("operation {:?} has no variants", op.name));
+            }
+        }
+        if self.threads == 0 {
+            return bad("threads must be at least 1".into());
+        }
+        if self.stop.duration.is_none() && self.stop.max_requests.is_none() {
+            return bad("no stop condition (set a duration or a request count)".into());
+        }
+        if self.stop.duration == Some(Duration::ZERO) || self.stop.max_requests == Some(0) {
+            return bad("the stop condition is zero".into());
+        }
+        if self.timeout.is_zero() {
+            return bad("timeout must be positive".into());
+        }
+        if let Some(cpus) = &self.cpus {
+            if cpus.is_empty() {
+                return bad("empty CPU list".into());
+            }
+        }
+        for (k, v) in &self.headers {
+            let bad_char = |s: &str| s.bytes().any(|b| b == b'\r' || b == b'\n');
+            if k.is_empty() || bad_char(k) || bad_char(v) || k.contains(':') {
+                return bad(format!("invalid header {k:?}"));
+            }
+        }
+        let check_stages = |s: &Stages, what: &str| -> Result<(), EngineError> {
+            let values = std::iter::once(s.start).chain(s.stages.iter().map(|st| st.target));
+            let mut max = 0.0f64;
+            for v in values {
+                if !v.is_finite() || v < 0.0 {
+                    return Err(EngineError::InvalidPlan(format!("{what} must be finite and >= 0, got {v}")));
+                }
+                max = max.max(v);
+            }
+            if max <= 0.0 {
+                return Err(EngineError::InvalidPlan(format!("{what} is zero at all times")));
+            }
+            Ok(())
+        };
+        match &self.schedule {
+            Schedule::Closed {
+                connections,
+                pipelining,
+                ..
+            } => {
+                check_stages(connections, "connections")?;
+                if *pipelining == 0 {
+                    return bad("pipelining must be at least 1".into());
+                }
+            }
+            Schedule::Open {
+                rate,
+                max_connections,
+            } => {
+                check_stages(rate, "rate")?;
+                if (*max_connections as usize) < self.threads {
+                    return bad(format!(
+                        "max_connections ({max_connections}) must be at least the number of threads ({})",
+                        self.threads
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// How the caller steers and watches a running load.
+#[derive(Debug, Clone, Default)]
+pub struct Control {
+    /// Set to stop promptly; the partial result comes back with `interrupted: true`.
+    pub cancel: Arc<AtomicBool>,
+    /// Progress, updated by the workers about every 100 ms.
+    pub live: Arc<LiveStats>,
+}

@@ -1,0 +1,229 @@
+//! Requests built once before the run: each variant's full HTTP/1.1 request bytes, and the
+//! weighted choice of operations. Nothing here allocates per request.
+
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use crate::plan::LoadPlan;
+
+/// One variant ready to send.
+#[derive(Debug)]
+pub struct ReadyVariant {
+    /// Dense id over all variants of all operations (validator memo index).
+    pub id: usize,
+    /// Request bytes up to the point where the unique header goes (the whole request when
+    /// there is no unique header).
+    pub head: Vec<u8>,
+    /// The rest: end of headers and the body (empty without a unique header).
+    pub tail: Vec<u8>,
+    pub expected: Option<Value>,
+}
+
+/// One operation ready to send.
+#[derive(Debug)]
+pub struct ReadyOp {
+    pub name: String,
+    pub variants: Vec<ReadyVariant>,
+}
+
+/// Everything the workers share, read-only.
+#[derive(Debug)]
+pub struct Prepared {
+    pub ops: Vec<ReadyOp>,
+    /// Cumulative weights, for picking an operation with one random number.
+    cumulative: Vec<u64>,
+    total_weight: u64,
+    pub variant_count: usize,
+    /// `name: ` of the unique header, if any.
+    pub unique_header: Option<Vec<u8>>,
+}
+
+impl Prepared {
+    pub fn new(plan: &LoadPlan) -> Arc<Prepared> {
+        let mut fixed = format!(
+            "POST {} HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nAccept: application/json\r\n",
+            plan.endpoint.path, plan.endpoint.host
+        );
+        for (k, v) in &plan.headers {
+            fixed.push_str(k);
+            fixed.push_str(": ");
+            fixed.push_str(v);
+            fixed.push_str("\r\n");
+        }
+        let unique_header = plan
+            .unique_request_header
+            .as_ref()
+            .map(|h| format!("{h}: ").into_bytes());
+        let mut id = 0;
+        let mut ops = Vec::new();
+        let mut cumulative = Vec::new();
+        let mut total = 0u64;
+        for op in &plan.operations {
+            let mut variants = Vec::new();
+            for v in &op.variants {
+                let mut head = fixed.clone().into_bytes();
+                let mut tail = format!("Content-Length: {}\r\n\r\n", v.body.len()).into_bytes();
+                tail.extend_from_slice(&v.body);
+                if unique_header.is_none() {
+                    head.extend_from_slice(&tail);
+                    tail.clear();
+                }
+                variants.push(ReadyVariant {
+                    id,
+                    head,
+                    tail,
+                    expected: v.expected_data.clone(),
+                });
+                id += 1;
+            }
+            total += op.weight as u64;
+            cumulative.push(total);
+            ops.push(ReadyOp {
+                name: op.name.clone(),
+                variants,
+            });
+        }
+        Arc::new(Prepared {
+            ops,
+            cumulative,
+            total_weight: total,
+            variant_count: id,
+            unique_header,
+        })
+    }
+
+    /// Operation for a uniform random number (weights respected; weight 0 never chosen).
+    pub fn pick_op(&self, random: u64) -> usize {
+        if self.ops.len() == 1 {
+            return 0;
+        }
+        let x = random % self.total_weight.max(1);
+        self.cumulative.partition_point(|&c| c <= x)
+    }
+
+    pub fn op_names(&self) -> Vec<String> {
+        self.ops.iter().map(|o| o.name.clone()).collect()
+    }
+
+    /// Appends the request for (op, variant) to `out`; with a unique header, `unique` is
+    /// written as its value.
+    pub fn write_request(&self, op: usize, variant: usize, unique: &[u8], out: &mut Vec<u8>) {
+        let v = &self.ops[op].variants[variant];
+        out.extend_from_slice(&v.head);
+        if let Some(h) = &self.unique_header {
+            out.extend_from_slice(h);
+            out.extend_from_slice(unique);
+            out.extend_from_slice(b"\r\n");
+            out.extend_from_slice(&v.tail);
+        }
+    }
+}
+
+/// xorshift64*: a tiny deterministic PRNG per connection (no shared state, no syscalls).
+#[derive(Debug, Clone)]
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        // Spread small seeds (connection numbers) over the state space; never zero.
+        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+    }
+    pub fn next_u64(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.0 = x;
+        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+}
+
+/// Writes `n` in decimal into `buf` and returns the digits (no allocation).
+pub fn fmt_u64(mut n: u64, buf: &mut [u8; 20]) -> &[u8] {
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    &buf[i..]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::*;
+    use bytes::Bytes;
+
+    fn plan(unique: Option<&str>) -> LoadPlan {
+        let endpoint = Endpoint {
+            addr: "127.0.0.1:1".parse().unwrap(),
+            host: "h:1".into(),
+            path: "/graphql".into(),
+        };
+        let op = |name: &str, weight| Operation {
+            name: name.into(),
+            weight,
+            variants: vec![Variant {
+                body: Bytes::from_static(br#"{"query":"{a}"}"#),
+                expected_data: None,
+            }],
+        };
+        let mut p = LoadPlan::new(
+            endpoint,
+            vec![op("a", 6), op("b", 0), op("c", 4)],
+            Schedule::Closed {
+                connections: Stages::constant(1.0),
+                pipelining: 1,
+                think_time: Default::default(),
+            },
+            Stop {
+                duration: None,
+                max_requests: Some(1),
+            },
+        );
+        p.headers.push(("authorization".into(), "Bearer x".into()));
+        p.unique_request_header = unique.map(str::to_string);
+        p
+    }
+
+    #[test]
+    fn request_bytes() {
+        let p = Prepared::new(&plan(None));
+        let mut out = Vec::new();
+        p.write_request(0, 0, b"", &mut out);
+        let s = String::from_utf8(out).unwrap();
+        assert!(s.starts_with("POST /graphql HTTP/1.1\r\nHost: h:1\r\n"));
+        assert!(s.contains("authorization: Bearer x\r\n"));
+        assert!(s.ends_with("Content-Length: 15\r\n\r\n{\"query\":\"{a}\"}"));
+        let p = Prepared::new(&plan(Some("x-request-id")));
+        let mut out = Vec::new();
+        p.write_request(2, 0, b"42", &mut out);
+        let s = String::from_utf8(out).unwrap();
+        assert!(s.contains("\r\nx-request-id: 42\r\nContent-Length: 15\r\n\r\n{"), "{s}");
+    }
+
+    #[test]
+    fn weights_are_respected() {
+        let p = Prepared::new(&plan(None));
+        let mut rng = Rng::new(7);
+        let mut counts = [0u32; 3];
+        for _ in 0..10_000 {
+            counts[p.pick_op(rng.next_u64())] += 1;
+        }
+        assert_eq!(counts[1], 0);
+        assert!((5700..6300).contains(&counts[0]), "{counts:?}");
+        assert_eq!(counts[0] + counts[2], 10_000);
+    }
+
+    #[test]
+    fn decimal() {
+        let mut b = [0u8; 20];
+        assert_eq!(fmt_u64(0, &mut b), b"0");
+        assert_eq!(fmt_u64(u64::MAX, &mut b), b"18446744073709551615");
+    }
+}

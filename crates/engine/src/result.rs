@@ -1,0 +1,143 @@
+//! The output of a run (serde). Units are in the field names: `_us` microseconds,
+//! `_s` seconds, `_rps` requests per second. Only the measured window is counted.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::validate::FailureKind;
+
+/// Everything a run measured.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct LoadResult {
+    /// `closed` or `open`.
+    pub model: String,
+    /// Requests sent in the measured window that completed, failed or timed out
+    /// (a failed connection attempt counts as one failed request).
+    pub requests: u64,
+    /// Requests whose response passed validation.
+    pub ok: u64,
+    /// Failed requests (sum of `failures`).
+    pub failed: u64,
+    /// Failed requests per kind.
+    pub failures: BTreeMap<FailureKind, u64>,
+    /// The first few failures of each kind, described.
+    pub failure_examples: Vec<FailureExample>,
+    /// Counts per operation name.
+    pub per_operation: BTreeMap<String, OperationCounts>,
+    /// Length of the measured window actually run, in seconds.
+    pub elapsed_s: f64,
+    /// `requests / elapsed_s`: completed requests (ok and failed) per second.
+    pub throughput_rps: f64,
+    /// `ok / elapsed_s`.
+    pub ok_rps: f64,
+    /// Latency: from the intended send time in the open model (coordinated-omission
+    /// corrected), from the actual send in the closed model; to the last byte received.
+    /// Failed requests are included (a timeout records the time waited).
+    pub latency: LatencySummary,
+    /// The merged latency histogram (HdrHistogram V2 + deflate, base64; see `decode_hist`).
+    pub latency_hist: String,
+    /// Open model: latency from the actual send time (what a coordinated-omission-prone
+    /// tool would report).
+    pub uncorrected_latency: Option<LatencySummary>,
+    /// Open model: histogram of `uncorrected_latency`, encoded as `latency_hist`.
+    pub uncorrected_latency_hist: Option<String>,
+    /// Open model: actual minus intended send time.
+    pub send_lag: Option<LatencySummary>,
+    /// Open model: histogram of `send_lag`, encoded as `latency_hist`.
+    pub send_lag_hist: Option<String>,
+    /// Open model: requests sent later than `late_threshold_us` after their intended time.
+    pub late: u64,
+    /// Send lag above which a request counts as late, in microseconds.
+    pub late_threshold_us: u64,
+    /// Open model: intended sends due in the window that were never sent (no free
+    /// connection in time).
+    pub unsent: u64,
+    /// Open model: sends the rate asked for in the window (sent + unsent).
+    pub intended_requests: u64,
+    /// One sample per second of the window, by send time (intended, in the open model).
+    pub series: Vec<SecondSample>,
+    /// How evenly the load was spread over connections.
+    pub connections: ConnectionSpread,
+    /// Response bytes (head and body) of requests in the window.
+    pub bytes_received: u64,
+    /// Request bytes written for requests in the window.
+    pub bytes_sent: u64,
+    /// CPU time of the worker threads during the measured window, in seconds (sum over
+    /// threads of CLOCK_THREAD_CPUTIME_ID deltas).
+    pub generator_cpu_s: f64,
+    /// Worker threads used.
+    pub threads: usize,
+    /// CPUs the workers were pinned to, as read back with sched_getaffinity; None if not pinned.
+    pub pinned_cpus: Option<Vec<usize>>,
+    /// The run was cancelled before its stop condition.
+    pub interrupted: bool,
+    /// Connections reopened after a timeout, an error or a close by the server.
+    pub reconnects: u64,
+    /// Requests completed during warm-up (discarded from everything else).
+    pub warmup_requests: u64,
+}
+
+/// Latency figures of one histogram, in microseconds.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct LatencySummary {
+    /// Number of samples.
+    pub count: u64,
+    pub mean_us: f64,
+    pub stdev_us: f64,
+    pub min_us: u64,
+    pub p50_us: u64,
+    pub p90_us: u64,
+    pub p95_us: u64,
+    pub p99_us: u64,
+    pub p999_us: u64,
+    pub max_us: u64,
+}
+
+/// One described failure.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FailureExample {
+    pub kind: FailureKind,
+    /// Operation name of the failed request.
+    pub operation: String,
+    /// Status and body excerpt, error text, or first JSON difference.
+    pub detail: String,
+}
+
+/// Counts of one operation.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct OperationCounts {
+    pub requests: u64,
+    pub ok: u64,
+    pub failures: u64,
+}
+
+/// One second of the measured window.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SecondSample {
+    /// Seconds since the window start (this sample covers [t_s, t_s + 1)).
+    pub t_s: u64,
+    pub requests: u64,
+    pub ok: u64,
+    pub failures: u64,
+    /// Median latency of requests sent in this second (2 significant figures).
+    pub p50_us: u64,
+    /// 99th percentile latency of requests sent in this second (2 significant figures).
+    pub p99_us: u64,
+}
+
+/// Spread of the load across connections (connections that completed a request).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ConnectionSpread {
+    /// Connections (slots) that completed at least one request in the window.
+    pub connections_used: u64,
+    /// Highest per-connection p99 latency (per-connection histograms are 1 significant
+    /// figure, so about 6% resolution).
+    pub slowest_connection_p99_us: u64,
+    /// Median of the per-connection p99 latencies.
+    pub median_connection_p99_us: u64,
+    /// Fewest requests completed by one used connection.
+    pub min_connection_requests: u64,
+    /// Most requests completed by one connection.
+    pub max_connection_requests: u64,
+}

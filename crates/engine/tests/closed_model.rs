@@ -1,0 +1,254 @@
+//! Closed-model runs against in-process servers.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::*;
+use gqlbench_engine::*;
+
+#[test]
+fn max_requests_is_exact_across_threads_and_connections() {
+    let s = start(Mode::Ok(HELLO.into()));
+    let mut p = plan(s.endpoint(), closed(5.0, 1), for_requests(1001));
+    p.threads = 2;
+    let r = run(&p, &Control::default()).unwrap();
+    assert_eq!(r.requests, 1001);
+    assert_eq!(r.ok, 1001, "{:?}", r.failure_examples);
+    assert_eq!(s.requests(), 1001, "the server saw exactly the requests counted");
+    assert_eq!(r.per_operation["hello"].ok, 1001);
+    assert_eq!(r.connections.connections_used, 5);
+    assert_eq!(r.model, "closed");
+    assert!(r.latency.p50_us > 0 && r.latency.max_us >= r.latency.p99_us);
+    let h = decode_hist(&r.latency_hist).unwrap();
+    assert_eq!(h.len(), 1001);
+    assert!(r.bytes_received > 1001 * HELLO.len() as u64);
+    assert!(r.elapsed_s > 0.0 && r.throughput_rps > 0.0);
+    assert!(r.uncorrected_latency.is_none() && r.send_lag.is_none());
+    assert_eq!(r.series.iter().map(|s| s.requests).sum::<u64>(), 1001);
+}
+
+#[test]
+fn pipelining_depth_is_seen_by_the_server() {
+    let s = start(Mode::Batch { body: HELLO.into(), n: 4 });
+    let p = plan(s.endpoint(), closed(2.0, 4), for_requests(400));
+    let r = run(&p, &Control::default()).unwrap();
+    assert_eq!(r.ok, 400, "{:?}", r.failure_examples);
+    assert_eq!(s.stats.max_batch.load(std::sync::atomic::Ordering::SeqCst), 4);
+    assert_eq!(s.requests(), 400);
+}
+
+#[test]
+fn without_pipelining_the_server_sees_one_at_a_time() {
+    let s = start(Mode::Batch { body: HELLO.into(), n: 4 });
+    let p = plan(s.endpoint(), closed(1.0, 1), for_requests(5));
+    let r = run(&p, &Control::default()).unwrap();
+    assert_eq!(r.ok, 5);
+    assert_eq!(s.stats.max_batch.load(std::sync::atomic::Ordering::SeqCst), 1);
+}
+
+#[test]
+fn chunked_bodies_are_decoded_and_validated() {
+    let body = r#"{"data":{"hello":"world"},"extensions":{"pad":"0123456789abcdefghijklmnopqrstuvwxyz"}}"#;
+    let s = start(Mode::Chunked(body.into(), 7));
+    let p = plan(s.endpoint(), closed(3.0, 2), for_requests(300));
+    let r = run(&p, &Control::default()).unwrap();
+    assert_eq!(r.ok, 300, "{:?}", r.failure_examples);
+    // A wrong expectation on the same chunked body must fail: the body really is compared.
+    let mut p2 = p.clone();
+    p2.operations[0].variants[0].expected_data = Some(serde_json::json!({"hello": "mars"}));
+    let r2 = run(&p2, &Control::default()).unwrap();
+    assert_eq!(r2.failures.get(&FailureKind::WrongData), Some(&300));
+    assert_eq!(r2.failure_examples[0].detail, r#"data.hello: expected "mars", got "world""#);
+}
+
+#[test]
+fn timeouts_are_counted_and_the_run_ends_on_time() {
+    let s = start(Mode::Silent);
+    let mut p = plan(s.endpoint(), closed(3.0, 1), for_duration(1000));
+    p.timeout = Duration::from_millis(300);
+    let t0 = Instant::now();
+    let r = run(&p, &Control::default()).unwrap();
+    let wall = t0.elapsed();
+    assert!(wall < Duration::from_millis(2500), "run took {wall:?}");
+    let timeouts = r.failures.get(&FailureKind::Timeout).copied().unwrap_or(0);
+    // 3 connections, a timeout every 300 ms each, over a 1 s window: 9 to 12.
+    assert!((9..=12).contains(&timeouts), "{timeouts} timeouts");
+    assert_eq!(r.ok, 0);
+    assert!(r.reconnects >= 6, "{}", r.reconnects);
+    assert!(r.latency.min_us >= 300_000);
+}
+
+fn one_kind(mode: Mode, expected: Option<serde_json::Value>) -> LoadResult {
+    let s = start(mode);
+    let mut p = plan(s.endpoint(), closed(2.0, 1), for_requests(50));
+    p.operations[0].variants[0].expected_data = expected;
+    run(&p, &Control::default()).unwrap()
+}
+
+#[test]
+fn failure_kinds_are_told_apart() {
+    let r = one_kind(Mode::Ok(r#"{"data":{"hello":"mars"}}"#.into()), Some(serde_json::json!({"hello":"world"})));
+    assert_eq!(r.failures.get(&FailureKind::WrongData), Some(&50));
+    assert_eq!(r.failure_examples.len(), 3);
+
+    let r = one_kind(Mode::Ok(r#"{"data":null,"errors":[{"message":"boom"}]}"#.into()), None);
+    assert_eq!(r.failures.get(&FailureKind::GraphqlError), Some(&50));
+    assert_eq!(r.failure_examples[0].detail, "errors: boom");
+    assert_eq!(r.failure_examples[0].operation, "hello");
+
+    let r = one_kind(Mode::Status(500), None);
+    assert_eq!(r.failures.get(&FailureKind::HttpStatus), Some(&50));
+    assert!(r.failure_examples[0].detail.starts_with("HTTP 500"));
+
+    let r = one_kind(Mode::Ok("not json".into()), None);
+    assert_eq!(r.failures.get(&FailureKind::BadBody), Some(&50));
+    assert_eq!(r.ok, 0);
+    assert_eq!(r.failed, 50);
+}
+
+#[test]
+fn refused_connections_count_as_connect_failures() {
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let ep = Endpoint::from_url(&format!("http://127.0.0.1:{port}/graphql")).unwrap();
+    let p = plan(ep, closed(2.0, 1), for_duration(300));
+    let r = run(&p, &Control::default()).unwrap();
+    let n = r.failures.get(&FailureKind::Connect).copied().unwrap_or(0);
+    assert!(n >= 2, "{n}");
+    assert_eq!(r.requests, n);
+    assert!(r.failure_examples[0].detail.to_lowercase().contains("refused"), "{:?}", r.failure_examples);
+}
+
+#[test]
+fn server_closing_connections_is_handled_without_failures() {
+    let s = start(Mode::CloseEvery { body: HELLO.into(), n: 7 });
+    let p = plan(s.endpoint(), closed(2.0, 3), for_requests(200));
+    let r = run(&p, &Control::default()).unwrap();
+    assert_eq!(r.ok, 200, "{:?}", r.failure_examples);
+    assert!(r.reconnects >= 20, "{}", r.reconnects);
+    assert!(s.stats.connections.load(std::sync::atomic::Ordering::SeqCst) >= 20);
+}
+
+#[test]
+fn cancel_stops_early_and_marks_interrupted() {
+    let s = start(Mode::Ok(HELLO.into()));
+    let p = plan(s.endpoint(), closed(2.0, 1), for_duration(30_000));
+    let control = Control::default();
+    let cancel = control.cancel.clone();
+    let t0 = Instant::now();
+    let h = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(300));
+        cancel.store(true, std::sync::atomic::Ordering::SeqCst);
+    });
+    let r = run(&p, &control).unwrap();
+    h.join().unwrap();
+    assert!(t0.elapsed() < Duration::from_secs(3));
+    assert!(r.interrupted);
+    assert!(r.requests > 0);
+    assert!(r.elapsed_s > 0.2 && r.elapsed_s < 2.0, "{}", r.elapsed_s);
+    assert_eq!(control.live.phase(), Phase::Done);
+    assert!(control.live.requests() > 0);
+}
+
+#[test]
+fn warmup_is_discarded() {
+    let s = start(Mode::Ok(HELLO.into()));
+    let mut p = plan(s.endpoint(), closed(2.0, 1), for_duration(300));
+    p.warmup = Duration::from_millis(300);
+    let r = run(&p, &Control::default()).unwrap();
+    assert!(r.warmup_requests > 0);
+    assert!(r.requests > 0);
+    assert_eq!(s.requests(), r.requests + r.warmup_requests);
+    assert_eq!(r.series.len(), 1, "only the measured window is in the series");
+    assert!((r.elapsed_s - 0.3).abs() < 1e-9);
+    // Connections are kept across the warm-up boundary.
+    assert_eq!(s.stats.connections.load(std::sync::atomic::Ordering::SeqCst), 2);
+}
+
+#[test]
+fn unique_request_header_values_are_unique() {
+    let s = start(Mode::Ok(HELLO.into()));
+    let mut p = plan(s.endpoint(), closed(3.0, 2), for_requests(500));
+    p.threads = 2;
+    p.unique_request_header = Some("x-request-id".into());
+    let r = run(&p, &Control::default()).unwrap();
+    assert_eq!(r.ok, 500);
+    assert_eq!(s.stats.unique_values.lock().unwrap().len(), 500);
+}
+
+#[test]
+fn ramping_connections_opens_them_over_time() {
+    let s = start(Mode::Ok(HELLO.into()));
+    let schedule = Schedule::Closed {
+        connections: Stages {
+            start: 1.0,
+            stages: vec![Stage { duration: Duration::from_millis(600), target: 4.0 }],
+        },
+        pipelining: 1,
+        think_time: Duration::from_millis(5),
+    };
+    let p = plan(s.endpoint(), schedule, for_duration(900));
+    let r = run(&p, &Control::default()).unwrap();
+    assert_eq!(r.connections.connections_used, 4);
+    // The first connection was active all along, the last only for the final ~300 ms.
+    assert!(r.connections.max_connection_requests > r.connections.min_connection_requests * 2, "{:?}", r.connections);
+}
+
+#[test]
+fn invalid_plans_are_refused() {
+    let s = start(Mode::Ok(HELLO.into()));
+    let mut p = plan(s.endpoint(), closed(0.0, 1), for_requests(1));
+    assert!(matches!(run(&p, &Control::default()), Err(EngineError::InvalidPlan(_))));
+    p.schedule = closed(1.0, 1);
+    p.operations[0].weight = 0;
+    assert!(run(&p, &Control::default()).is_err());
+    p.operations.clear();
+    assert!(run(&p, &Control::default()).is_err());
+    let p = plan(s.endpoint(), closed(1.0, 1), Stop::default());
+    assert!(run(&p, &Control::default()).is_err());
+}
+
+#[test]
+fn pinning_is_reported() {
+    let s = start(Mode::Ok(HELLO.into()));
+    let mut p = plan(s.endpoint(), closed(1.0, 1), for_requests(10));
+    p.cpus = Some(vec![0]);
+    let r = run(&p, &Control::default()).unwrap();
+    assert_eq!(r.pinned_cpus, Some(vec![0]));
+    assert!(r.generator_cpu_s >= 0.0);
+}
+
+#[test]
+fn check_once_judges_one_request() {
+    let s = start(Mode::Ok(HELLO.into()));
+    let v = variant(r#"{"query":"{hello}"}"#, Some(serde_json::json!({"hello":"world"})));
+    let ok = check_once(&s.endpoint(), &v, Duration::from_secs(2));
+    assert!(ok.is_ok(), "{ok:?}");
+    assert_eq!(ok.status, Some(200));
+    assert_eq!(ok.body, HELLO.as_bytes());
+    let v2 = variant(r#"{"query":"{hello}"}"#, Some(serde_json::json!({"hello":"x"})));
+    let bad = check_once(&s.endpoint(), &v2, Duration::from_secs(2));
+    assert_eq!(bad.failure, Some(FailureKind::WrongData));
+    let silent = start(Mode::Silent);
+    let t = check_once(&silent.endpoint(), &v, Duration::from_millis(200));
+    assert_eq!(t.failure, Some(FailureKind::Timeout));
+}
+
+#[test]
+fn endpoint_urls() {
+    let e = Endpoint::from_url("http://127.0.0.1:4000/graphql").unwrap();
+    assert_eq!(e.addr.port(), 4000);
+    assert_eq!(e.host, "127.0.0.1:4000");
+    assert_eq!(e.path, "/graphql");
+    let e = Endpoint::from_url("http://localhost").unwrap();
+    assert_eq!((e.addr.port(), e.path.as_str()), (80, "/"));
+    assert!(Endpoint::from_url("https://x/").unwrap_err().to_string().contains("https"));
+    assert!(Endpoint::from_url("ftp://x/").is_err());
+    assert!(Endpoint::from_url("http://:80/").is_err());
+    assert!(Endpoint::from_url("http://127.0.0.1:99999/").is_err());
+    let e = Endpoint::from_url("http://[::1]:8080/q?x=1").unwrap();
+    assert_eq!(e.path, "/q?x=1");
+}

@@ -1,0 +1,150 @@
+//! Operations: a GraphQL document (`scenarios/queries/<name>.graphql`) and its expected
+//! answers (`scenarios/expected/<name>.json`, an array of `{variables, data}` cases).
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::error::UserError;
+
+#[derive(Deserialize, Debug, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct OperationCase {
+    #[serde(default)]
+    pub variables: Option<Value>,
+    pub data: Value,
+}
+
+#[derive(Debug, Clone)]
+pub struct OperationDef {
+    pub name: String,
+    pub document: String,
+    pub document_path: PathBuf,
+    pub cases: Vec<OperationCase>,
+}
+
+impl OperationDef {
+    /// The engine's form: one pre-serialized request body per case.
+    pub fn to_engine(&self, weight: u32) -> gqlbench_engine::Operation {
+        gqlbench_engine::Operation {
+            name: self.name.clone(),
+            weight,
+            variants: self
+                .cases
+                .iter()
+                .map(|c| gqlbench_engine::Variant {
+                    body: request_body(&self.document, c.variables.as_ref()).into(),
+                    expected_data: Some(c.data.clone()),
+                })
+                .collect(),
+        }
+    }
+}
+
+/// `{"query": ..., "variables": ...}` as sent on the wire.
+pub fn request_body(document: &str, variables: Option<&Value>) -> Vec<u8> {
+    let mut obj = serde_json::Map::new();
+    obj.insert("query".into(), Value::String(document.to_string()));
+    if let Some(v) = variables {
+        if !v.is_null() {
+            obj.insert("variables".into(), v.clone());
+        }
+    }
+    serde_json::to_vec(&Value::Object(obj)).unwrap_or_default()
+}
+
+pub fn load_operation(scenarios: &Path, name: &str) -> Result<OperationDef> {
+    if name.split('/').any(|p| p.is_empty() || p == "." || p == "..") {
+        return Err(UserError::Flag {
+            flag: "operation",
+            message: format!("'{name}' is not an operation name; write e.g. \"social/simple\""),
+        }
+        .into());
+    }
+    let doc_path = scenarios.join("queries").join(format!("{name}.graphql"));
+    let exp_path = scenarios.join("expected").join(format!("{name}.json"));
+    if !doc_path.is_file() {
+        let valid = list_operations(scenarios);
+        return Err(UserError::unknown("operation", name, valid).into());
+    }
+    let document = std::fs::read_to_string(&doc_path)
+        .with_context(|| format!("reading {}", doc_path.display()))?;
+    let text = std::fs::read_to_string(&exp_path).with_context(|| {
+        format!(
+            "reading the expected answers {} of operation '{name}'",
+            exp_path.display()
+        )
+    })?;
+    let cases: Vec<OperationCase> = serde_json::from_str(&text).map_err(|e| UserError::Manifest {
+        file: exp_path.clone(),
+        message: format!(
+            "{e}; expected a JSON array of cases [{{\"variables\": {{...}} or null, \"data\": {{...}}}}]"
+        ),
+    })?;
+    if cases.is_empty() {
+        return Err(UserError::Manifest {
+            file: exp_path,
+            message: "no cases; give at least one {\"variables\": null, \"data\": {...}}".into(),
+        }
+        .into());
+    }
+    Ok(OperationDef {
+        name: name.to_string(),
+        document,
+        document_path: doc_path,
+        cases,
+    })
+}
+
+/// Every operation name under `scenarios/queries`, e.g. `social/simple`.
+pub fn list_operations(scenarios: &Path) -> Vec<String> {
+    fn walk(dir: &Path, prefix: &str, out: &mut Vec<String>) {
+        let Ok(rd) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for e in rd.filter_map(|e| e.ok()) {
+            let p = e.path();
+            let name = e.file_name().to_string_lossy().to_string();
+            if p.is_dir() {
+                walk(&p, &format!("{prefix}{name}/"), out);
+            } else if let Some(stem) = name.strip_suffix(".graphql") {
+                out.push(format!("{prefix}{stem}"));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(&scenarios.join("queries"), "", &mut out);
+    out.sort();
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn body_has_query_and_variables() {
+        let b = request_body("{ a }", Some(&serde_json::json!({"id": "1"})));
+        let v: Value = serde_json::from_slice(&b).unwrap();
+        assert_eq!(v["query"], "{ a }");
+        assert_eq!(v["variables"]["id"], "1");
+        let b = request_body("{ a }", None);
+        let v: Value = serde_json::from_slice(&b).unwrap();
+        assert!(v.get("variables").is_none());
+    }
+
+    #[test]
+    fn bad_expected_file_names_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("queries/x")).unwrap();
+        std::fs::create_dir_all(dir.path().join("expected/x")).unwrap();
+        std::fs::write(dir.path().join("queries/x/op.graphql"), "{ a }").unwrap();
+        std::fs::write(dir.path().join("expected/x/op.json"), "{\"data\": 1}").unwrap();
+        let err = load_operation(dir.path(), "x/op").unwrap_err().to_string();
+        assert!(err.contains("expected/x/op.json"), "{err}");
+        assert!(err.contains("array of cases"), "{err}");
+        let err = load_operation(dir.path(), "x/nope").unwrap_err().to_string();
+        assert!(err.contains("x/op"), "lists valid names: {err}");
+    }
+}

@@ -1,0 +1,246 @@
+//! Scenario files (`scenarios/<suite>/<name>.toml`) and the profiles that size them
+//! (`scenarios/profiles.toml`).
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::Duration;
+
+use anyhow::Result;
+use serde::{Deserialize, Serialize};
+
+use super::parse_toml;
+use super::target::humantime_serde_compat as hd;
+use crate::error::UserError;
+
+#[derive(Deserialize, Debug, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioFile {
+    #[serde(default)]
+    pub description: String,
+    pub workload: String,
+    /// Targets to run; omitted means every target implementing the workload.
+    pub targets: Option<Vec<String>>,
+    pub operations: Vec<OperationRef>,
+    #[serde(default)]
+    pub load: LoadSpec,
+    #[serde(default)]
+    pub limits: LimitsSpec,
+    #[serde(default)]
+    pub profiles: BTreeMap<String, ProfileOverride>,
+}
+
+#[derive(Deserialize, Debug, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct OperationRef {
+    pub name: String,
+    #[serde(default = "one")]
+    pub weight: u32,
+}
+
+fn one() -> u32 {
+    1
+}
+
+#[derive(Deserialize, Serialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Model {
+    Closed,
+    Open,
+}
+
+#[derive(Deserialize, Serialize, Debug, Clone, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct StageSpec {
+    #[serde(deserialize_with = "hd::deserialize", serialize_with = "ser_dur")]
+    pub duration: Duration,
+    pub target: f64,
+}
+
+/// Load settings; every field optional so that profiles can override single fields.
+#[derive(Deserialize, Debug, Clone, Default)]
+#[serde(deny_unknown_fields)]
+pub struct LoadSpec {
+    pub model: Option<Model>,
+    pub connections: Option<u32>,
+    pub pipelining: Option<u32>,
+    #[serde(default, with = "hd::option")]
+    pub think_time: Option<Duration>,
+    /// Open model: requests per second.
+    pub rate: Option<f64>,
+    /// Open model: connection pool limit.
+    pub max_connections: Option<u32>,
+    /// Ramp connections (closed) or rate (open) from the start value.
+    pub stages: Option<Vec<StageSpec>>,
+    #[serde(default, with = "hd::option")]
+    pub timeout: Option<Duration>,
+}
+
+impl LoadSpec {
+    /// Fields set in `over` win.
+    pub fn merged(&self, over: &LoadSpec) -> LoadSpec {
+        LoadSpec {
+            model: over.model.or(self.model),
+            connections: over.connections.or(self.connections),
+            pipelining: over.pipelining.or(self.pipelining),
+            think_time: over.think_time.or(self.think_time),
+            rate: over.rate.or(self.rate),
+            max_connections: over.max_connections.or(self.max_connections),
+            stages: over.stages.clone().or_else(|| self.stages.clone()),
+            timeout: over.timeout.or(self.timeout),
+        }
+    }
+}
+
+#[derive(Deserialize, Debug, Clone, Default)]
+#[serde(deny_unknown_fields)]
+pub struct LimitsSpec {
+    /// CPU quota in cores (e.g. 1.0), applied through cgroups where writable.
+    pub cpus: Option<f64>,
+    /// Memory cap, e.g. "1GiB".
+    pub memory: Option<String>,
+}
+
+#[derive(Deserialize, Debug, Clone, Default)]
+#[serde(deny_unknown_fields)]
+pub struct ProfileOverride {
+    pub trials: Option<u32>,
+    #[serde(default, with = "hd::option")]
+    pub warmup: Option<Duration>,
+    #[serde(default, with = "hd::option")]
+    pub duration: Option<Duration>,
+    #[serde(default)]
+    pub load: LoadSpec,
+}
+
+#[derive(Deserialize, Debug, Clone, Copy, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Profile {
+    pub trials: u32,
+    #[serde(deserialize_with = "hd::deserialize", serialize_with = "ser_dur")]
+    pub warmup: Duration,
+    #[serde(deserialize_with = "hd::deserialize", serialize_with = "ser_dur")]
+    pub duration: Duration,
+}
+
+fn ser_dur<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(&humantime::format_duration(*d).to_string())
+}
+
+pub struct Profiles(pub BTreeMap<String, Profile>);
+
+impl Profiles {
+    pub fn load(path: &Path) -> Result<Profiles> {
+        let map: BTreeMap<String, Profile> = parse_toml(path)?;
+        for (name, p) in &map {
+            if p.trials == 0 || p.duration.is_zero() {
+                return Err(UserError::Manifest {
+                    file: path.to_path_buf(),
+                    message: format!(
+                        "profile `{name}`: `trials` and `duration` must be above zero"
+                    ),
+                }
+                .into());
+            }
+        }
+        Ok(Profiles(map))
+    }
+
+    pub fn get(&self, name: &str) -> Result<Profile> {
+        self.0
+            .get(name)
+            .copied()
+            .ok_or_else(|| UserError::unknown("profile", name, self.0.keys()).into())
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct ScenarioDef {
+    pub suite: String,
+    pub name: String,
+    pub file: ScenarioFile,
+    pub path: std::path::PathBuf,
+}
+
+impl ScenarioDef {
+    pub fn load(path: &Path, suite: &str) -> Result<ScenarioDef> {
+        let file: ScenarioFile = parse_toml(path)?;
+        let bad = |message: String| UserError::Manifest {
+            file: path.to_path_buf(),
+            message,
+        };
+        if file.operations.is_empty() {
+            return Err(bad("no [[operations]]; add at least one, e.g. [[operations]] name = \"social/simple\"".into()).into());
+        }
+        if file.operations.iter().all(|o| o.weight == 0) {
+            return Err(bad("every operation has weight 0; give at least one a positive weight".into()).into());
+        }
+        let name = path
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or("?")
+            .to_string();
+        Ok(ScenarioDef {
+            suite: suite.to_string(),
+            name,
+            file,
+            path: path.to_path_buf(),
+        })
+    }
+}
+
+/// "1GiB", "512MiB", "64KiB", "1G", "1000000" (bytes).
+pub fn parse_size(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let n: f64 = num
+        .parse()
+        .map_err(|_| format!("'{s}' is not a size; write e.g. \"512MiB\" or \"1GiB\""))?;
+    let mult: f64 = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1.0,
+        "k" | "kb" => 1e3,
+        "kib" => 1024.0,
+        "m" | "mb" => 1e6,
+        "mib" => 1024.0 * 1024.0,
+        "g" | "gb" => 1e9,
+        "gib" => 1024.0 * 1024.0 * 1024.0,
+        other => {
+            return Err(format!(
+                "'{s}': unknown unit '{other}'; use B, KiB, MiB, GiB (or KB, MB, GB)"
+            ))
+        }
+    };
+    Ok((n * mult) as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_size("1GiB").unwrap(), 1 << 30);
+        assert_eq!(parse_size("512MiB").unwrap(), 512 << 20);
+        assert_eq!(parse_size("128 MiB").unwrap(), 128 << 20);
+        assert_eq!(parse_size("2G").unwrap(), 2_000_000_000);
+        assert!(parse_size("lots").is_err());
+        assert!(parse_size("1XB").unwrap_err().contains("unknown unit"));
+    }
+
+    #[test]
+    fn load_spec_override_wins_field_by_field() {
+        let base = LoadSpec {
+            connections: Some(100),
+            pipelining: Some(1),
+            ..Default::default()
+        };
+        let over = LoadSpec {
+            pipelining: Some(10),
+            ..Default::default()
+        };
+        let m = base.merged(&over);
+        assert_eq!(m.connections, Some(100));
+        assert_eq!(m.pipelining, Some(10));
+    }
+}

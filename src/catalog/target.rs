@@ -1,0 +1,211 @@
+//! A target manifest: how to install, start and recognise one server or gateway, and the
+//! settings that matter for a fair comparison.
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::Result;
+use serde::{Deserialize, Serialize};
+
+use super::parse_toml;
+use crate::error::UserError;
+
+#[derive(Deserialize, Serialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum TargetKind {
+    Server,
+    Gateway,
+    Subgraph,
+    Baseline,
+}
+
+#[derive(Deserialize, Debug, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct TargetFile {
+    pub name: String,
+    pub kind: TargetKind,
+    #[serde(default)]
+    pub description: String,
+    #[serde(default)]
+    pub workloads: Vec<String>,
+    /// The package whose version reports show, read from the lockfile.
+    pub package: Option<String>,
+    /// `node` makes gqlbench preload its GC probe.
+    pub runtime: Option<String>,
+    pub install: Option<InstallSpec>,
+    pub start: StartSpec,
+    #[serde(default)]
+    pub settings: Settings,
+}
+
+#[derive(Deserialize, Debug, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct InstallSpec {
+    pub command: Vec<String>,
+    #[serde(default)]
+    pub inputs: Vec<String>,
+    pub check: Option<String>,
+}
+
+#[derive(Deserialize, Debug, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct StartSpec {
+    pub command: Vec<String>,
+    #[serde(default = "default_port_env")]
+    pub port_env: String,
+    #[serde(default = "default_path")]
+    pub path: String,
+    #[serde(default = "default_ready", with = "humantime_serde_compat")]
+    pub ready_timeout: Duration,
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+}
+
+fn default_port_env() -> String {
+    "PORT".into()
+}
+fn default_path() -> String {
+    "/graphql".into()
+}
+fn default_ready() -> Duration {
+    Duration::from_secs(30)
+}
+
+/// Fairness-relevant settings, shown side by side in reports.
+#[derive(Deserialize, Serialize, Debug, Clone, Default, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Settings {
+    #[serde(default)]
+    pub jit: bool,
+    #[serde(default)]
+    pub parse_cache: bool,
+    #[serde(default)]
+    pub response_cache: bool,
+    #[serde(default)]
+    pub dedup: bool,
+    #[serde(default)]
+    pub batching: bool,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub notes: String,
+}
+
+impl Settings {
+    pub fn summary(&self) -> String {
+        let mut parts = Vec::new();
+        for (on, name) in [
+            (self.jit, "jit"),
+            (self.parse_cache, "parse-cache"),
+            (self.response_cache, "response-cache"),
+            (self.dedup, "dedup"),
+            (self.batching, "batching"),
+        ] {
+            if on {
+                parts.push(name);
+            }
+        }
+        if parts.is_empty() {
+            "none".into()
+        } else {
+            parts.join(", ")
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct TargetDef {
+    pub name: String,
+    pub dir: PathBuf,
+    pub manifest: PathBuf,
+    pub file: TargetFile,
+}
+
+impl std::ops::Deref for TargetDef {
+    type Target = TargetFile;
+    fn deref(&self) -> &TargetFile {
+        &self.file
+    }
+}
+
+impl TargetDef {
+    pub fn load(manifest: &Path) -> Result<TargetDef> {
+        let file: TargetFile = parse_toml(manifest)?;
+        let bad = |message: String| UserError::Manifest {
+            file: manifest.to_path_buf(),
+            message,
+        };
+        let dir = manifest.parent().unwrap_or(Path::new(".")).to_path_buf();
+        let folder = dir.file_name().and_then(|s| s.to_str()).unwrap_or("");
+        if file.name != folder {
+            return Err(bad(format!(
+                "field `name` is '{}' but the folder is '{folder}'; make them equal",
+                file.name
+            ))
+            .into());
+        }
+        if file.start.command.is_empty() {
+            return Err(bad("field `start.command` is empty; give the program and its arguments, e.g. [\"node\", \"server.mjs\"]".into()).into());
+        }
+        if !file.start.path.starts_with('/') {
+            return Err(bad(format!(
+                "field `start.path` is '{}'; it must start with '/', e.g. \"/graphql\"",
+                file.start.path
+            ))
+            .into());
+        }
+        if let Some(i) = &file.install {
+            if i.command.is_empty() {
+                return Err(bad("field `install.command` is empty; remove [install] or give a command such as [\"npm\", \"ci\"]".into()).into());
+            }
+        }
+        Ok(TargetDef {
+            name: file.name.clone(),
+            dir,
+            manifest: manifest.to_path_buf(),
+            file,
+        })
+    }
+
+    pub fn is_node(&self) -> bool {
+        self.file.runtime.as_deref() == Some("node")
+    }
+
+    /// Version of the target's main package, from its npm lockfile (what was installed).
+    pub fn package_version(&self) -> Option<String> {
+        let pkg = self.file.package.as_ref()?;
+        lock_version(&self.dir.join("package-lock.json"), pkg)
+    }
+}
+
+/// Version of `pkg` as pinned by an npm lockfile (v2/v3 `packages` map).
+pub fn lock_version(lockfile: &Path, pkg: &str) -> Option<String> {
+    let text = std::fs::read_to_string(lockfile).ok()?;
+    let v: serde_json::Value = serde_json::from_str(&text).ok()?;
+    v.get("packages")?
+        .get(format!("node_modules/{pkg}"))?
+        .get("version")?
+        .as_str()
+        .map(String::from)
+}
+
+/// Durations in manifests are written as "30s", "500ms".
+pub mod humantime_serde_compat {
+    use std::time::Duration;
+
+    use serde::{Deserialize, Deserializer};
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
+        let s = String::deserialize(d)?;
+        humantime::parse_duration(&s).map_err(|e| {
+            serde::de::Error::custom(format!(
+                "'{s}' is not a duration ({e}); write e.g. \"500ms\", \"30s\""
+            ))
+        })
+    }
+
+    pub mod option {
+        use super::*;
+        pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Duration>, D::Error> {
+            super::deserialize(d).map(Some)
+        }
+    }
+}

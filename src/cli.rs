@@ -1,0 +1,240 @@
+//! Command-line surface. These structs are parsed once and then resolved into plans
+//! (`plan.rs`); nothing below the CLI layer sees raw flags.
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "gqlbench",
+    version,
+    about = "Trustworthy, reproducible benchmarks of GraphQL servers and gateways",
+    long_about = "gqlbench runs GraphQL servers and gateways side by side on this machine, \
+checks every response, interleaves repeated trials, detects a saturated load generator and \
+reports medians with confidence intervals."
+)]
+pub struct Cli {
+    /// Project root holding targets/ and scenarios/ (default: found from the current directory upward)
+    #[arg(long, global = true, value_name = "DIR")]
+    pub root: Option<PathBuf>,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Run a suite of scenarios against its targets (default suite: servers)
+    Run(RunArgs),
+    /// Benchmark one GraphQL endpoint ad hoc, validating every response
+    Load(LoadArgs),
+    /// Check every operation against every target once and show which answers are right
+    Check(CheckArgs),
+    /// List targets and scenarios in the catalogue
+    List,
+    /// Re-render a saved run
+    Report(ReportArgs),
+    /// Compare two saved runs row by row, with confidence intervals
+    Compare(CompareArgs),
+    /// Measure what this machine's load generator can send against a native static server
+    Calibrate(CalibrateArgs),
+    /// Install targets ahead of time (npm packages etc.)
+    Install(InstallArgs),
+    /// Serve a fixed GraphQL answer as fast as possible (used by calibrate)
+    #[command(hide = true)]
+    ServeStatic(ServeStaticArgs),
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct IsolationArgs {
+    /// CPUs for the load generator, e.g. "0" or "0-3" (default: the first half of the CPUs)
+    #[arg(long, value_name = "LIST")]
+    pub generator_cpus: Option<String>,
+    /// CPUs for the targets, e.g. "1" or "4-7" (default: the other half)
+    #[arg(long, value_name = "LIST")]
+    pub target_cpus: Option<String>,
+    /// Do not pin the generator and the targets to CPU sets
+    #[arg(long)]
+    pub no_pin: bool,
+    /// Do not apply cgroup CPU quota / memory caps even when writable
+    #[arg(long)]
+    pub no_cgroups: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct RunArgs {
+    /// Suite to run (a folder under scenarios/)
+    #[arg(default_value = "servers")]
+    pub suite: String,
+    /// Only these targets (comma separated)
+    #[arg(long, value_delimiter = ',')]
+    pub targets: Vec<String>,
+    /// Only these scenarios of the suite (comma separated)
+    #[arg(long, value_delimiter = ',')]
+    pub scenarios: Vec<String>,
+    /// Profile: quick (default, minutes), standard, full (the published parameters)
+    #[arg(long, default_value = "quick")]
+    pub profile: String,
+    /// Override the number of trials per target
+    #[arg(long)]
+    pub trials: Option<u32>,
+    /// Override the measured duration of each trial (e.g. 30s)
+    #[arg(long, value_parser = parse_duration)]
+    pub duration: Option<std::time::Duration>,
+    /// Override the warm-up before each trial (e.g. 5s)
+    #[arg(long, value_parser = parse_duration)]
+    pub warmup: Option<std::time::Duration>,
+    /// Override the number of connections of closed-model scenarios
+    #[arg(long, short = 'c')]
+    pub connections: Option<u32>,
+    /// Output folder (default: results/<timestamp>-<suite>)
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Print the results as JSON on stdout (tables go to stderr)
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub isolation: IsolationArgs,
+}
+
+#[derive(Args, Debug)]
+pub struct LoadArgs {
+    /// GraphQL endpoint, e.g. http://127.0.0.1:4000/graphql
+    pub url: String,
+    /// File with the GraphQL document to send
+    #[arg(short = 'q', long = "query", value_name = "FILE")]
+    pub query: PathBuf,
+    /// Variables as a JSON object
+    #[arg(long)]
+    pub variables: Option<String>,
+    /// Expected answer: a JSON file holding {"data": ...} (or the data itself)
+    #[arg(long, value_name = "FILE")]
+    pub expect: Option<PathBuf>,
+    /// Connections (closed model) or the connection pool limit (open model)
+    #[arg(short = 'c', long, default_value_t = 50)]
+    pub connections: u32,
+    /// Measured duration
+    #[arg(short = 'd', long, default_value = "10s", value_parser = parse_duration)]
+    pub duration: std::time::Duration,
+    /// Stop after this many requests instead of (or before) the duration
+    #[arg(short = 'n', long)]
+    pub requests: Option<u64>,
+    /// Pipelining depth per connection (closed model)
+    #[arg(short = 'p', long, default_value_t = 1)]
+    pub pipelining: u32,
+    /// Open model: constant arrival rate in requests per second
+    #[arg(long)]
+    pub rate: Option<f64>,
+    /// Think time between a response and the next request (closed model)
+    #[arg(long, default_value = "0s", value_parser = parse_duration)]
+    pub think_time: std::time::Duration,
+    /// Warm-up before measuring (discarded)
+    #[arg(long, default_value = "0s", value_parser = parse_duration)]
+    pub warmup: std::time::Duration,
+    /// Per-request timeout
+    #[arg(long, default_value = "10s", value_parser = parse_duration)]
+    pub timeout: std::time::Duration,
+    /// Generator threads (default: one per generator CPU)
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Extra header "name: value" (repeatable)
+    #[arg(short = 'H', long = "header")]
+    pub headers: Vec<String>,
+    /// Pin the generator to these CPUs, e.g. "0"
+    #[arg(long, value_name = "LIST")]
+    pub generator_cpus: Option<String>,
+    /// Allow a URL that is not on loopback (127.0.0.0/8, ::1)
+    #[arg(long)]
+    pub allow_remote: bool,
+    /// Print the result as JSON on stdout
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct CheckArgs {
+    /// Suite whose operations are checked
+    #[arg(default_value = "servers")]
+    pub suite: String,
+    /// Only these targets (comma separated)
+    #[arg(long, value_delimiter = ',')]
+    pub targets: Vec<String>,
+    #[command(flatten)]
+    pub isolation: IsolationArgs,
+}
+
+#[derive(Args, Debug)]
+pub struct ReportArgs {
+    /// A run folder (holding results.json) or a results.json file
+    pub run: PathBuf,
+    /// Output format
+    #[arg(long, value_enum, default_value = "md")]
+    pub format: ReportFormat,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReportFormat {
+    Md,
+    Json,
+    Terminal,
+}
+
+#[derive(Args, Debug)]
+pub struct CompareArgs {
+    /// Baseline run (folder or results.json)
+    pub baseline: PathBuf,
+    /// Candidate run (folder or results.json)
+    pub candidate: PathBuf,
+    /// Exit with code 1 when a row's throughput is significantly lower by more than this, e.g. 5%
+    #[arg(long, value_name = "PCT", value_parser = parse_percent)]
+    pub fail_if_slower: Option<f64>,
+    /// Print the comparison as JSON on stdout
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct CalibrateArgs {
+    /// Measured duration of each calibration step
+    #[arg(short = 'd', long, default_value = "5s", value_parser = parse_duration)]
+    pub duration: std::time::Duration,
+    /// Connections
+    #[arg(short = 'c', long, default_value_t = 64)]
+    pub connections: u32,
+    /// Also run wrk (if installed) side by side and report the efficiency ratio
+    #[arg(long)]
+    pub wrk: bool,
+    /// Print the result as JSON on stdout
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub isolation: IsolationArgs,
+}
+
+#[derive(Args, Debug)]
+pub struct InstallArgs {
+    /// Targets to install (default: all)
+    pub targets: Vec<String>,
+    /// Reinstall even when the cache says the install is current
+    #[arg(long)]
+    pub force: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct ServeStaticArgs {
+    /// Port on 127.0.0.1
+    #[arg(long)]
+    pub port: u16,
+}
+
+pub fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
+    humantime::parse_duration(s.trim())
+        .map_err(|e| format!("'{s}' is not a duration ({e}); write e.g. 500ms, 10s, 2m"))
+}
+
+pub fn parse_percent(s: &str) -> Result<f64, String> {
+    let t = s.trim().trim_end_matches('%');
+    t.parse::<f64>()
+        .ok()
+        .filter(|v| v.is_finite() && *v >= 0.0)
+        .ok_or_else(|| format!("'{s}' is not a percentage; write e.g. 5%"))
+}

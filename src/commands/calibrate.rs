@@ -1,0 +1,244 @@
+//! `gqlbench calibrate`: what this machine's load generator can send, against a native
+//! static server pinned to the target CPUs, and (with --wrk) wrk's figure beside it from
+//! the same server in the same run, as requests per generator CPU-second.
+use std::collections::BTreeMap;
+use std::process::{Command, ExitCode, Stdio};
+use std::time::Duration;
+
+use anyhow::{bail, Context, Result};
+use gqlbench_engine::{Control, Endpoint, Operation, Stop, Variant};
+use serde::Serialize;
+
+use crate::cli::CalibrateArgs;
+use crate::plan::{engine_plan, resolve_isolation};
+use crate::results::LoadInfo;
+use crate::runner::isolate::{self, CpuSet};
+use crate::runner::process::{free_port, SpawnSpec, TargetProcess};
+use crate::runner::ready::{wait_ready, Readiness};
+
+#[derive(Serialize, Debug, Clone)]
+pub struct Step {
+    pub tool: String,
+    pub connections: u32,
+    pub pipelining: u32,
+    pub requests: u64,
+    pub elapsed_s: f64,
+    pub rps: f64,
+    pub cpu_s: f64,
+    pub requests_per_cpu_second: f64,
+    pub failed: u64,
+    pub validated: bool,
+}
+
+#[derive(Serialize, Debug)]
+pub struct Calibration {
+    pub generator_cpus: Vec<usize>,
+    pub server_cpus: Vec<usize>,
+    pub steps: Vec<Step>,
+    /// gqlbench's requests per CPU-second over wrk's, at the same connections, when wrk ran.
+    pub efficiency_vs_wrk: Option<f64>,
+}
+
+pub fn run(a: &CalibrateArgs) -> Result<ExitCode> {
+    let iso = resolve_isolation(&a.isolation)?;
+    let gen = iso.generator.clone().unwrap_or_else(|| CpuSet(isolate::allowed_cpus()));
+    let srv = iso.target.clone();
+    isolate::pin_current_thread(&gen).context("pinning to the generator CPUs")?;
+    isolate::raise_nofile();
+    let port = free_port()?;
+    let exe = std::env::current_exe().context("locating the gqlbench binary")?;
+    let dir = std::env::temp_dir();
+    let prog = vec![exe.display().to_string(), "serve-static".into(), "--port".into(), port.to_string()];
+    let mut server = TargetProcess::spawn(SpawnSpec {
+        program: &prog,
+        cwd: &dir,
+        env: BTreeMap::new(),
+        log: dir.join(format!("gqlbench-static-{port}.log")),
+        cpus: srv.clone(),
+        cgroup_procs: vec![],
+    })?;
+    let endpoint = Endpoint::from_url(&format!("http://127.0.0.1:{port}/graphql")).map_err(|e| anyhow::anyhow!("{e}"))?;
+    match wait_ready(&mut server, &endpoint, Duration::from_secs(10), &|| false) {
+        Readiness::Ready { .. } => {}
+        _ => bail!("the static server did not start:\n{}", server.log_tail(10)),
+    }
+    let expected: serde_json::Value = serde_json::json!({"__typename": "Query"});
+    let mut steps = Vec::new();
+    for p in [1u32, 10] {
+        let load = LoadInfo {
+            model: "closed".into(),
+            connections: a.connections,
+            pipelining: p,
+            think_time_s: 0.0,
+            rate: None,
+            stages: vec![],
+            timeout_s: 10.0,
+            unique_request_header: false,
+        };
+        let op = Operation {
+            name: "static".into(),
+            weight: 1,
+            variants: vec![Variant {
+                body: bytes::Bytes::from_static(br#"{"query":"{ __typename }"}"#),
+                expected_data: Some(expected.clone()),
+            }],
+        };
+        let plan = engine_plan(
+            &load,
+            endpoint.clone(),
+            vec![op],
+            Some(&gen),
+            Duration::from_secs(1),
+            Stop {
+                duration: Some(a.duration),
+                max_requests: None,
+            },
+        );
+        eprintln!("gqlbench: {} connections, pipelining {p}, {} ...", a.connections, humantime::format_duration(a.duration));
+        let r = gqlbench_engine::run(&plan, &Control::default()).map_err(|e| anyhow::anyhow!("{e}"))?;
+        steps.push(Step {
+            tool: "gqlbench".into(),
+            connections: a.connections,
+            pipelining: p,
+            requests: r.requests,
+            elapsed_s: r.elapsed_s,
+            rps: r.throughput_rps,
+            cpu_s: r.generator_cpu_s,
+            requests_per_cpu_second: if r.generator_cpu_s > 0.0 { r.requests as f64 / r.generator_cpu_s } else { 0.0 },
+            failed: r.failed,
+            validated: true,
+        });
+    }
+    let mut efficiency = None;
+    if a.wrk {
+        match run_wrk(&gen, port, a.connections, a.duration) {
+            Ok(w) => {
+                if w.requests_per_cpu_second > 0.0 {
+                    efficiency = Some(steps[0].requests_per_cpu_second / w.requests_per_cpu_second);
+                }
+                steps.push(w);
+            }
+            Err(e) => eprintln!("wrk step skipped: {e:#}"),
+        }
+    }
+    server.stop(Duration::from_secs(2));
+    let c = Calibration {
+        generator_cpus: gen.0.clone(),
+        server_cpus: srv.map(|s| s.0).unwrap_or_default(),
+        steps,
+        efficiency_vs_wrk: efficiency,
+    };
+    let text = render(&c);
+    if a.json {
+        eprint!("{text}");
+        println!("{}", serde_json::to_string_pretty(&c)?);
+    } else {
+        print!("{text}");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn render(c: &Calibration) -> String {
+    let mut t = comfy_table::Table::new();
+    t.load_preset(comfy_table::presets::UTF8_FULL_CONDENSED).set_header([
+        "tool",
+        "connections",
+        "pipelining",
+        "req/s",
+        "generator CPU-s",
+        "requests per CPU-second",
+        "failed",
+        "validates responses",
+    ]);
+    for s in &c.steps {
+        t.add_row([
+            s.tool.clone(),
+            s.connections.to_string(),
+            s.pipelining.to_string(),
+            crate::report::fmt_rps(s.rps),
+            format!("{:.2}", s.cpu_s),
+            crate::report::fmt_rps(s.requests_per_cpu_second),
+            s.failed.to_string(),
+            if s.validated { "yes" } else { "no (status only)" }.into(),
+        ]);
+    }
+    let mut out = format!(
+        "calibration: generator on CPUs {:?}, static server on CPUs {:?}\n{t}\n",
+        c.generator_cpus, c.server_cpus
+    );
+    if let Some(e) = c.efficiency_vs_wrk {
+        out.push_str(&format!(
+            "gqlbench sends {:.2}x the requests per CPU-second of wrk (same server, same connections, pipelining 1)\n",
+            e
+        ));
+    }
+    out
+}
+
+/// wrk, pinned to the generator CPUs; its CPU time is taken from the kernel's rusage of the
+/// finished child (wait4), the same kind of figure as our thread CPU time.
+fn run_wrk(gen: &CpuSet, port: u16, connections: u32, duration: Duration) -> Result<Step> {
+    let script = std::env::temp_dir().join(format!("gqlbench-wrk-{port}.lua"));
+    std::fs::write(
+        &script,
+        "wrk.method = \"POST\"\nwrk.body = '{\"query\":\"{ __typename }\"}'\nwrk.headers[\"Content-Type\"] = \"application/json\"\n",
+    )?;
+    let threads = gen.0.len().max(1);
+    eprintln!("wrk: {connections} connections, {threads} thread(s) ...");
+    let child = Command::new("taskset")
+        .args(["-c", &gen.display(), "wrk"])
+        .args(["-t", &threads.to_string(), "-c", &connections.to_string()])
+        .arg("-d")
+        .arg(format!("{}s", duration.as_secs().max(1)))
+        .arg("-s")
+        .arg(&script)
+        .arg(format!("http://127.0.0.1:{port}/graphql"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .context("starting wrk (install it with `apt-get install wrk`)")?;
+    let pid = child.id() as i32;
+    let mut stdout = child.stdout.context("wrk stdout")?;
+    let mut text = String::new();
+    std::io::Read::read_to_string(&mut stdout, &mut text)?;
+    // SAFETY: wait4 on our own child with a zeroed rusage we own.
+    let (status, ru) = unsafe {
+        let mut st = 0;
+        let mut ru: libc::rusage = std::mem::zeroed();
+        libc::wait4(pid, &mut st, 0, &mut ru);
+        (st, ru)
+    };
+    if status != 0 {
+        bail!("wrk failed (status {status}): {text}");
+    }
+    let cpu_s = (ru.ru_utime.tv_sec as f64 + ru.ru_utime.tv_usec as f64 / 1e6)
+        + (ru.ru_stime.tv_sec as f64 + ru.ru_stime.tv_usec as f64 / 1e6);
+    // "123456 requests in 5.00s, ..." and "Non-2xx or 3xx responses: N".
+    let line = text.lines().find(|l| l.contains(" requests in ")).context("wrk printed no request count")?;
+    let mut it = line.split_whitespace();
+    let requests: u64 = it.next().and_then(|n| n.parse().ok()).context("wrk request count")?;
+    let elapsed_s: f64 = line
+        .split(" requests in ")
+        .nth(1)
+        .and_then(|r| r.split(',').next())
+        .and_then(|d| humantime::parse_duration(d.trim()).ok())
+        .map(|d| d.as_secs_f64())
+        .unwrap_or(duration.as_secs_f64());
+    let failed = text
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("Non-2xx or 3xx responses:"))
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or(0);
+    Ok(Step {
+        tool: "wrk".into(),
+        connections,
+        pipelining: 1,
+        requests,
+        elapsed_s,
+        rps: requests as f64 / elapsed_s,
+        cpu_s,
+        requests_per_cpu_second: if cpu_s > 0.0 { requests as f64 / cpu_s } else { 0.0 },
+        failed,
+        validated: false,
+    })
+}

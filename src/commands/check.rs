@@ -1,0 +1,155 @@
+//! `gqlbench check`: every operation of a suite against every target once; which answers
+//! are right, and the first difference of each wrong one.
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::ExitCode;
+
+use anyhow::Result;
+use comfy_table::presets::UTF8_FULL_CONDENSED;
+use comfy_table::Table;
+
+use crate::catalog::{Catalog, OperationDef, TargetDef};
+use crate::cli::CheckArgs;
+use crate::error::UserError;
+use crate::plan::resolve_isolation;
+use crate::progress::Progress;
+use crate::results::CheckOutcome;
+use crate::runner::isolate::Limits;
+use crate::runner::session::{Session, StartOptions};
+
+pub fn run(root: &Path, a: &CheckArgs) -> Result<ExitCode> {
+    let cat = Catalog::load(root)?;
+    for t in &a.targets {
+        cat.target(t)?;
+    }
+    // Which operations each target must answer: those of every scenario that runs it.
+    let mut per_target: BTreeMap<String, (TargetDef, Vec<String>)> = BTreeMap::new();
+    let mut ops: BTreeMap<String, OperationDef> = BTreeMap::new();
+    for name in cat.scenario_names(&a.suite)? {
+        let d = cat.scenario(&a.suite, &name)?;
+        let targets: Vec<TargetDef> = match &d.file.targets {
+            Some(v) => v.iter().map(|n| cat.target(n).cloned()).collect::<Result<_>>()?,
+            None => cat
+                .targets
+                .iter()
+                .filter(|t| t.workloads.contains(&d.file.workload))
+                .cloned()
+                .collect(),
+        };
+        for o in &d.file.operations {
+            if !ops.contains_key(&o.name) {
+                ops.insert(o.name.clone(), cat.operation(&o.name)?);
+            }
+        }
+        for t in targets {
+            if !a.targets.is_empty() && !a.targets.contains(&t.name) {
+                continue;
+            }
+            let e = per_target.entry(t.name.clone()).or_insert_with(|| (t.clone(), Vec::new()));
+            for o in &d.file.operations {
+                if !e.1.contains(&o.name) {
+                    e.1.push(o.name.clone());
+                }
+            }
+        }
+    }
+    if per_target.is_empty() {
+        return Err(UserError::Flag {
+            flag: "--targets",
+            message: format!("no scenario of suite '{}' runs these targets", a.suite),
+        }
+        .into());
+    }
+    let iso = resolve_isolation(&a.isolation)?;
+    let progress = Progress::new(0.0, true);
+    let defs: Vec<&TargetDef> = per_target.values().map(|(t, _)| t).collect();
+    let install_failed = crate::runner::install_all(&defs, &progress);
+    let cancel = super::cancel_flag();
+    let cancelled = || cancel.load(std::sync::atomic::Ordering::Relaxed);
+    let scratch = tempfile_dir()?;
+    let mut table: Vec<(String, Result<Vec<CheckOutcome>, String>)> = Vec::new();
+    for (name, (t, op_names)) in &per_target {
+        if let Some((_, e)) = install_failed.iter().find(|(n, _)| n == name) {
+            table.push((name.clone(), Err(format!("install failed: {e}"))));
+            continue;
+        }
+        eprintln!("checking {name} ({} operations) ...", op_names.len());
+        let limits = Limits::default();
+        let started = Session::start(
+            t,
+            StartOptions {
+                cpus: iso.target.as_ref(),
+                use_cgroups: false,
+                limits: &limits,
+                log: scratch.join(format!("{name}.log")),
+                scratch: &scratch,
+                node_probe: None,
+                cancelled: &cancelled,
+            },
+        );
+        match started {
+            Err(f) => table.push((
+                name.clone(),
+                Err(format!(
+                    "{}: {}{}",
+                    f.status.label(),
+                    f.problem,
+                    f.log_tail.map(|t| format!("\n{}", crate::runner::install::indent(&t))).unwrap_or_default()
+                )),
+            )),
+            Ok((mut s, _)) => {
+                let list: Vec<(OperationDef, u32)> = op_names.iter().map(|n| (ops[n].clone(), 1)).collect();
+                let outcomes = crate::runner::ready::check_operations(&s.endpoint, &list, std::time::Duration::from_secs(10));
+                s.stop();
+                table.push((name.clone(), Ok(outcomes)));
+            }
+        }
+        if cancelled() {
+            break;
+        }
+    }
+    let _ = std::fs::remove_dir_all(&scratch);
+    let op_list: Vec<&String> = ops.keys().collect();
+    let mut t = Table::new();
+    t.load_preset(UTF8_FULL_CONDENSED);
+    t.set_header(std::iter::once("target".to_string()).chain(op_list.iter().map(|s| s.to_string())));
+    let mut bad = Vec::new();
+    for (name, r) in &table {
+        let mut row = vec![name.clone()];
+        match r {
+            Err(e) => {
+                row.extend(op_list.iter().map(|_| "not run".to_string()));
+                bad.push(format!("{name}: {e}"));
+            }
+            Ok(outs) => {
+                for o in &op_list {
+                    row.push(match outs.iter().find(|c| &&c.operation == o) {
+                        None => "-".into(),
+                        Some(c) if c.ok => format!("ok ({} case{})", c.cases, if c.cases == 1 { "" } else { "s" }),
+                        Some(c) => {
+                            bad.push(format!("{name} / {}: {}", c.operation, c.detail.clone().unwrap_or_default()));
+                            "WRONG".into()
+                        }
+                    });
+                }
+            }
+        }
+        t.add_row(row);
+    }
+    println!("{t}");
+    for b in &bad {
+        println!("! {b}");
+    }
+    println!(
+        "{} target(s) checked, {} problem(s)",
+        table.len(),
+        bad.len()
+    );
+    Ok(if bad.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}
+
+fn tempfile_dir() -> Result<std::path::PathBuf> {
+    let d = std::env::temp_dir().join(format!("gqlbench-check-{}", std::process::id()));
+    std::fs::create_dir_all(&d)?;
+    Ok(d)
+}

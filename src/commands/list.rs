@@ -1,0 +1,77 @@
+//! `gqlbench list`: the catalogue, generated from the files (nothing listed by hand).
+use std::path::Path;
+use std::process::ExitCode;
+
+use anyhow::Result;
+use comfy_table::presets::UTF8_FULL_CONDENSED;
+use comfy_table::Table;
+
+use crate::catalog::Catalog;
+
+pub fn run(root: &Path) -> Result<ExitCode> {
+    print!("{}", render(&Catalog::load(root)?)?);
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn render(cat: &Catalog) -> Result<String> {
+    let mut t = Table::new();
+    t.load_preset(UTF8_FULL_CONDENSED)
+        .set_header(["target", "kind", "package", "version", "workloads", "settings", "description"]);
+    for x in &cat.targets {
+        t.add_row([
+            x.name.clone(),
+            format!("{:?}", x.kind).to_lowercase(),
+            x.package.clone().unwrap_or_else(|| "-".into()),
+            x.package_version().unwrap_or_else(|| "-".into()),
+            x.workloads.join(", "),
+            x.settings.summary(),
+            x.description.clone(),
+        ]);
+    }
+    let mut out = format!("Targets ({})\n{t}\n", cat.targets.len());
+    for suite in cat.suites() {
+        let mut s = Table::new();
+        s.load_preset(UTF8_FULL_CONDENSED)
+            .set_header(["scenario", "operations", "load", "targets", "description"]);
+        for name in cat.scenario_names(&suite)? {
+            let d = cat.scenario(&suite, &name)?;
+            let f = &d.file;
+            let load = match f.load.model {
+                Some(crate::catalog::scenario::Model::Open) => {
+                    format!("open {} req/s", f.load.rate.unwrap_or(0.0))
+                }
+                _ => format!(
+                    "closed {} conn{}",
+                    f.load.connections.unwrap_or(100),
+                    f.load
+                        .pipelining
+                        .filter(|p| *p > 1)
+                        .map(|p| format!(", -p {p}"))
+                        .unwrap_or_default()
+                ),
+            };
+            s.add_row([
+                format!("{suite}/{name}"),
+                f.operations
+                    .iter()
+                    .map(|o| {
+                        if f.operations.len() > 1 {
+                            format!("{} ×{}", o.name, o.weight)
+                        } else {
+                            o.name.clone()
+                        }
+                    })
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                load,
+                f.targets
+                    .as_ref()
+                    .map(|v| v.join(", "))
+                    .unwrap_or_else(|| format!("all implementing '{}'", f.workload)),
+                f.description.clone(),
+            ]);
+        }
+        out.push_str(&format!("\nSuite {suite}\n{s}\n"));
+    }
+    Ok(out)
+}

@@ -1,0 +1,288 @@
+//! `gqlbench load URL -q FILE`: an ad hoc benchmark of one endpoint, like oha or
+//! autocannon, but validating every response.
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use gqlbench_engine::{Control, Endpoint, LoadResult, Operation, Stop, Variant};
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::catalog::operation::request_body;
+use crate::cli::LoadArgs;
+use crate::error::UserError;
+use crate::plan::engine_plan;
+use crate::results::{GeneratorUsage, LoadInfo, SaturationFlag};
+use crate::runner::isolate::{self, CpuSet};
+
+/// What `load --json` prints (documented in docs/results.md).
+#[derive(Serialize, Debug)]
+pub struct LoadReport {
+    pub url: String,
+    pub load: LoadInfo,
+    pub result: LoadResult,
+    pub generator: GeneratorUsage,
+    /// Completed requests per CPU-second of the generator's worker threads.
+    pub requests_per_cpu_second: f64,
+    pub saturation: Vec<SaturationFlag>,
+    /// Whether responses were compared with an expected answer (--expect).
+    pub expected_answer: bool,
+}
+
+fn parse_header(h: &str) -> Result<(String, String)> {
+    let (k, v) = h.split_once(':').ok_or_else(|| UserError::Flag {
+        flag: "--header",
+        message: format!("'{h}' is not \"name: value\""),
+    })?;
+    Ok((k.trim().to_string(), v.trim().to_string()))
+}
+
+pub fn expected_from_file(path: &std::path::Path) -> Result<Value> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("reading --expect file {}", path.display()))?;
+    let v: Value = serde_json::from_str(&text).map_err(|e| UserError::Flag {
+        flag: "--expect",
+        message: format!("{} is not JSON: {e}", path.display()),
+    })?;
+    // A whole response ({"data": ...}) or the data itself.
+    Ok(match v {
+        Value::Object(mut m) if m.contains_key("data") && m.len() <= 2 => m.remove("data").unwrap_or(Value::Null),
+        other => other,
+    })
+}
+
+pub fn run(a: &LoadArgs) -> Result<ExitCode> {
+    let endpoint = Endpoint::from_url(&a.url).map_err(|e| UserError::Flag {
+        flag: "URL",
+        message: e.to_string(),
+    })?;
+    if !endpoint.addr.ip().is_loopback() && !a.allow_remote {
+        return Err(UserError::Flag {
+            flag: "URL",
+            message: format!(
+                "{} resolves to {}, which is not loopback (127.0.0.0/8, ::1); pass --allow-remote to load a remote host on purpose",
+                a.url,
+                endpoint.addr.ip()
+            ),
+        }
+        .into());
+    }
+    let document = std::fs::read_to_string(&a.query)
+        .with_context(|| format!("reading the query file {} (-q)", a.query.display()))?;
+    let variables: Option<Value> = a
+        .variables
+        .as_deref()
+        .map(|s| {
+            serde_json::from_str::<Value>(s).map_err(|e| UserError::Flag {
+                flag: "--variables",
+                message: format!("not JSON ({e}); write e.g. '{{\"id\": \"1\"}}'"),
+            })
+        })
+        .transpose()?;
+    if let Some(v) = &variables {
+        if !v.is_object() {
+            return Err(UserError::Flag {
+                flag: "--variables",
+                message: "must be a JSON object, e.g. '{\"id\": \"1\"}'".into(),
+            }
+            .into());
+        }
+    }
+    let expected = a.expect.as_deref().map(expected_from_file).transpose()?;
+    let headers = a.headers.iter().map(|h| parse_header(h)).collect::<Result<Vec<_>>>()?;
+    let cpus = a
+        .generator_cpus
+        .as_deref()
+        .map(CpuSet::parse)
+        .transpose()
+        .map_err(|e| UserError::Flag {
+            flag: "--generator-cpus",
+            message: e.to_string(),
+        })?;
+    let load = LoadInfo {
+        model: if a.rate.is_some() { "open" } else { "closed" }.into(),
+        connections: a.connections,
+        pipelining: a.pipelining,
+        think_time_s: a.think_time.as_secs_f64(),
+        rate: a.rate,
+        stages: Vec::new(),
+        timeout_s: a.timeout.as_secs_f64(),
+        unique_request_header: false,
+    };
+    let op = Operation {
+        name: a.query.file_stem().and_then(|s| s.to_str()).unwrap_or("query").to_string(),
+        weight: 1,
+        variants: vec![Variant {
+            body: request_body(&document, variables.as_ref()).into(),
+            expected_data: expected.clone(),
+        }],
+    };
+    let stop = Stop {
+        duration: if a.requests.is_some() && a.duration == Duration::from_secs(10) {
+            // -n alone: the count decides, the duration only bounds the run.
+            Some(Duration::from_secs(3600))
+        } else {
+            Some(a.duration)
+        },
+        max_requests: a.requests,
+    };
+    let mut plan = engine_plan(&load, endpoint, vec![op], cpus.as_ref(), a.warmup, stop);
+    if let Some(t) = a.threads {
+        plan.threads = t.max(1);
+    }
+    plan.headers = headers;
+    let (_nofile, note) = isolate::raise_nofile();
+    if let Some(n) = note {
+        if a.connections > 1000 {
+            eprintln!("note: {n}");
+        }
+    }
+    let control = Control {
+        cancel: super::cancel_flag(),
+        live: Default::default(),
+    };
+    eprintln!(
+        "gqlbench load {}: {} model, {} connections{}, {} measured{}",
+        a.url,
+        load.model,
+        a.connections,
+        a.rate.map(|r| format!(", {r} req/s")).unwrap_or_default(),
+        humantime::format_duration(a.duration),
+        if a.warmup.is_zero() {
+            String::new()
+        } else {
+            format!(" after {} warm-up", humantime::format_duration(a.warmup))
+        }
+    );
+    let mut progress = crate::progress::Progress::new((a.warmup + a.duration).as_secs_f64(), false);
+    let result = progress.follow("load", (a.warmup + a.duration).as_secs_f64(), &control.live, || {
+        gqlbench_engine::run(&plan, &control)
+    });
+    progress.finish();
+    let result = result.map_err(|e| anyhow::anyhow!("{e}"))?;
+    let cores = cpus.as_ref().map(|c| c.0.len()).unwrap_or(result.threads.max(1));
+    let generator = GeneratorUsage {
+        cpu_s: result.generator_cpu_s,
+        cores,
+        utilization: if result.elapsed_s > 0.0 {
+            result.generator_cpu_s / (result.elapsed_s * cores as f64)
+        } else {
+            0.0
+        },
+    };
+    let saturation = crate::saturation::check(&load, &result, &generator);
+    let report = LoadReport {
+        url: a.url.clone(),
+        requests_per_cpu_second: if result.generator_cpu_s > 0.0 {
+            result.requests as f64 / result.generator_cpu_s
+        } else {
+            0.0
+        },
+        load,
+        generator,
+        saturation,
+        expected_answer: expected.is_some(),
+        result,
+    };
+    if a.json {
+        eprint!("{}", render(&report));
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print!("{}", render(&report));
+    }
+    Ok(if report.result.interrupted {
+        ExitCode::from(130)
+    } else if report.result.failed > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+pub fn render(r: &LoadReport) -> String {
+    use crate::report::{fmt_ms, fmt_rps};
+    let x = &r.result;
+    let l = &x.latency;
+    let mut out = format!(
+        "\n  requests   {} in {:.2} s: {} ok, {} failed{}\n  throughput {} req/s ({} ok req/s)\n",
+        x.requests,
+        x.elapsed_s,
+        x.ok,
+        x.failed,
+        if x.interrupted { " (INTERRUPTED)" } else { "" },
+        fmt_rps(x.throughput_rps),
+        fmt_rps(x.ok_rps)
+    );
+    out.push_str(&format!(
+        "  latency ms avg {} | p50 {} | p90 {} | p95 {} | p99 {} | p99.9 {} | max {}{}\n",
+        fmt_ms(l.mean_us),
+        fmt_ms(l.p50_us as f64),
+        fmt_ms(l.p90_us as f64),
+        fmt_ms(l.p95_us as f64),
+        fmt_ms(l.p99_us as f64),
+        fmt_ms(l.p999_us as f64),
+        fmt_ms(l.max_us as f64),
+        if r.load.model == "open" {
+            " (from the intended send time)"
+        } else {
+            ""
+        }
+    ));
+    if let (Some(u), Some(s)) = (&x.uncorrected_latency, &x.send_lag) {
+        out.push_str(&format!(
+            "  uncorrected p50 {} | p99 {} ms; send lag p50 {} | p99 {} ms; late {} of {} intended, unsent {}\n",
+            fmt_ms(u.p50_us as f64),
+            fmt_ms(u.p99_us as f64),
+            fmt_ms(s.p50_us as f64),
+            fmt_ms(s.p99_us as f64),
+            x.late,
+            x.intended_requests,
+            x.unsent
+        ));
+    }
+    out.push_str(&format!(
+        "  validation {}\n",
+        if r.expected_answer {
+            "status 200, JSON, no errors, data equal to --expect"
+        } else {
+            "status 200, JSON, no errors, data non-null (pass --expect to compare answers)"
+        }
+    ));
+    if x.failed > 0 {
+        out.push_str(&format!(
+            "  failures   {}\n",
+            x.failures
+                .iter()
+                .map(|(k, n)| format!("{} {n}", crate::results::kind_name(*k)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+        for e in &x.failure_examples {
+            out.push_str(&format!("    e.g. {}: {}\n", crate::results::kind_name(e.kind), e.detail));
+        }
+    }
+    out.push_str(&format!(
+        "  connections {} used, requests per connection {}..{}, slowest connection p99 {} ms (median connection {} ms), {} reconnects\n",
+        x.connections.connections_used,
+        x.connections.min_connection_requests,
+        x.connections.max_connection_requests,
+        fmt_ms(x.connections.slowest_connection_p99_us as f64),
+        fmt_ms(x.connections.median_connection_p99_us as f64),
+        x.reconnects
+    ));
+    out.push_str(&format!(
+        "  generator  {:.2} CPU-s on {} thread(s) ({:.0}% of {} core(s)), {} requests per CPU-second{}\n",
+        r.generator.cpu_s,
+        x.threads,
+        r.generator.utilization * 100.0,
+        r.generator.cores,
+        fmt_rps(r.requests_per_cpu_second),
+        x.pinned_cpus
+            .as_ref()
+            .map(|c| format!(", pinned to CPUs {c:?}"))
+            .unwrap_or_default()
+    ));
+    for f in &r.saturation {
+        out.push_str(&format!("  ! saturation: {}\n", f.detail));
+    }
+    out
+}

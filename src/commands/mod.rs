@@ -1,0 +1,94 @@
+//! One file per subcommand; each turns its arguments into a plan and renders the result.
+pub mod calibrate;
+pub mod check;
+pub mod list;
+pub mod load;
+pub mod run;
+
+use std::process::ExitCode;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+use anyhow::Result;
+
+use crate::catalog::Catalog;
+use crate::cli::{Cli, Command};
+use crate::results::RunResults;
+
+pub fn dispatch(cli: Cli) -> Result<ExitCode> {
+    let root = || Catalog::locate(cli.root.as_deref());
+    match &cli.command {
+        Command::Run(a) => run::run(&root()?, a),
+        Command::Load(a) => load::run(a),
+        Command::Check(a) => check::run(&root()?, a),
+        Command::List => list::run(&root()?),
+        Command::Report(a) => {
+            let r = RunResults::load(&a.run)?;
+            match a.format {
+                crate::cli::ReportFormat::Md => print!("{}", crate::report::markdown::render(&r)),
+                crate::cli::ReportFormat::Terminal => print!("{}", crate::report::terminal::render(&r)),
+                crate::cli::ReportFormat::Json => println!("{}", serde_json::to_string_pretty(&r)?),
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Compare(a) => {
+            let ra = RunResults::load(&a.baseline)?;
+            let rb = RunResults::load(&a.candidate)?;
+            let c = crate::compare::compare(
+                &ra,
+                &rb,
+                &a.baseline.display().to_string(),
+                &a.candidate.display().to_string(),
+                a.fail_if_slower,
+            );
+            if a.json {
+                eprint!("{}", crate::compare::render(&c));
+                println!("{}", serde_json::to_string_pretty(&c)?);
+            } else {
+                print!("{}", crate::compare::render(&c));
+            }
+            Ok(if c.regressions > 0 {
+                ExitCode::from(1)
+            } else {
+                ExitCode::SUCCESS
+            })
+        }
+        Command::Calibrate(a) => calibrate::run(a),
+        Command::Install(a) => {
+            let cat = Catalog::load(&root()?)?;
+            let node = crate::machine::node_version().unwrap_or_default();
+            let names: Vec<String> = if a.targets.is_empty() {
+                cat.targets.iter().map(|t| t.name.clone()).collect()
+            } else {
+                a.targets.clone()
+            };
+            let mut failed = 0;
+            for n in &names {
+                let t = cat.target(n)?;
+                eprintln!("{}: installing ...", t.name);
+                match crate::runner::install::install(t, &node, a.force) {
+                    Ok(o) => eprintln!("{}: {o:?}", t.name),
+                    Err(e) => {
+                        failed += 1;
+                        eprintln!("{}: FAILED: {e:#}", t.name)
+                    }
+                }
+            }
+            Ok(if failed > 0 { ExitCode::from(1) } else { ExitCode::SUCCESS })
+        }
+        Command::ServeStatic(a) => {
+            crate::static_server::serve(a.port)?;
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+/// Ctrl-C and SIGTERM set this flag; the runner and the engine stop promptly, children are
+/// killed by their guards and partial results are saved.
+pub fn cancel_flag() -> Arc<AtomicBool> {
+    let flag = Arc::new(AtomicBool::new(false));
+    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        let _ = signal_hook::flag::register(sig, flag.clone());
+    }
+    flag
+}

@@ -1,0 +1,73 @@
+//! `gqlbench run [suite]`: the main job.
+use std::path::Path;
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+
+use crate::catalog::Catalog;
+use crate::cli::RunArgs;
+use crate::plan::resolve_run;
+use crate::progress::Progress;
+use crate::report;
+use crate::results::RunStatus;
+use crate::runner::{self, isolate, RunContext};
+
+pub fn run(root: &Path, args: &RunArgs) -> Result<ExitCode> {
+    let cat = Catalog::load(root)?;
+    let plan = resolve_run(&cat, args)?;
+    let ctx = RunContext {
+        root: root.to_path_buf(),
+        cancel: super::cancel_flag(),
+        command: std::env::args().collect(),
+    };
+    let (nofile, nofile_note) = isolate::raise_nofile();
+    if let Some(g) = &plan.isolation.generator {
+        // The whole gqlbench process (runner, sampler, engine threads) stays off the
+        // target CPUs.
+        isolate::pin_current_thread(g).context("pinning gqlbench to the generator CPUs")?;
+    }
+    std::fs::create_dir_all(&plan.out_dir)
+        .with_context(|| format!("creating the output folder {}", plan.out_dir.display()))?;
+    let mut results = runner::new_results(&plan, &ctx, nofile, nofile_note.into_iter().collect());
+    let mut progress = Progress::new(plan.planned_load_secs(), false);
+    progress.line(&format!(
+        "gqlbench: suite {} ({} scenarios, profile {}), about {:.0} s of load; results in {}",
+        plan.suite,
+        plan.scenarios.len(),
+        plan.profile,
+        plan.planned_load_secs(),
+        plan.out_dir.display()
+    ));
+    let outcome = runner::run_plan(&plan, &ctx, &mut results, &mut progress);
+    progress.finish();
+    results.status = if ctx.cancelled() {
+        RunStatus::Interrupted
+    } else {
+        RunStatus::Complete
+    };
+    results.finished_at = Some(crate::results::now_rfc3339());
+    // Whatever happened, what was measured is saved and rendered.
+    let saved = results.save(&plan.out_dir);
+    let md = report::markdown::render(&results);
+    let md_path = plan.out_dir.join("report.md");
+    std::fs::write(&md_path, md).with_context(|| format!("writing {}", md_path.display()))?;
+    let table = report::terminal::render(&results);
+    if plan.json {
+        eprint!("{table}");
+        println!("{}", serde_json::to_string_pretty(&results)?);
+    } else {
+        print!("{table}");
+    }
+    eprintln!(
+        "\nresults: {}\nreport:  {}",
+        plan.out_dir.join("results.json").display(),
+        md_path.display()
+    );
+    outcome?;
+    saved?;
+    if results.status == RunStatus::Interrupted {
+        eprintln!("interrupted: partial results saved");
+        return Ok(ExitCode::from(130));
+    }
+    Ok(ExitCode::SUCCESS)
+}

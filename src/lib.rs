@@ -1,0 +1,34 @@
+//! gqlbench: trustworthy, reproducible benchmarks of GraphQL servers and gateways.
+//! `run()` is the whole program; `main.rs` only calls it.
+pub mod catalog;
+pub mod cli;
+pub mod commands;
+pub mod compare;
+pub mod error;
+pub mod machine;
+pub mod plan;
+pub mod progress;
+pub mod report;
+pub mod results;
+pub mod runner;
+pub mod saturation;
+pub mod static_server;
+pub mod stats;
+pub mod summary;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+/// Exit codes: 0 success, 1 a failed check or a regression, 2 bad input or an error,
+/// 130 interrupted.
+pub fn run() -> ExitCode {
+    let cli = cli::Cli::parse();
+    match commands::dispatch(cli) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}

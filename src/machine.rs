@@ -1,0 +1,82 @@
+//! Provenance: the machine, the tool and the runtimes a run used, so a report names them.
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::Command;
+
+use crate::results::{MachineInfo, ToolInfo};
+
+pub fn machine() -> MachineInfo {
+    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let cpu_model = cpuinfo
+        .lines()
+        .find_map(|l| l.strip_prefix("model name"))
+        .and_then(|l| l.split_once(':'))
+        .map(|(_, v)| v.trim().to_string())
+        .unwrap_or_else(|| "unknown".into());
+    let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();
+    let memory_bytes = meminfo
+        .lines()
+        .find_map(|l| l.strip_prefix("MemTotal:"))
+        .and_then(|v| v.split_whitespace().next()?.parse::<u64>().ok())
+        .map(|kib| kib * 1024)
+        .unwrap_or(0);
+    let read = |p: &str| std::fs::read_to_string(p).map(|s| s.trim().to_string()).unwrap_or_default();
+    let os = std::fs::read_to_string("/etc/os-release")
+        .unwrap_or_default()
+        .lines()
+        .find_map(|l| l.strip_prefix("PRETTY_NAME="))
+        .map(|v| v.trim_matches('"').to_string())
+        .unwrap_or_else(|| std::env::consts::OS.into());
+    MachineInfo {
+        cpu_model,
+        cores: crate::runner::isolate::num_cpus(),
+        memory_bytes,
+        kernel: read("/proc/sys/kernel/osrelease"),
+        os,
+        hostname: read("/proc/sys/kernel/hostname"),
+    }
+}
+
+pub fn tool(root: &Path) -> ToolInfo {
+    let git = |args: &[&str]| {
+        Command::new("git")
+            .args(args)
+            .current_dir(root)
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+    };
+    let commit = git(&["rev-parse", "--short=12", "HEAD"]).map(|c| {
+        let dirty = git(&["status", "--porcelain", "--untracked-files=no"])
+            .map(|s| !s.is_empty())
+            .unwrap_or(false);
+        if dirty {
+            format!("{c}+dirty")
+        } else {
+            c
+        }
+    });
+    ToolInfo {
+        name: "gqlbench".into(),
+        version: env!("CARGO_PKG_VERSION").into(),
+        git_commit: commit,
+    }
+}
+
+pub fn node_version() -> Option<String> {
+    Command::new("node")
+        .arg("--version")
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+}
+
+pub fn runtimes() -> BTreeMap<String, String> {
+    let mut m = BTreeMap::new();
+    if let Some(v) = node_version() {
+        m.insert("node".into(), v);
+    }
+    m
+}

@@ -1,0 +1,325 @@
+//! Plans: what to run, resolved once from the CLI, the scenario files and the profile.
+//! The runner receives only these; it never sees flags or raw manifests.
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::Result;
+
+use crate::catalog::scenario::{parse_size, Model, ScenarioDef};
+use crate::catalog::{Catalog, OperationDef, Profile, TargetDef};
+use crate::cli::{IsolationArgs, RunArgs};
+use crate::error::UserError;
+use crate::results::LoadInfo;
+use crate::runner::isolate::{self, CpuSet, Limits};
+
+#[derive(Debug, Clone)]
+pub struct ScenarioPlan {
+    pub suite: String,
+    pub name: String,
+    pub description: String,
+    pub workload: String,
+    pub operations: Vec<(OperationDef, u32)>,
+    pub targets: Vec<TargetDef>,
+    pub load: LoadInfo,
+    pub trials: u32,
+    pub warmup: Duration,
+    pub duration: Duration,
+    pub limits: Limits,
+}
+
+#[derive(Debug, Clone)]
+pub struct IsolationPlan {
+    pub generator: Option<CpuSet>,
+    pub target: Option<CpuSet>,
+    pub cgroups: bool,
+    /// Why something asked for could not be done (shown in reports).
+    pub notes: Vec<String>,
+}
+
+#[derive(Debug, Clone)]
+pub struct RunPlan {
+    pub suite: String,
+    pub profile: String,
+    pub scenarios: Vec<ScenarioPlan>,
+    pub out_dir: PathBuf,
+    pub isolation: IsolationPlan,
+    pub json: bool,
+}
+
+impl RunPlan {
+    /// Seconds of load (warm-up + measured) the plan asks for, for progress and ETA.
+    pub fn planned_load_secs(&self) -> f64 {
+        self.scenarios
+            .iter()
+            .map(|s| {
+                (s.warmup + s.duration).as_secs_f64() * s.trials as f64 * s.targets.len() as f64
+            })
+            .sum()
+    }
+}
+
+pub fn resolve_isolation(args: &IsolationArgs) -> Result<IsolationPlan> {
+    let mut notes = Vec::new();
+    if args.no_pin {
+        notes.push("CPU pinning disabled (--no-pin): generator and targets share CPUs".into());
+        return Ok(IsolationPlan {
+            generator: None,
+            target: None,
+            cgroups: !args.no_cgroups,
+            notes,
+        });
+    }
+    let allowed = isolate::allowed_cpus();
+    let (dg, dt) = isolate::default_split(&allowed);
+    let parse = |flag: &'static str, v: &Option<String>, default: CpuSet| -> Result<CpuSet> {
+        let Some(s) = v else { return Ok(default) };
+        let set = CpuSet::parse(s).map_err(|e| UserError::Flag {
+            flag,
+            message: e.to_string(),
+        })?;
+        if let Some(c) = set.0.iter().find(|c| !allowed.contains(c)) {
+            return Err(UserError::Flag {
+                flag,
+                message: format!(
+                    "CPU {c} is not available to this process (allowed: {})",
+                    CpuSet(allowed.clone()).display()
+                ),
+            }
+            .into());
+        }
+        Ok(set)
+    };
+    let g = parse("--generator-cpus", &args.generator_cpus, dg)?;
+    let t = parse("--target-cpus", &args.target_cpus, dt)?;
+    if g.0.iter().any(|c| t.0.contains(c)) {
+        notes.push(format!(
+            "generator CPUs {} and target CPUs {} overlap: the generator competes with the target",
+            g.display(),
+            t.display()
+        ));
+    }
+    Ok(IsolationPlan {
+        generator: Some(g),
+        target: Some(t),
+        cgroups: !args.no_cgroups,
+        notes,
+    })
+}
+
+fn resolve_scenario(
+    cat: &Catalog,
+    def: &ScenarioDef,
+    base: Profile,
+    profile_name: &str,
+    args: &RunArgs,
+) -> Result<ScenarioPlan> {
+    let f = &def.file;
+    let bad = |message: String| UserError::Manifest {
+        file: def.path.clone(),
+        message,
+    };
+    let over = f.profiles.get(profile_name).cloned().unwrap_or_default();
+    let trials = args.trials.or(over.trials).unwrap_or(base.trials);
+    let warmup = args.warmup.or(over.warmup).unwrap_or(base.warmup);
+    let duration = args.duration.or(over.duration).unwrap_or(base.duration);
+    if trials == 0 {
+        return Err(UserError::Flag {
+            flag: "--trials",
+            message: "must be at least 1".into(),
+        }
+        .into());
+    }
+    if duration.is_zero() {
+        return Err(UserError::Flag {
+            flag: "--duration",
+            message: "must be above zero, e.g. 10s".into(),
+        }
+        .into());
+    }
+    let spec = f.load.merged(&over.load);
+    let model = spec.model.unwrap_or(Model::Closed);
+    let mut connections = spec.connections.unwrap_or(100);
+    if let (Some(c), Model::Closed) = (args.connections, model) {
+        connections = c;
+    }
+    if model == Model::Open && spec.rate.is_none() && spec.stages.is_none() {
+        return Err(bad("[load] model = \"open\" needs `rate` (requests per second) or `stages`".into()).into());
+    }
+    if model == Model::Closed && connections == 0 {
+        return Err(bad("[load] `connections` must be at least 1".into()).into());
+    }
+    let pipelining = spec.pipelining.unwrap_or(1);
+    if pipelining == 0 {
+        return Err(bad("[load] `pipelining` must be at least 1 (1 = no pipelining)".into()).into());
+    }
+    let load = LoadInfo {
+        model: match model {
+            Model::Closed => "closed",
+            Model::Open => "open",
+        }
+        .into(),
+        connections: if model == Model::Open {
+            spec.max_connections.unwrap_or(connections)
+        } else {
+            connections
+        },
+        pipelining,
+        think_time_s: spec.think_time.unwrap_or_default().as_secs_f64(),
+        rate: spec.rate,
+        stages: spec
+            .stages
+            .clone()
+            .unwrap_or_default()
+            .iter()
+            .map(|s| (s.duration.as_secs_f64(), s.target))
+            .collect(),
+        timeout_s: spec.timeout.unwrap_or(Duration::from_secs(10)).as_secs_f64(),
+        unique_request_header: false,
+    };
+    let mut operations = Vec::new();
+    for o in &f.operations {
+        operations.push((cat.operation(&o.name).map_err(|e| bad(format!("operation '{}': {e:#}", o.name)))?, o.weight));
+    }
+    let mut targets: Vec<TargetDef> = match &f.targets {
+        Some(names) => names
+            .iter()
+            .map(|n| cat.target(n).cloned().map_err(|e| bad(format!("field `targets`: {e}")).into()))
+            .collect::<Result<_>>()?,
+        None => cat
+            .targets
+            .iter()
+            .filter(|t| t.workloads.iter().any(|w| w == &f.workload))
+            .cloned()
+            .collect(),
+    };
+    if !args.targets.is_empty() {
+        targets.retain(|t| args.targets.contains(&t.name));
+    }
+    let memory_bytes = f
+        .limits
+        .memory
+        .as_deref()
+        .map(parse_size)
+        .transpose()
+        .map_err(|e| bad(format!("[limits] memory: {e}")))?;
+    Ok(ScenarioPlan {
+        suite: def.suite.clone(),
+        name: def.name.clone(),
+        description: f.description.clone(),
+        workload: f.workload.clone(),
+        operations,
+        targets,
+        load,
+        trials,
+        warmup,
+        duration,
+        limits: Limits {
+            cpus: f.limits.cpus,
+            memory_bytes,
+        },
+    })
+}
+
+pub fn resolve_run(cat: &Catalog, args: &RunArgs) -> Result<RunPlan> {
+    let names = cat.scenario_names(&args.suite)?;
+    for s in &args.scenarios {
+        if !names.contains(s) {
+            return Err(UserError::unknown("scenario", s, &names).into());
+        }
+    }
+    for t in &args.targets {
+        cat.target(t)?;
+    }
+    let profiles = cat.profiles()?;
+    let base = profiles.get(&args.profile).map_err(|e| UserError::Flag {
+        flag: "--profile",
+        message: e.to_string(),
+    })?;
+    let mut scenarios = Vec::new();
+    for n in &names {
+        if !args.scenarios.is_empty() && !args.scenarios.contains(n) {
+            continue;
+        }
+        let def = cat.scenario(&args.suite, n)?;
+        let sp = resolve_scenario(cat, &def, base, &args.profile, args)?;
+        if !sp.targets.is_empty() {
+            scenarios.push(sp);
+        }
+    }
+    if scenarios.is_empty() {
+        return Err(UserError::Flag {
+            flag: "--targets",
+            message: format!(
+                "no scenario of suite '{}' runs any of the chosen targets",
+                args.suite
+            ),
+        }
+        .into());
+    }
+    let out_dir = match &args.out {
+        Some(d) => d.clone(),
+        None => cat.root.join("results").join(format!(
+            "{}-{}",
+            chrono::Local::now().format("%Y%m%d-%H%M%S"),
+            args.suite
+        )),
+    };
+    Ok(RunPlan {
+        suite: args.suite.clone(),
+        profile: args.profile.clone(),
+        scenarios,
+        out_dir,
+        isolation: resolve_isolation(&args.isolation)?,
+        json: args.json,
+    })
+}
+
+/// The engine's plan for one run of a resolved load against one endpoint.
+pub fn engine_plan(
+    load: &LoadInfo,
+    endpoint: gqlbench_engine::Endpoint,
+    operations: Vec<gqlbench_engine::Operation>,
+    generator_cpus: Option<&CpuSet>,
+    warmup: Duration,
+    stop: gqlbench_engine::Stop,
+) -> gqlbench_engine::LoadPlan {
+    use gqlbench_engine::{Schedule, Stage, Stages};
+    let stages = |start: f64| Stages {
+        start,
+        stages: load
+            .stages
+            .iter()
+            .map(|(d, t)| Stage {
+                duration: Duration::from_secs_f64(*d),
+                target: *t,
+            })
+            .collect(),
+    };
+    let schedule = if load.model == "open" {
+        Schedule::Open {
+            rate: stages(load.rate.unwrap_or(0.0)),
+            max_connections: load.connections,
+        }
+    } else {
+        Schedule::Closed {
+            connections: stages(load.connections as f64),
+            pipelining: load.pipelining,
+            think_time: Duration::from_secs_f64(load.think_time_s),
+        }
+    };
+    let threads = generator_cpus
+        .map(|c| c.0.len())
+        .unwrap_or_else(isolate::num_cpus)
+        .max(1)
+        // Never more threads than connections: an idle worker only costs.
+        .min(load.connections.max(1) as usize);
+    let mut p = gqlbench_engine::LoadPlan::new(endpoint, operations, schedule, stop);
+    p.warmup = warmup;
+    p.timeout = Duration::from_secs_f64(load.timeout_s);
+    p.threads = threads;
+    p.cpus = generator_cpus.map(|c| c.0.clone());
+    if load.unique_request_header {
+        p.unique_request_header = Some("x-gqlbench-request".into());
+    }
+    p
+}

@@ -1,0 +1,61 @@
+//! The markdown exporter (report.md): provenance, then per scenario the table, the verdict,
+//! the notes, and the fairness-relevant settings of each target.
+use super::{load_line, notes, ops_line, provenance_lines, rows, verdict, HEADERS};
+use crate::results::RunResults;
+
+fn esc(s: &str) -> String {
+    s.replace('|', "\\|")
+}
+
+pub fn render(r: &RunResults) -> String {
+    let mut out = format!("# gqlbench report: suite `{}`, profile `{}`\n\n", r.suite, r.profile);
+    for l in provenance_lines(r) {
+        out.push_str(&format!("- {}\n", esc(&l)));
+    }
+    out.push_str(
+        "\nreq/s is the median over trials with its 95% bootstrap confidence interval; CV is the \
+coefficient of variation of req/s across trials. Latency percentiles come from all valid trials' \
+histograms merged. CPU is the target's process tree in % of one core over the measured window. \
+A row with any failed response, a crash or a saturated generator is never ranked. \
+Field meanings: docs/results.md.\n",
+    );
+    for s in &r.scenarios {
+        out.push_str(&format!("\n## {}/{}\n\n{}\n\n", s.suite, s.name, esc(&s.description)));
+        out.push_str(&format!("- operations: {}\n- load: {}\n", esc(&ops_line(s)), esc(&load_line(s))));
+        if s.limits.cpus.is_some() || s.limits.memory_bytes.is_some() || !s.limits.applied.is_empty() {
+            out.push_str(&format!("- limits: {}\n", esc(&s.limits.applied)));
+        }
+        out.push('\n');
+        out.push_str(&format!("| {} |\n", HEADERS.join(" | ")));
+        out.push_str(&format!("|{}\n", "---|".repeat(HEADERS.len())));
+        for row in rows(s) {
+            out.push_str(&format!(
+                "| {} |\n",
+                row.cells().iter().map(|c| esc(c)).collect::<Vec<_>>().join(" | ")
+            ));
+        }
+        out.push_str(&format!("\n**{}**\n", verdict(s)));
+        let n = notes(s);
+        if !n.is_empty() {
+            out.push('\n');
+            for l in n {
+                out.push_str(&format!("- ⚠ {}\n", esc(&l)));
+            }
+        }
+        out.push_str("\n<details><summary>target versions and settings</summary>\n\n| target | kind | package | version | settings | notes | ready (s) |\n|---|---|---|---|---|---|---|\n");
+        for t in &s.targets {
+            out.push_str(&format!(
+                "| {} | {:?} | {} | {} | {} | {} | {} |\n",
+                t.name,
+                t.kind,
+                t.package.as_deref().unwrap_or("-"),
+                t.version.as_deref().unwrap_or("-"),
+                t.settings.summary(),
+                esc(&t.settings.notes),
+                t.ready_s.map(|x| format!("{x:.2}")).unwrap_or_else(|| "-".into())
+            ));
+        }
+        out.push_str("\n</details>\n");
+    }
+    out
+}

@@ -1,0 +1,331 @@
+//! Exporters. Each renders the one result model (`results.rs`); none measures anything.
+pub mod markdown;
+pub mod terminal;
+
+use crate::results::{RunResults, ScenarioResult, TargetResult};
+
+pub fn fmt_bytes(b: u64) -> String {
+    const MIB: f64 = 1024.0 * 1024.0;
+    if b as f64 >= 1024.0 * MIB {
+        format!("{:.2} GiB", b as f64 / (1024.0 * MIB))
+    } else {
+        format!("{:.0} MiB", b as f64 / MIB)
+    }
+}
+
+pub fn fmt_ms(us: f64) -> String {
+    let ms = us / 1000.0;
+    if ms >= 100.0 {
+        format!("{ms:.0}")
+    } else if ms >= 10.0 {
+        format!("{ms:.1}")
+    } else {
+        format!("{ms:.2}")
+    }
+}
+
+pub fn fmt_rps(x: f64) -> String {
+    if x >= 100.0 {
+        let s = format!("{x:.0}");
+        // Thousands separators for readability.
+        let mut out = String::new();
+        for (i, c) in s.chars().enumerate() {
+            if i > 0 && (s.len() - i) % 3 == 0 {
+                out.push(',');
+            }
+            out.push(c);
+        }
+        out
+    } else {
+        format!("{x:.1}")
+    }
+}
+
+/// One row of a scenario table, as strings, shared by the terminal and markdown exporters.
+pub struct Row {
+    pub target: String,
+    pub rps: String,
+    pub cv: String,
+    pub avg: String,
+    pub p50: String,
+    pub p95: String,
+    pub p99: String,
+    pub errors: String,
+    pub cpu: String,
+    pub rss: String,
+    pub gc: String,
+    pub validity: String,
+}
+
+pub const HEADERS: [&str; 12] = [
+    "target",
+    "req/s median [95% CI]",
+    "CV",
+    "avg ms",
+    "p50 ms",
+    "p95 ms",
+    "p99 ms",
+    "errors",
+    "CPU %",
+    "RSS idle / peak / avg",
+    "GC (n, ms)",
+    "validity",
+];
+
+impl Row {
+    pub fn cells(&self) -> [&str; 12] {
+        [
+            &self.target,
+            &self.rps,
+            &self.cv,
+            &self.avg,
+            &self.p50,
+            &self.p95,
+            &self.p99,
+            &self.errors,
+            &self.cpu,
+            &self.rss,
+            &self.gc,
+            &self.validity,
+        ]
+    }
+}
+
+pub fn validity(t: &TargetResult) -> String {
+    match (&t.summary, t.status) {
+        (Some(s), crate::results::TargetStatus::Ok) if s.valid && !s.saturated => {
+            format!("valid ({}/{} trials)", s.valid_trials, s.trials)
+        }
+        (Some(s), crate::results::TargetStatus::Ok) if s.valid => "SATURATED (not ranked)".into(),
+        (Some(s), st) if st != crate::results::TargetStatus::Ok => {
+            format!("{} ({}/{} trials valid)", st.label().to_uppercase(), s.valid_trials, s.trials)
+        }
+        (Some(s), _) => format!("INVALID ({}/{} trials valid)", s.valid_trials, s.trials),
+        (None, st) => st.label().to_uppercase(),
+    }
+}
+
+pub fn rows(s: &ScenarioResult) -> Vec<Row> {
+    let mut targets: Vec<&TargetResult> = s.targets.iter().collect();
+    // Ranked rows first by median req/s, then the rest in catalogue order.
+    targets.sort_by(|a, b| {
+        let key = |t: &TargetResult| {
+            (
+                !crate::summary::rankable(t),
+                -(t.summary.as_ref().map(|x| x.rps.median).unwrap_or(-1.0)),
+            )
+        };
+        let (ka, kb) = (key(a), key(b));
+        ka.0.cmp(&kb.0).then(ka.1.total_cmp(&kb.1))
+    });
+    targets
+        .into_iter()
+        .map(|t| {
+            let dash = || "-".to_string();
+            match &t.summary {
+                None => Row {
+                    target: t.name.clone(),
+                    rps: dash(),
+                    cv: dash(),
+                    avg: dash(),
+                    p50: dash(),
+                    p95: dash(),
+                    p99: dash(),
+                    errors: dash(),
+                    cpu: dash(),
+                    rss: t.rss_idle_bytes.map(fmt_bytes).unwrap_or_else(dash),
+                    gc: dash(),
+                    validity: validity(t),
+                },
+                Some(x) => Row {
+                    target: t.name.clone(),
+                    rps: if x.rps.n > 1 {
+                        format!(
+                            "{} [{} – {}]",
+                            fmt_rps(x.rps.median),
+                            fmt_rps(x.rps.ci_low),
+                            fmt_rps(x.rps.ci_high)
+                        )
+                    } else {
+                        format!("{} (1 trial)", fmt_rps(x.rps.median))
+                    },
+                    cv: format!("{:.1}%", x.rps.cv * 100.0),
+                    avg: fmt_ms(x.latency.mean_us),
+                    p50: fmt_ms(x.latency.p50_us as f64),
+                    p95: fmt_ms(x.latency.p95_us as f64),
+                    p99: fmt_ms(x.latency.p99_us as f64),
+                    errors: if x.failures == 0 {
+                        "0".into()
+                    } else {
+                        format!(
+                            "{} ({})",
+                            x.failures,
+                            x.failures_by_kind
+                                .iter()
+                                .map(|(k, n)| format!("{k} {n}"))
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        )
+                    },
+                    cpu: x.cpu_avg_pct.map(|c| format!("{c:.0}")).unwrap_or_else(dash),
+                    rss: format!(
+                        "{} / {} / {}",
+                        t.rss_idle_bytes.map(fmt_bytes).unwrap_or_else(dash),
+                        x.rss_peak_bytes.map(fmt_bytes).unwrap_or_else(dash),
+                        x.rss_avg_bytes.map(fmt_bytes).unwrap_or_else(dash)
+                    ),
+                    gc: x
+                        .gc
+                        .as_ref()
+                        .map(|g| format!("{}, {:.0}", g.count, g.total_ms))
+                        .unwrap_or_else(dash),
+                    validity: validity(t),
+                },
+            }
+        })
+        .collect()
+}
+
+/// "fastest: X, +N% over Y (significant)" or why nothing is ranked.
+pub fn verdict(s: &ScenarioResult) -> String {
+    match &s.ranking {
+        Some(r) => format!(
+            "fastest: {}, {:+.1}% over {} (95% CI {:+.1}% to {:+.1}%: {})",
+            r.fastest,
+            r.margin_pct,
+            r.runner_up,
+            r.margin_ci_pct.0,
+            r.margin_ci_pct.1,
+            if r.significant {
+                "significant"
+            } else {
+                "within noise"
+            }
+        ),
+        None => "no ranking: fewer than two valid, unsaturated targets".into(),
+    }
+}
+
+/// Problems worth a line under the table: failures, saturation, crashes.
+pub fn notes(s: &ScenarioResult) -> Vec<String> {
+    let mut out = Vec::new();
+    for t in &s.targets {
+        if let Some(p) = &t.problem {
+            out.push(format!("{}: {} — {}", t.name, t.status.label(), p));
+        }
+        let mut seen = std::collections::BTreeSet::new();
+        for tr in &t.trials {
+            for f in &tr.saturation {
+                if seen.insert(f.kind.clone()) {
+                    out.push(format!("{} (trial {}): saturation: {}", t.name, tr.trial, f.detail));
+                }
+            }
+            for ex in tr.load.failure_examples.iter().take(1) {
+                if seen.insert(format!("ex-{}", crate::results::kind_name(ex.kind))) {
+                    out.push(format!(
+                        "{} (trial {}): {} on {}: {}",
+                        t.name,
+                        tr.trial,
+                        crate::results::kind_name(ex.kind),
+                        ex.operation,
+                        ex.detail
+                    ));
+                }
+            }
+        }
+    }
+    out
+}
+
+pub fn load_line(s: &ScenarioResult) -> String {
+    let l = &s.load;
+    let mut parts = vec![format!("{} model", l.model)];
+    if l.model == "open" {
+        parts.push(format!("{} req/s", l.rate.unwrap_or(0.0)));
+        parts.push(format!("up to {} connections", l.connections));
+    } else {
+        parts.push(format!("{} connections", l.connections));
+    }
+    if l.pipelining > 1 {
+        parts.push(format!("pipelining {}", l.pipelining));
+    }
+    if l.think_time_s > 0.0 {
+        parts.push(format!("think {} ms", l.think_time_s * 1000.0));
+    }
+    if !l.stages.is_empty() {
+        parts.push(format!(
+            "stages {}",
+            l.stages
+                .iter()
+                .map(|(d, t)| format!("{t}@{d}s"))
+                .collect::<Vec<_>>()
+                .join(" → ")
+        ));
+    }
+    parts.push(format!(
+        "{} trials × ({} s warm-up + {} s measured)",
+        s.trials_planned, s.warmup_s, s.duration_s
+    ));
+    parts.join(", ")
+}
+
+pub fn ops_line(s: &ScenarioResult) -> String {
+    s.operations
+        .iter()
+        .map(|o| {
+            let mut t = o.name.clone();
+            if s.operations.len() > 1 {
+                t.push_str(&format!(" ×{}", o.weight));
+            }
+            if o.cases > 1 {
+                t.push_str(&format!(" ({} variable sets)", o.cases));
+            }
+            t
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+pub fn provenance_lines(r: &RunResults) -> Vec<String> {
+    let m = &r.machine;
+    let mut v = vec![
+        format!(
+            "machine: {} ({} cores, {}), {} kernel {}",
+            m.cpu_model,
+            m.cores,
+            fmt_bytes(m.memory_bytes),
+            m.os,
+            m.kernel
+        ),
+        format!(
+            "gqlbench {} (commit {}), runtimes: {}",
+            r.tool.version,
+            r.tool.git_commit.as_deref().unwrap_or("unknown"),
+            if r.runtimes.is_empty() {
+                "-".to_string()
+            } else {
+                r.runtimes.iter().map(|(k, v)| format!("{k} {v}")).collect::<Vec<_>>().join(", ")
+            }
+        ),
+        format!("command: {}", r.command.join(" ")),
+        format!(
+            "isolation: generator on CPUs {:?}, targets on CPUs {:?}, cgroups {}, open files {}",
+            r.isolation.generator_cpus, r.isolation.target_cpus, r.isolation.cgroups, r.isolation.nofile_limit
+        ),
+        format!(
+            "run: suite {}, profile {}, started {}, {}",
+            r.suite,
+            r.profile,
+            r.started_at,
+            match r.status {
+                crate::results::RunStatus::Complete => "complete".to_string(),
+                crate::results::RunStatus::Interrupted => "INTERRUPTED (partial results)".to_string(),
+                crate::results::RunStatus::Running => "still running or killed (partial results)".to_string(),
+            }
+        ),
+    ];
+    for n in &r.isolation.notes {
+        v.push(format!("note: {n}"));
+    }
+    v
+}

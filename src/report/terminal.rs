@@ -1,0 +1,41 @@
+//! The terminal exporter: one comfy-table per scenario, with the verdict and notes.
+use comfy_table::presets::UTF8_FULL_CONDENSED;
+use comfy_table::{ContentArrangement, Table};
+
+use super::{load_line, notes, ops_line, provenance_lines, rows, verdict, HEADERS};
+use crate::results::{RunResults, ScenarioResult};
+
+pub fn scenario_table(s: &ScenarioResult) -> String {
+    let mut t = Table::new();
+    t.load_preset(UTF8_FULL_CONDENSED)
+        .set_content_arrangement(ContentArrangement::Dynamic)
+        .set_header(HEADERS);
+    for r in rows(s) {
+        t.add_row(r.cells());
+    }
+    let mut out = format!(
+        "\n{}/{} — {}\n  operations: {}\n  load: {}\n{t}\n  {}\n",
+        s.suite,
+        s.name,
+        s.description,
+        ops_line(s),
+        load_line(s),
+        verdict(s)
+    );
+    for n in notes(s) {
+        out.push_str(&format!("  ! {n}\n"));
+    }
+    out
+}
+
+pub fn render(r: &RunResults) -> String {
+    let mut out = String::new();
+    for l in provenance_lines(r) {
+        out.push_str(&l);
+        out.push('\n');
+    }
+    for s in &r.scenarios {
+        out.push_str(&scenario_table(s));
+    }
+    out
+}

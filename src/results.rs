@@ -1,0 +1,348 @@
+//! The one result model. `results.json` is this model serialized; every report (terminal,
+//! markdown, JSON on stdout, compare) is generated from it. Field names are documented in
+//! docs/results.md; bump `SCHEMA_VERSION` on any incompatible change.
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use gqlbench_engine::LoadResult;
+use serde::{Deserialize, Serialize};
+
+use crate::catalog::target::Settings;
+use crate::catalog::TargetKind;
+
+pub const SCHEMA_VERSION: u32 = 1;
+
+#[derive(Serialize, Deserialize, Debug, Clone)]
+pub struct RunResults {
+    pub schema_version: u32,
+    pub tool: ToolInfo,
+    pub suite: String,
+    pub profile: String,
+    /// The exact command line that produced the run.
+    pub command: Vec<String>,
+    /// RFC 3339 timestamps.
+    pub started_at: String,
+    pub finished_at: Option<String>,
+    pub status: RunStatus,
+    pub machine: MachineInfo,
+    pub isolation: IsolationInfo,
+    /// Versions of the runtimes the targets ran on, e.g. {"node": "v20.20.2"}.
+    pub runtimes: BTreeMap<String, String>,
+    pub scenarios: Vec<ScenarioResult>,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum RunStatus {
+    Running,
+    Complete,
+    Interrupted,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone)]
+pub struct ToolInfo {
+    pub name: String,
+    pub version: String,
+    /// `git describe`-like commit of the gqlbench checkout, "+dirty" when modified.
+    pub git_commit: Option<String>,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, Default)]
+pub struct MachineInfo {
+    pub cpu_model: String,
+    pub cores: usize,
+    pub memory_bytes: u64,
+    pub kernel: String,
+    pub os: String,
+    pub hostname: String,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, Default)]
+pub struct IsolationInfo {
+    /// CPUs the load generator was pinned to (verified), or empty when not pinned.
+    pub generator_cpus: Vec<usize>,
+    /// CPUs the targets were pinned to (verified on each target process).
+    pub target_cpus: Vec<usize>,
+    /// "v1", "v2" or "none".
+    pub cgroups: String,
+    /// Human-readable notes: what was applied, and what could not be and why.
+    pub notes: Vec<String>,
+    /// Open-files limit in force for the generator.
+    pub nofile_limit: u64,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone)]
+pub struct ScenarioResult {
+    pub suite: String,
+    pub name: String,
+    pub description: String,
+    pub workload: String,
+    pub operations: Vec<OperationInfo>,
+    pub load: LoadInfo,
+    pub trials_planned: u32,
+    pub warmup_s: f64,
+    pub duration_s: f64,
+    pub limits: LimitsInfo,
+    pub targets: Vec<TargetResult>,
+    /// Fastest valid target and its margin over the runner-up, when at least two are valid.
+    pub ranking: Option<Ranking>,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone)]
+pub struct OperationInfo {
+    pub name: String,
+    pub weight: u32,
+    /// Number of variable sets (cases) rotated per request.
+    pub cases: usize,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct LoadInfo {
+    /// "closed" or "open".
+    pub model: String,
+    pub connections: u32,
+    pub pipelining: u32,
+    pub think_time_s: f64,
+    /// Open model: requests per second (the start value when staged).
+    pub rate: Option<f64>,
+    /// Stages as (duration_s, target) pairs.
+    pub stages: Vec<(f64, f64)>,
+    pub timeout_s: f64,
+    /// Whether each request carried a unique header (defeats request deduplication).
+    pub unique_request_header: bool,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, Default)]
+pub struct LimitsInfo {
+    pub cpus: Option<f64>,
+    pub memory_bytes: Option<u64>,
+    /// What was applied: "cgroup v1: cpu quota 1.00 cores, memory 1073741824 B" or why not.
+    pub applied: String,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum TargetStatus {
+    /// Ran all planned trials.
+    Ok,
+    InstallFailed,
+    /// Exited during start-up.
+    StartFailed,
+    /// Never answered the readiness query in time.
+    NotReady,
+    /// The correctness pre-check found a wrong answer; not measured.
+    WrongAnswers,
+    /// Exited during a trial; trials before it are kept.
+    Crashed,
+    /// The run was interrupted before or during this target.
+    Interrupted,
+}
+
+impl TargetStatus {
+    pub fn label(self) -> &'static str {
+        match self {
+            TargetStatus::Ok => "ok",
+            TargetStatus::InstallFailed => "install failed",
+            TargetStatus::StartFailed => "failed to start",
+            TargetStatus::NotReady => "never ready",
+            TargetStatus::WrongAnswers => "wrong answers",
+            TargetStatus::Crashed => "crashed",
+            TargetStatus::Interrupted => "interrupted",
+        }
+    }
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone)]
+pub struct TargetResult {
+    pub name: String,
+    pub kind: TargetKind,
+    pub package: Option<String>,
+    /// Version of `package` from the target's lockfile.
+    pub version: Option<String>,
+    pub settings: Settings,
+    pub status: TargetStatus,
+    /// What went wrong, for any status but ok.
+    pub problem: Option<String>,
+    /// Last lines the target wrote to stdout/stderr, when it failed.
+    pub log_tail: Option<String>,
+    /// Log file of the target's output, relative to the run folder.
+    pub log_file: Option<String>,
+    /// Start-up time from spawn to the first good readiness answer.
+    pub ready_s: Option<f64>,
+    /// RSS of the target's process tree once ready, before any load.
+    pub rss_idle_bytes: Option<u64>,
+    pub checks: Vec<CheckOutcome>,
+    pub trials: Vec<TrialResult>,
+    pub summary: Option<TargetSummary>,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone)]
+pub struct CheckOutcome {
+    pub operation: String,
+    pub cases: usize,
+    pub ok: bool,
+    /// First problem found: the failure kind and a diff or excerpt.
+    pub detail: Option<String>,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone)]
+pub struct TrialResult {
+    /// Trial number (1-based) and the position of this target in that trial's order.
+    pub trial: u32,
+    pub position: u32,
+    pub started_at: String,
+    /// Everything the engine measured in the measured window (warm-up excluded).
+    pub load: LoadResult,
+    pub vitals: Vitals,
+    pub generator: GeneratorUsage,
+    pub saturation: Vec<SaturationFlag>,
+    /// No failed response and the target stayed up.
+    pub valid: bool,
+    pub problems: Vec<String>,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, Default)]
+pub struct Vitals {
+    /// "cgroup" (cpuacct counters) or "proc" (sum over the process tree from /proc).
+    pub cpu_source: String,
+    /// Target CPU over the measured window, in % of one core (200 = two cores busy).
+    pub cpu_avg_pct: f64,
+    /// Highest per-interval CPU during the window, % of one core.
+    pub cpu_peak_pct: f64,
+    pub rss_avg_bytes: u64,
+    pub rss_peak_bytes: u64,
+    pub samples: u32,
+    /// Sampling interval in seconds.
+    pub interval_s: f64,
+    /// Node targets: GC pauses during the measured window (from the gc-probe preload).
+    pub gc: Option<GcStats>,
+    /// The CPUs each target process was allowed to run on, as read back from /proc.
+    pub verified_cpus: Option<Vec<usize>>,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, Default, PartialEq)]
+pub struct GcStats {
+    pub count: u64,
+    pub total_ms: f64,
+    pub max_ms: f64,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, Default)]
+pub struct GeneratorUsage {
+    /// CPU seconds the generator's worker threads used in the measured window.
+    pub cpu_s: f64,
+    /// Cores available to the generator.
+    pub cores: usize,
+    /// cpu_s / (window × cores): 1.0 = every generator core busy.
+    pub utilization: f64,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct SaturationFlag {
+    /// generator_cpu | send_lag | unsent | rate_shortfall | closed_model_cap
+    pub kind: String,
+    pub detail: String,
+}
+
+/// Summary of a target's valid trials in one scenario. Derived from the trials; stored so
+/// that scripts need not recompute it.
+#[derive(Serialize, Deserialize, Debug, Clone)]
+pub struct TargetSummary {
+    pub trials: u32,
+    pub valid_trials: u32,
+    pub rps: Estimate,
+    pub p99_us: Estimate,
+    /// Latency of all valid trials' histograms merged (not averaged percentiles).
+    pub latency: gqlbench_engine::LatencySummary,
+    pub requests: u64,
+    pub failures: u64,
+    pub failures_by_kind: BTreeMap<String, u64>,
+    pub cpu_avg_pct: Option<f64>,
+    pub rss_peak_bytes: Option<u64>,
+    pub rss_avg_bytes: Option<u64>,
+    pub gc: Option<GcStats>,
+    pub generator_utilization_max: f64,
+    /// Any trial flagged by the saturation guard.
+    pub saturated: bool,
+    /// Every trial valid and at least one trial run.
+    pub valid: bool,
+}
+
+/// Median of trials with a 95% bootstrap confidence interval.
+#[derive(Serialize, Deserialize, Debug, Clone, Default, PartialEq)]
+pub struct Estimate {
+    pub n: u32,
+    pub median: f64,
+    pub ci_low: f64,
+    pub ci_high: f64,
+    pub min: f64,
+    pub max: f64,
+    pub mean: f64,
+    /// Coefficient of variation (stdev / mean) across trials; 0.05 = 5%.
+    pub cv: f64,
+    pub samples: Vec<f64>,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone)]
+pub struct Ranking {
+    pub fastest: String,
+    pub runner_up: String,
+    /// Median req/s of fastest over runner-up, minus one, in %.
+    pub margin_pct: f64,
+    /// 95% bootstrap interval of that margin.
+    pub margin_ci_pct: (f64, f64),
+    pub significant: bool,
+}
+
+pub fn now_rfc3339() -> String {
+    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+}
+
+impl RunResults {
+    /// Write atomically (temporary file, then rename) so an interrupted run never leaves a
+    /// half-written results.json.
+    pub fn save(&self, dir: &Path) -> Result<PathBuf> {
+        let path = dir.join("results.json");
+        let tmp = dir.join(".results.json.tmp");
+        let text = serde_json::to_vec_pretty(self).context("serializing results")?;
+        std::fs::write(&tmp, text).with_context(|| format!("writing {}", tmp.display()))?;
+        std::fs::rename(&tmp, &path).with_context(|| format!("writing {}", path.display()))?;
+        Ok(path)
+    }
+
+    /// Load a run folder or a results.json file.
+    pub fn load(path: &Path) -> Result<RunResults> {
+        let file = if path.is_dir() {
+            path.join("results.json")
+        } else {
+            path.to_path_buf()
+        };
+        let text = std::fs::read_to_string(&file)
+            .with_context(|| format!("reading {} (a run folder holds results.json)", file.display()))?;
+        let probe: serde_json::Value = serde_json::from_str(&text)
+            .with_context(|| format!("{} is not JSON", file.display()))?;
+        let version = probe.get("schema_version").and_then(|v| v.as_u64());
+        if version != Some(SCHEMA_VERSION as u64) {
+            anyhow::bail!(
+                "{}: schema_version {:?}, this gqlbench reads version {SCHEMA_VERSION}",
+                file.display(),
+                version
+            );
+        }
+        serde_json::from_value(probe).with_context(|| format!("{}: not a gqlbench results file", file.display()))
+    }
+}
+
+/// The snake_case name of a failure kind, as in results.json.
+pub fn kind_name(k: gqlbench_engine::FailureKind) -> &'static str {
+    use gqlbench_engine::FailureKind as K;
+    match k {
+        K::Connect => "connect",
+        K::Timeout => "timeout",
+        K::HttpStatus => "http_status",
+        K::BadBody => "bad_body",
+        K::GraphqlError => "graphql_error",
+        K::WrongData => "wrong_data",
+    }
+}

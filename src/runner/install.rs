@@ -1,0 +1,126 @@
+//! Installing targets, with a cache: the install command runs only when the hash of its
+//! inputs (lockfiles, the command itself, the runtime version) changed or its check file is
+//! missing. Output goes to a log whose tail is shown on failure.
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+
+use crate::catalog::TargetDef;
+
+const STAMP: &str = ".gqlbench-install-stamp";
+const LOG: &str = ".gqlbench-install.log";
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome {
+    NothingToInstall,
+    Cached,
+    Installed { seconds: f64 },
+}
+
+/// FNV-1a: a stable hash for cache keys (std's hasher may change between Rust versions).
+fn fnv1a(h: &mut u64, bytes: &[u8]) {
+    for b in bytes {
+        *h ^= *b as u64;
+        *h = h.wrapping_mul(0x100_0000_01b3);
+    }
+}
+
+pub fn cache_key(t: &TargetDef, runtime_version: &str) -> Result<String> {
+    let Some(inst) = &t.install else {
+        return Ok(String::new());
+    };
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    fnv1a(&mut h, inst.command.join("\0").as_bytes());
+    fnv1a(&mut h, runtime_version.as_bytes());
+    for input in &inst.inputs {
+        let p = t.dir.join(input);
+        let bytes = std::fs::read(&p).with_context(|| {
+            format!(
+                "{}: install input '{input}' is missing ({})",
+                t.manifest.display(),
+                p.display()
+            )
+        })?;
+        fnv1a(&mut h, input.as_bytes());
+        fnv1a(&mut h, &bytes);
+    }
+    Ok(format!("{h:016x}"))
+}
+
+pub fn is_current(t: &TargetDef, key: &str) -> bool {
+    let Some(inst) = &t.install else {
+        return true;
+    };
+    let stamp_ok = std::fs::read_to_string(t.dir.join(STAMP))
+        .map(|s| s.trim() == key)
+        .unwrap_or(false);
+    let check_ok = inst
+        .check
+        .as_ref()
+        .map(|c| t.dir.join(c).exists())
+        .unwrap_or(true);
+    stamp_ok && check_ok
+}
+
+pub fn log_path(t: &TargetDef) -> PathBuf {
+    t.dir.join(LOG)
+}
+
+/// Install `t` unless the cache says it is current.
+pub fn install(t: &TargetDef, runtime_version: &str, force: bool) -> Result<Outcome> {
+    let Some(inst) = &t.install else {
+        return Ok(Outcome::NothingToInstall);
+    };
+    let key = cache_key(t, runtime_version)?;
+    if !force && is_current(t, &key) {
+        return Ok(Outcome::Cached);
+    }
+    let _ = std::fs::remove_file(t.dir.join(STAMP));
+    let log_file = log_path(t);
+    let log = std::fs::File::create(&log_file)
+        .with_context(|| format!("creating {}", log_file.display()))?;
+    let start = Instant::now();
+    let status = Command::new(&inst.command[0])
+        .args(&inst.command[1..])
+        .current_dir(&t.dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::from(log.try_clone()?))
+        .stderr(Stdio::from(log))
+        .status()
+        .with_context(|| {
+            format!(
+                "running the install command `{}` of target '{}' (is `{}` installed?)",
+                inst.command.join(" "),
+                t.name,
+                inst.command[0]
+            )
+        })?;
+    if !status.success() {
+        bail!(
+            "install of '{}' failed ({status}): `{}` in {}\n{}",
+            t.name,
+            inst.command.join(" "),
+            t.dir.display(),
+            indent(&super::process::log_tail(&log_file, 15))
+        );
+    }
+    if let Some(c) = &inst.check {
+        if !t.dir.join(c).exists() {
+            bail!(
+                "install of '{}' ran but its check file {} is missing",
+                t.name,
+                Path::new(c).display()
+            );
+        }
+    }
+    std::fs::write(t.dir.join(STAMP), &key)?;
+    Ok(Outcome::Installed {
+        seconds: start.elapsed().as_secs_f64(),
+    })
+}
+
+pub fn indent(s: &str) -> String {
+    s.lines().map(|l| format!("    | {l}")).collect::<Vec<_>>().join("\n")
+}

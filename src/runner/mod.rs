@@ -1,0 +1,413 @@
+//! The runner: installs targets, starts them in isolation, checks their answers, runs
+//! interleaved trials, samples vitals, and saves results after every trial so an
+//! interrupted run loses nothing.
+pub mod gc;
+pub mod install;
+pub mod isolate;
+pub mod process;
+pub mod procfs;
+pub mod ready;
+pub mod session;
+pub mod vitals;
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use gqlbench_engine::{Control, Stop};
+
+use crate::catalog::TargetDef;
+use crate::plan::{engine_plan, RunPlan, ScenarioPlan};
+use crate::progress::Progress;
+use crate::results::*;
+use crate::{machine, saturation, summary};
+use session::{Session, StartOptions};
+
+/// Vitals sampling interval.
+const VITALS_INTERVAL: Duration = Duration::from_millis(200);
+
+pub struct RunContext {
+    pub root: std::path::PathBuf,
+    pub cancel: Arc<AtomicBool>,
+    pub command: Vec<String>,
+}
+
+impl RunContext {
+    pub fn cancelled(&self) -> bool {
+        self.cancel.load(Ordering::Relaxed)
+    }
+}
+
+/// Install every target a plan needs; returns the ones that failed with their message.
+pub fn install_all(targets: &[&TargetDef], progress: &Progress) -> Vec<(String, String)> {
+    let node = machine::node_version().unwrap_or_default();
+    let mut failed = Vec::new();
+    for t in targets {
+        if t.install.is_none() {
+            continue;
+        }
+        let key = install::cache_key(t, &node);
+        if let Ok(k) = &key {
+            if install::is_current(t, k) {
+                continue;
+            }
+        }
+        progress.line(&format!("installing {} ({}) ...", t.name, t.install.as_ref().map(|i| i.command.join(" ")).unwrap_or_default()));
+        match install::install(t, &node, false) {
+            Ok(install::Outcome::Installed { seconds }) => {
+                progress.line(&format!("installed {} in {seconds:.0} s", t.name))
+            }
+            Ok(_) => {}
+            Err(e) => {
+                progress.line(&format!("install of {} FAILED: {e:#}", t.name));
+                failed.push((t.name.clone(), format!("{e:#}")));
+            }
+        }
+    }
+    failed
+}
+
+pub fn new_results(plan: &RunPlan, ctx: &RunContext, nofile: u64, mut notes: Vec<String>) -> RunResults {
+    notes.extend(plan.isolation.notes.iter().cloned());
+    let cg = if plan.isolation.cgroups {
+        match isolate::detect() {
+            Some(isolate::CgroupVersion::V1) => "v1",
+            Some(isolate::CgroupVersion::V2) => "v2",
+            None => "none",
+        }
+    } else {
+        "none"
+    };
+    RunResults {
+        schema_version: SCHEMA_VERSION,
+        tool: machine::tool(&ctx.root),
+        suite: plan.suite.clone(),
+        profile: plan.profile.clone(),
+        command: ctx.command.clone(),
+        started_at: now_rfc3339(),
+        finished_at: None,
+        status: RunStatus::Running,
+        machine: machine::machine(),
+        isolation: IsolationInfo {
+            generator_cpus: plan.isolation.generator.as_ref().map(|c| c.0.clone()).unwrap_or_default(),
+            target_cpus: plan.isolation.target.as_ref().map(|c| c.0.clone()).unwrap_or_default(),
+            cgroups: cg.into(),
+            notes,
+            nofile_limit: nofile,
+        },
+        runtimes: machine::runtimes(),
+        scenarios: Vec::new(),
+    }
+}
+
+fn empty_target_result(t: &TargetDef) -> TargetResult {
+    TargetResult {
+        name: t.name.clone(),
+        kind: t.kind,
+        package: t.package.clone(),
+        version: t.package_version(),
+        settings: t.settings.clone(),
+        status: TargetStatus::Ok,
+        problem: None,
+        log_tail: None,
+        log_file: None,
+        ready_s: None,
+        rss_idle_bytes: None,
+        checks: Vec::new(),
+        trials: Vec::new(),
+        summary: None,
+    }
+}
+
+fn scenario_result(sp: &ScenarioPlan) -> ScenarioResult {
+    ScenarioResult {
+        suite: sp.suite.clone(),
+        name: sp.name.clone(),
+        description: sp.description.clone(),
+        workload: sp.workload.clone(),
+        operations: sp
+            .operations
+            .iter()
+            .map(|(o, w)| OperationInfo {
+                name: o.name.clone(),
+                weight: *w,
+                cases: o.cases.len(),
+            })
+            .collect(),
+        load: sp.load.clone(),
+        trials_planned: sp.trials,
+        warmup_s: sp.warmup.as_secs_f64(),
+        duration_s: sp.duration.as_secs_f64(),
+        limits: LimitsInfo {
+            cpus: sp.limits.cpus,
+            memory_bytes: sp.limits.memory_bytes,
+            applied: String::new(),
+        },
+        targets: sp.targets.iter().map(empty_target_result).collect(),
+        ranking: None,
+    }
+}
+
+/// Run a whole plan. Results are saved into `plan.out_dir` after every trial.
+pub fn run_plan(plan: &RunPlan, ctx: &RunContext, results: &mut RunResults, progress: &mut Progress) -> Result<()> {
+    let out = &plan.out_dir;
+    let logs = out.join("logs");
+    std::fs::create_dir_all(&logs).with_context(|| format!("creating {}", logs.display()))?;
+    let mut all: Vec<&TargetDef> = plan.scenarios.iter().flat_map(|s| s.targets.iter()).collect();
+    all.sort_by(|a, b| a.name.cmp(&b.name));
+    all.dedup_by(|a, b| a.name == b.name);
+    let install_failed = install_all(&all, progress);
+    results.save(out)?;
+
+    for sp in &plan.scenarios {
+        if ctx.cancelled() {
+            break;
+        }
+        results.scenarios.push(scenario_result(sp));
+        let si = results.scenarios.len() - 1;
+        run_scenario(sp, si, plan, ctx, results, progress, &install_failed)?;
+        let s = &mut results.scenarios[si];
+        s.ranking = summary::rank(s);
+        results.save(out)?;
+    }
+    Ok(())
+}
+
+fn run_scenario(
+    sp: &ScenarioPlan,
+    si: usize,
+    plan: &RunPlan,
+    ctx: &RunContext,
+    results: &mut RunResults,
+    progress: &mut Progress,
+    install_failed: &[(String, String)],
+) -> Result<()> {
+    let out = &plan.out_dir;
+    let per_trial = (sp.warmup + sp.duration).as_secs_f64();
+    progress.line(&format!(
+        "scenario {}/{}: {} targets x {} trials x ({} warm-up + {} measured)",
+        sp.suite,
+        sp.name,
+        sp.targets.len(),
+        sp.trials,
+        humantime::format_duration(sp.warmup),
+        humantime::format_duration(sp.duration)
+    ));
+    let probe = ctx.root.join("targets/_node/gc-probe.mjs");
+    let cancelled = || ctx.cancelled();
+    let mut sessions: Vec<Option<Session>> = Vec::new();
+    for (ti, t) in sp.targets.iter().enumerate() {
+        let tr = &mut results.scenarios[si].targets[ti];
+        if let Some((_, msg)) = install_failed.iter().find(|(n, _)| n == &t.name) {
+            tr.status = TargetStatus::InstallFailed;
+            tr.problem = Some(msg.clone());
+            sessions.push(None);
+            progress.skip(per_trial * sp.trials as f64);
+            continue;
+        }
+        let log_rel = format!("logs/{}-{}.log", sp.name, t.name);
+        tr.log_file = Some(log_rel.clone());
+        progress.message(format!("{}: starting {}", sp.name, t.name));
+        let started = Session::start(
+            t,
+            StartOptions {
+                cpus: plan.isolation.target.as_ref(),
+                use_cgroups: plan.isolation.cgroups,
+                limits: &sp.limits,
+                log: out.join(&log_rel),
+                scratch: &out.join("logs"),
+                node_probe: Some(probe.clone()),
+                cancelled: &cancelled,
+            },
+        );
+        match started {
+            Err(f) => {
+                progress.line(&format!("  {}: {} — {}", t.name, f.status.label(), f.problem));
+                tr.status = f.status;
+                tr.problem = Some(f.problem);
+                tr.log_tail = f.log_tail;
+                sessions.push(None);
+                progress.skip(per_trial * sp.trials as f64);
+            }
+            Ok((mut s, note)) => {
+                tr.ready_s = Some(s.ready_s);
+                tr.rss_idle_bytes = Some(s.rss_idle_bytes);
+                let applied = match (&s.cgroup, &note) {
+                    (Some(c), _) => c.applied.clone(),
+                    (None, Some(n)) => n.clone(),
+                    (None, None) => "no cgroup (disabled)".into(),
+                };
+                results.scenarios[si].limits.applied = applied;
+                let tr = &mut results.scenarios[si].targets[ti];
+                tr.checks = ready::check_operations(&s.endpoint, &sp.operations, Duration::from_secs(10));
+                if let Some(bad) = tr.checks.iter().find(|c| !c.ok) {
+                    tr.status = TargetStatus::WrongAnswers;
+                    tr.problem = Some(format!(
+                        "operation {}: {}",
+                        bad.operation,
+                        bad.detail.clone().unwrap_or_default()
+                    ));
+                    progress.line(&format!("  {}: WRONG ANSWERS — {}", t.name, tr.problem.as_deref().unwrap_or("")));
+                    s.stop();
+                    sessions.push(None);
+                    progress.skip(per_trial * sp.trials as f64);
+                } else {
+                    sessions.push(Some(s));
+                }
+            }
+        }
+        results.save(out)?;
+    }
+
+    let engine_ops: Vec<_> = sp.operations.iter().map(|(o, w)| o.to_engine(*w)).collect();
+    'trials: for trial in 1..=sp.trials {
+        let alive: Vec<usize> = (0..sp.targets.len()).filter(|&i| sessions[i].is_some()).collect();
+        if alive.is_empty() {
+            break;
+        }
+        // Rotate the order each trial (A B C, B C A, ...) so drift hits every target alike.
+        let k = (trial as usize - 1) % alive.len();
+        let order: Vec<usize> = alive[k..].iter().chain(alive[..k].iter()).copied().collect();
+        for (pos, &ti) in order.iter().enumerate() {
+            if ctx.cancelled() {
+                break 'trials;
+            }
+            let t = &sp.targets[ti];
+            let Some(sess) = sessions[ti].as_mut() else { continue };
+            let label = format!("{} trial {trial}/{} {}", sp.name, sp.trials, t.name);
+            let trial_result = run_trial(sp, plan, ctx, sess, &engine_ops, trial, pos as u32 + 1, &label, progress);
+            let tr = &mut results.scenarios[si].targets[ti];
+            let crashed = sess.process.exited();
+            tr.trials.push(trial_result);
+            if let Some(st) = crashed {
+                tr.status = TargetStatus::Crashed;
+                tr.problem = Some(format!("exited ({st}) during trial {trial}"));
+                tr.log_tail = Some(sess.process.log_tail(20));
+                progress.line(&format!("  {}: CRASHED during trial {trial} ({st})", t.name));
+                if let Some(mut s) = sessions[ti].take() {
+                    s.stop();
+                }
+                progress.skip(per_trial * (sp.trials - trial) as f64);
+            }
+            if ctx.cancelled() {
+                tr.status = TargetStatus::Interrupted;
+                tr.problem = Some("run interrupted (Ctrl-C) during this trial".into());
+            }
+            tr.summary = summary::summarize(tr);
+            if let Some(last) = tr.trials.last() {
+                progress.line(&format!(
+                    "  {label}: {:.0} req/s, p99 {:.1} ms, {} failed{}{}",
+                    last.load.throughput_rps,
+                    last.load.latency.p99_us as f64 / 1000.0,
+                    last.load.requests - last.load.ok,
+                    if last.saturation.is_empty() { "" } else { " [SATURATED]" },
+                    if last.valid { "" } else { " [INVALID]" }
+                ));
+            }
+            results.save(out)?;
+        }
+    }
+    for (ti, s) in sessions.iter_mut().enumerate() {
+        if let Some(s) = s.as_mut() {
+            s.stop();
+            let tr = &mut results.scenarios[si].targets[ti];
+            if ctx.cancelled() && tr.trials.len() < sp.trials as usize && tr.status == TargetStatus::Ok {
+                tr.status = TargetStatus::Interrupted;
+                tr.problem = Some(format!("run interrupted after {} of {} trials", tr.trials.len(), sp.trials));
+            }
+        }
+    }
+    Ok(())
+}
+
+#[allow(clippy::too_many_arguments)]
+fn run_trial(
+    sp: &ScenarioPlan,
+    plan: &RunPlan,
+    ctx: &RunContext,
+    sess: &mut Session,
+    ops: &[gqlbench_engine::Operation],
+    trial: u32,
+    position: u32,
+    label: &str,
+    progress: &mut Progress,
+) -> TrialResult {
+    let started_at = now_rfc3339();
+    let control = Control {
+        cancel: ctx.cancel.clone(),
+        live: Default::default(),
+    };
+    let eplan = engine_plan(
+        &sp.load,
+        sess.endpoint.clone(),
+        ops.to_vec(),
+        plan.isolation.generator.as_ref(),
+        sp.warmup,
+        Stop {
+            duration: Some(sp.duration),
+            max_requests: None,
+        },
+    );
+    let live = control.live.clone();
+    let sampler = vitals::Sampler::start(
+        sess.process.pid,
+        sess.cgroup.clone(),
+        sess.gc_file.clone(),
+        VITALS_INTERVAL,
+        Box::new(move || matches!(live.phase(), gqlbench_engine::Phase::Measure | gqlbench_engine::Phase::Done)),
+    );
+    let secs = (sp.warmup + sp.duration).as_secs_f64();
+    let outcome = progress.follow(label, secs, &control.live, || gqlbench_engine::run(&eplan, &control));
+    let mut vitals = sampler.finish();
+    vitals.verified_cpus = sess.verified_cpus.clone();
+    let mut problems = Vec::new();
+    let load = match outcome {
+        Ok(r) => r,
+        Err(e) => {
+            problems.push(format!("engine: {e}"));
+            gqlbench_engine::LoadResult::default()
+        }
+    };
+    let cores = load.threads.max(1);
+    let cpu_cores = plan.isolation.generator.as_ref().map(|c| c.0.len()).unwrap_or(cores);
+    let generator = GeneratorUsage {
+        cpu_s: load.generator_cpu_s,
+        cores: cpu_cores,
+        utilization: if load.elapsed_s > 0.0 {
+            load.generator_cpu_s / (load.elapsed_s * cpu_cores as f64)
+        } else {
+            0.0
+        },
+    };
+    let saturation = saturation::check(&sp.load, &load, &generator);
+    let failed = load.requests - load.ok;
+    if failed > 0 {
+        problems.push(format!("{failed} failed responses"));
+    }
+    if let Some(st) = sess.process.exited() {
+        problems.push(format!("target exited ({st})"));
+    }
+    if load.interrupted {
+        problems.push("interrupted".into());
+    }
+    if let Some(hits) = sess.cgroup.as_ref().and_then(|c| c.memory_cap_hits()) {
+        if hits > 0 {
+            problems.push(format!("memory cap reached {hits} times (cgroup failcnt)"));
+        }
+    }
+    if load.requests == 0 && problems.is_empty() {
+        problems.push("no request completed".into());
+    }
+    TrialResult {
+        trial,
+        position,
+        started_at,
+        valid: problems.is_empty(),
+        problems,
+        load,
+        vitals,
+        generator,
+        saturation,
+    }
+}

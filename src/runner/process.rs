@@ -1,0 +1,234 @@
+//! Target processes: each started in its own session (setsid) and process group, pinned to
+//! the target CPU set, optionally inside a cgroup, with its output in a log file; stopped by
+//! group (SIGTERM, then SIGKILL), and never left behind: the guard kills on drop and the
+//! kernel kills the child if gqlbench itself dies (PR_SET_PDEATHSIG).
+use std::collections::BTreeMap;
+use std::ffi::CString;
+use std::fs::File;
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result};
+
+use super::isolate::CpuSet;
+use super::procfs;
+
+pub struct SpawnSpec<'a> {
+    pub program: &'a [String],
+    pub cwd: &'a Path,
+    pub env: BTreeMap<String, String>,
+    pub log: PathBuf,
+    pub cpus: Option<CpuSet>,
+    pub cgroup_procs: Vec<PathBuf>,
+}
+
+pub struct TargetProcess {
+    child: Option<Child>,
+    pub pid: i32,
+    pub log: PathBuf,
+    exit: Option<ExitStatus>,
+}
+
+impl TargetProcess {
+    pub fn spawn(spec: SpawnSpec<'_>) -> Result<TargetProcess> {
+        let log = File::create(&spec.log).with_context(|| format!("creating {}", spec.log.display()))?;
+        let log2 = log.try_clone()?;
+        let mut cmd = Command::new(&spec.program[0]);
+        cmd.args(&spec.program[1..])
+            .current_dir(spec.cwd)
+            .envs(&spec.env)
+            .stdin(Stdio::null())
+            .stdout(Stdio::from(log))
+            .stderr(Stdio::from(log2));
+        // Everything the child needs after fork is prepared here: no allocation happens
+        // between fork and exec (the parent is multi-threaded).
+        let cpu_set = spec.cpus.as_ref().map(CpuSet::to_libc);
+        let procs: Vec<CString> = spec
+            .cgroup_procs
+            .iter()
+            .filter_map(|p| CString::new(p.as_os_str().as_bytes()).ok())
+            .collect();
+        // SAFETY: the closure only calls async-signal-safe functions (setsid, prctl,
+        // sched_setaffinity, open/write/close, getpid) on memory prepared before fork.
+        unsafe {
+            cmd.pre_exec(move || {
+                if libc::setsid() < 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+                for p in &procs {
+                    let fd = libc::open(p.as_ptr(), libc::O_WRONLY);
+                    if fd < 0 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                    let mut buf = [0u8; 16];
+                    let n = fmt_pid(libc::getpid(), &mut buf);
+                    let w = libc::write(fd, buf.as_ptr().cast(), n);
+                    libc::close(fd);
+                    if w < 0 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                }
+                if let Some(set) = &cpu_set {
+                    if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), set) != 0 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                }
+                Ok(())
+            });
+        }
+        let child = cmd.spawn().with_context(|| {
+            format!(
+                "starting `{}` in {}",
+                spec.program.join(" "),
+                spec.cwd.display()
+            )
+        })?;
+        Ok(TargetProcess {
+            pid: child.id() as i32,
+            child: Some(child),
+            log: spec.log,
+            exit: None,
+        })
+    }
+
+    /// None while running; the exit status once it has ended.
+    pub fn exited(&mut self) -> Option<ExitStatus> {
+        if self.exit.is_none() {
+            if let Some(c) = self.child.as_mut() {
+                if let Ok(Some(st)) = c.try_wait() {
+                    self.exit = Some(st);
+                }
+            }
+        }
+        self.exit
+    }
+
+    pub fn log_tail(&self, lines: usize) -> String {
+        log_tail(&self.log, lines)
+    }
+
+    /// SIGTERM to the whole session, wait up to `grace`, then SIGKILL whatever is left.
+    pub fn stop(&mut self, grace: Duration) {
+        if self.child.is_none() {
+            return;
+        }
+        signal_session(self.pid, libc::SIGTERM);
+        let deadline = Instant::now() + grace;
+        while Instant::now() < deadline {
+            let leader_done = self.exited().is_some();
+            if leader_done && procfs::session_members(self.pid).is_empty() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        signal_session(self.pid, libc::SIGKILL);
+        if let Some(mut c) = self.child.take() {
+            if self.exit.is_none() {
+                let _ = c.kill();
+                self.exit = c.wait().ok();
+            }
+        }
+        // Members of the session that were not our direct child are reaped by init; wait
+        // briefly until they are gone so the next target starts on a quiet CPU.
+        let deadline = Instant::now() + Duration::from_secs(2);
+        while !procfs::session_members(self.pid).is_empty() && Instant::now() < deadline {
+            signal_session(self.pid, libc::SIGKILL);
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+}
+
+impl Drop for TargetProcess {
+    fn drop(&mut self) {
+        self.stop(Duration::from_secs(2));
+    }
+}
+
+/// Signal the process group, and every member of the session (a child may have moved to
+/// another group).
+fn signal_session(sid: i32, sig: i32) {
+    // SAFETY: kill with a negative pid signals a process group; errors (ESRCH) are fine.
+    unsafe {
+        libc::kill(-sid, sig);
+    }
+    for p in procfs::session_members(sid) {
+        // SAFETY: as above, for one pid.
+        unsafe {
+            libc::kill(p.pid, sig);
+        }
+    }
+}
+
+fn fmt_pid(pid: i32, buf: &mut [u8; 16]) -> usize {
+    let mut digits = [0u8; 16];
+    let mut n = pid.max(0) as u32;
+    let mut i = 0;
+    loop {
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        i += 1;
+        if n == 0 {
+            break;
+        }
+    }
+    for j in 0..i {
+        buf[j] = digits[i - 1 - j];
+    }
+    i
+}
+
+pub fn log_tail(path: &Path, lines: usize) -> String {
+    let text = std::fs::read(path).unwrap_or_default();
+    let text = String::from_utf8_lossy(&text);
+    let all: Vec<&str> = text.lines().collect();
+    let start = all.len().saturating_sub(lines);
+    all[start..].join("\n")
+}
+
+/// A free port on 127.0.0.1 (bound and released; the target binds it right after).
+pub fn free_port() -> Result<u16> {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").context("finding a free port")?;
+    Ok(l.local_addr()?.port())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pid_digits() {
+        let mut b = [0u8; 16];
+        let n = fmt_pid(40213, &mut b);
+        assert_eq!(&b[..n], b"40213");
+        let n = fmt_pid(7, &mut b);
+        assert_eq!(&b[..n], b"7");
+    }
+
+    #[test]
+    fn stop_kills_the_whole_tree() {
+        let dir = tempfile::tempdir().unwrap();
+        // A shell that starts a grandchild ignoring SIGTERM: stop must still end both.
+        let prog: Vec<String> = ["sh", "-c", "(trap '' TERM; sleep 30) & trap '' TERM; sleep 30"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let mut p = TargetProcess::spawn(SpawnSpec {
+            program: &prog,
+            cwd: dir.path(),
+            env: BTreeMap::new(),
+            log: dir.path().join("log"),
+            cpus: None,
+            cgroup_procs: vec![],
+        })
+        .unwrap();
+        std::thread::sleep(Duration::from_millis(200));
+        assert!(procfs::session_members(p.pid).len() >= 2);
+        p.stop(Duration::from_millis(300));
+        assert!(procfs::session_members(p.pid).is_empty());
+        assert!(p.exited().is_some());
+    }
+}

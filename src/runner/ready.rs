@@ -1,0 +1,88 @@
+//! Readiness and correctness: a target is ready when it answers `{ __typename }` with
+//! data; before any load every case of every operation is checked once.
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use gqlbench_engine::{check_once, Endpoint, Variant, Verdict};
+
+use super::process::TargetProcess;
+use crate::catalog::OperationDef;
+use crate::results::CheckOutcome;
+
+pub enum Readiness {
+    Ready { after: Duration },
+    Exited { status: String },
+    TimedOut { last_problem: String },
+    Interrupted,
+}
+
+pub fn typename_variant() -> Variant {
+    Variant {
+        body: Bytes::from_static(br#"{"query":"{ __typename }"}"#),
+        expected_data: None,
+    }
+}
+
+/// The problem a verdict reports, or None when the response was right.
+pub fn problem(v: &Verdict) -> Option<String> {
+    v.failure
+        .map(|kind| format!("{}: {}", crate::results::kind_name(kind), v.detail))
+}
+
+pub fn wait_ready(
+    proc_: &mut TargetProcess,
+    endpoint: &Endpoint,
+    timeout: Duration,
+    cancelled: &dyn Fn() -> bool,
+) -> Readiness {
+    let start = Instant::now();
+    let probe = typename_variant();
+    loop {
+        if cancelled() {
+            return Readiness::Interrupted;
+        }
+        if let Some(st) = proc_.exited() {
+            return Readiness::Exited {
+                status: st.to_string(),
+            };
+        }
+        let v = check_once(endpoint, &probe, Duration::from_millis(1000));
+        let Some(last) = problem(&v) else {
+            return Readiness::Ready {
+                after: start.elapsed(),
+            };
+        };
+        if start.elapsed() >= timeout {
+            return Readiness::TimedOut { last_problem: last };
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Check every case of every operation once.
+pub fn check_operations(endpoint: &Endpoint, ops: &[(OperationDef, u32)], timeout: Duration) -> Vec<CheckOutcome> {
+    ops.iter()
+        .map(|(op, _)| {
+            let engine_op = op.to_engine(1);
+            let detail = engine_op
+                .variants
+                .iter()
+                .enumerate()
+                .find_map(|(i, v)| {
+                    problem(&check_once(endpoint, v, timeout)).map(|p| {
+                        if engine_op.variants.len() > 1 {
+                            format!("case {} of {}: {p}", i + 1, engine_op.variants.len())
+                        } else {
+                            p
+                        }
+                    })
+                });
+            CheckOutcome {
+                operation: op.name.clone(),
+                cases: op.cases.len(),
+                ok: detail.is_none(),
+                detail,
+            }
+        })
+        .collect()
+}

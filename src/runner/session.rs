@@ -1,0 +1,160 @@
+//! One started target: its process, endpoint, cgroup and probe files, from spawn to stop.
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use gqlbench_engine::Endpoint;
+
+use super::isolate::{Cgroup, CpuSet, Limits};
+use super::process::{free_port, SpawnSpec, TargetProcess};
+use super::ready::{wait_ready, Readiness};
+use super::{procfs, vitals};
+use crate::catalog::TargetDef;
+use crate::results::TargetStatus;
+
+pub struct Session {
+    pub process: TargetProcess,
+    pub endpoint: Endpoint,
+    pub cgroup: Option<Arc<Cgroup>>,
+    pub gc_file: Option<PathBuf>,
+    pub ready_s: f64,
+    pub rss_idle_bytes: u64,
+    pub verified_cpus: Option<Vec<usize>>,
+}
+
+/// Why a target could not be brought up.
+pub struct StartFailure {
+    pub status: TargetStatus,
+    pub problem: String,
+    pub log_tail: Option<String>,
+}
+
+pub struct StartOptions<'a> {
+    pub cpus: Option<&'a CpuSet>,
+    pub use_cgroups: bool,
+    pub limits: &'a Limits,
+    pub log: PathBuf,
+    /// Folder for probe files (GC counters).
+    pub scratch: &'a Path,
+    /// Where the shared Node preload lives (targets/_node/gc-probe.mjs).
+    pub node_probe: Option<PathBuf>,
+    pub cancelled: &'a dyn Fn() -> bool,
+}
+
+impl Session {
+    pub fn start(t: &TargetDef, o: StartOptions<'_>) -> Result<(Session, Option<String>), StartFailure> {
+        let fail = |status, problem: String, tail: Option<String>| StartFailure {
+            status,
+            problem,
+            log_tail: tail,
+        };
+        let port = free_port().map_err(|e| fail(TargetStatus::StartFailed, format!("{e:#}"), None))?;
+        let mut env = t.start.env.clone();
+        env.insert(t.start.port_env.clone(), port.to_string());
+        env.insert("HOST".into(), "127.0.0.1".into());
+        let mut gc_file = None;
+        if t.is_node() {
+            if let Some(probe) = o.node_probe.as_ref().filter(|p| p.is_file()) {
+                let f = o.scratch.join(format!("{}-{port}.gc.json", t.name));
+                let existing = std::env::var("NODE_OPTIONS").unwrap_or_default();
+                env.insert(
+                    "NODE_OPTIONS".into(),
+                    format!("{existing} --import={}", probe.display()).trim().to_string(),
+                );
+                env.insert("GQLBENCH_GC_FILE".into(), f.display().to_string());
+                gc_file = Some(f);
+            }
+        }
+        // A cgroup is made whenever we may: it gives exact CPU accounting even without
+        // limits. Failing to make one is a note, not an error.
+        let mut note = None;
+        let cgroup = if o.use_cgroups {
+            let name = format!("gqlbench.{}.{}.{port}", std::process::id(), t.name);
+            match Cgroup::create(&name, o.limits) {
+                Ok(c) => Some(Arc::new(c)),
+                Err(e) => {
+                    note = Some(format!("cgroup not applied to {}: {e:#}", t.name));
+                    None
+                }
+            }
+        } else {
+            None
+        };
+        if cgroup.is_none() && (o.limits.cpus.is_some() || o.limits.memory_bytes.is_some()) {
+            let n = note.get_or_insert_with(String::new);
+            n.push_str(" (scenario limits NOT enforced)");
+        }
+        let mut process = TargetProcess::spawn(SpawnSpec {
+            program: &t.start.command,
+            cwd: &t.dir,
+            env,
+            log: o.log.clone(),
+            cpus: o.cpus.cloned(),
+            cgroup_procs: cgroup.as_ref().map(|c| c.procs_files()).unwrap_or_default(),
+        })
+        .map_err(|e| fail(TargetStatus::StartFailed, format!("{e:#}"), None))?;
+        let endpoint = Endpoint::from_url(&format!("http://127.0.0.1:{port}{}", t.start.path))
+            .map_err(|e| fail(TargetStatus::StartFailed, e.to_string(), None))?;
+        match wait_ready(&mut process, &endpoint, t.start.ready_timeout, o.cancelled) {
+            Readiness::Ready { after } => {
+                // Let start-up work settle before taking the idle memory figure.
+                std::thread::sleep(Duration::from_millis(200));
+                let (_, rss, _) = vitals::read(process.pid, cgroup.as_deref());
+                let verified_cpus = procfs::session_members(process.pid)
+                    .iter()
+                    .filter_map(|m| super::isolate::process_cpus(m.pid))
+                    .reduce(|mut a, b| {
+                        a.extend(b);
+                        a.sort_unstable();
+                        a.dedup();
+                        a
+                    });
+                if let (Some(want), Some(got)) = (o.cpus, &verified_cpus) {
+                    if &want.0 != got {
+                        return Err(fail(
+                            TargetStatus::StartFailed,
+                            format!("pinning failed: asked for CPUs {}, the target runs on {:?}", want.display(), got),
+                            None,
+                        ));
+                    }
+                }
+                Ok((
+                    Session {
+                        process,
+                        endpoint,
+                        cgroup,
+                        gc_file,
+                        ready_s: after.as_secs_f64(),
+                        rss_idle_bytes: rss,
+                        verified_cpus,
+                    },
+                    note,
+                ))
+            }
+            Readiness::Exited { status } => {
+                let tail = process.log_tail(20);
+                Err(fail(
+                    TargetStatus::StartFailed,
+                    format!("exited during start-up ({status})"),
+                    Some(tail),
+                ))
+            }
+            Readiness::TimedOut { last_problem } => {
+                process.stop(Duration::from_secs(2));
+                Err(fail(
+                    TargetStatus::NotReady,
+                    format!(
+                        "not ready after {} (last answer: {last_problem}); raise start.ready_timeout in its target.toml if it is just slow",
+                        humantime::format_duration(t.start.ready_timeout)
+                    ),
+                    Some(process.log_tail(20)),
+                ))
+            }
+            Readiness::Interrupted => Err(fail(TargetStatus::Interrupted, "interrupted during start-up".into(), None)),
+        }
+    }
+
+    pub fn stop(&mut self) {
+        self.process.stop(Duration::from_secs(3));
+    }
+}

@@ -1,0 +1,78 @@
+//! The saturation guard: a result is flagged, never silently ranked, when the figure may
+//! describe the load generator or the schedule rather than the target.
+use crate::results::{GeneratorUsage, LoadInfo, SaturationFlag};
+use gqlbench_engine::LoadResult;
+
+/// Generator CPU above this share of its cores means it may be the bottleneck.
+pub const GENERATOR_CPU_LIMIT: f64 = 0.80;
+/// Open model: send lag p99 above this means requests did not leave on time.
+pub const SEND_LAG_P99_LIMIT_US: u64 = 5_000;
+/// Open model: achieved below this share of the intended rate.
+pub const RATE_SHORTFALL: f64 = 0.95;
+/// Closed model: measured throughput at or above this share of the think-time cap
+/// connections / think_time means the cap, not the target, set the figure.
+pub const CLOSED_CAP_SHARE: f64 = 0.70;
+
+pub fn check(load: &LoadInfo, r: &LoadResult, g: &GeneratorUsage) -> Vec<SaturationFlag> {
+    let mut flags = Vec::new();
+    if g.utilization > GENERATOR_CPU_LIMIT {
+        flags.push(SaturationFlag {
+            kind: "generator_cpu".into(),
+            detail: format!(
+                "load generator used {:.0}% of its {} CPU(s) (limit {:.0}%): the generator may be the bottleneck",
+                g.utilization * 100.0,
+                g.cores,
+                GENERATOR_CPU_LIMIT * 100.0
+            ),
+        });
+    }
+    if load.model == "open" {
+        if let Some(lag) = &r.send_lag {
+            if lag.p99_us > SEND_LAG_P99_LIMIT_US {
+                flags.push(SaturationFlag {
+                    kind: "send_lag".into(),
+                    detail: format!(
+                        "send lag p99 {:.1} ms: requests left later than intended",
+                        lag.p99_us as f64 / 1000.0
+                    ),
+                });
+            }
+        }
+        if r.unsent > 0 {
+            flags.push(SaturationFlag {
+                kind: "unsent".into(),
+                detail: format!("{} intended requests were never sent", r.unsent),
+            });
+        }
+        if r.intended_requests > 0 {
+            let achieved = r.requests as f64 / r.intended_requests as f64;
+            if achieved < RATE_SHORTFALL {
+                flags.push(SaturationFlag {
+                    kind: "rate_shortfall".into(),
+                    detail: format!(
+                        "only {:.0}% of the intended {} requests completed",
+                        achieved * 100.0,
+                        r.intended_requests
+                    ),
+                });
+            }
+        }
+    }
+    if load.model == "closed" && load.think_time_s > 0.0 && r.elapsed_s > 0.0 {
+        let cap = load.connections as f64 / load.think_time_s;
+        let rps = r.requests as f64 / r.elapsed_s;
+        if rps >= cap * CLOSED_CAP_SHARE {
+            flags.push(SaturationFlag {
+                kind: "closed_model_cap".into(),
+                detail: format!(
+                    "{} connections with {:.0} ms think time cap throughput at {:.0} req/s (Little's law); measured {:.0} req/s is set by the schedule, not the target",
+                    load.connections,
+                    load.think_time_s * 1000.0,
+                    cap,
+                    rps
+                ),
+            });
+        }
+    }
+    flags
+}

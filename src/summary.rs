@@ -1,0 +1,88 @@
+//! Derived figures: a target's summary over its trials and a scenario's ranking. Latency
+//! percentiles come from the trials' histograms merged, never from averaged percentiles.
+use std::collections::BTreeMap;
+
+use gqlbench_engine::{decode_hist, new_latency, summarize_hist};
+
+use crate::results::{GcStats, Ranking, ScenarioResult, TargetResult, TargetStatus, TargetSummary};
+use crate::stats;
+
+pub fn summarize(t: &TargetResult) -> Option<TargetSummary> {
+    if t.trials.is_empty() {
+        return None;
+    }
+    let valid: Vec<_> = t.trials.iter().filter(|x| x.valid).collect();
+    // Figures come from valid trials; when none is valid the invalid ones are summarized
+    // (and the row is marked invalid) so a user still sees what happened.
+    let used: Vec<_> = if valid.is_empty() {
+        t.trials.iter().collect()
+    } else {
+        valid.clone()
+    };
+    let rps: Vec<f64> = used.iter().map(|x| x.load.throughput_rps).collect();
+    let p99: Vec<f64> = used.iter().map(|x| x.load.latency.p99_us as f64).collect();
+    let mut merged = new_latency();
+    for x in &used {
+        if let Ok(h) = decode_hist(&x.load.latency_hist) {
+            let _ = merged.add(&h);
+        }
+    }
+    let mut failures_by_kind: BTreeMap<String, u64> = BTreeMap::new();
+    for x in &t.trials {
+        for (k, n) in &x.load.failures {
+            *failures_by_kind.entry(crate::results::kind_name(*k).to_string()).or_default() += n;
+        }
+    }
+    let cpu: Vec<f64> = used.iter().map(|x| x.vitals.cpu_avg_pct).collect();
+    let rss_avg: Vec<f64> = used.iter().map(|x| x.vitals.rss_avg_bytes as f64).collect();
+    let gcs: Vec<&GcStats> = used.iter().filter_map(|x| x.vitals.gc.as_ref()).collect();
+    let gc = (!gcs.is_empty()).then(|| GcStats {
+        count: stats::median(&gcs.iter().map(|g| g.count as f64).collect::<Vec<_>>()) as u64,
+        total_ms: stats::median(&gcs.iter().map(|g| g.total_ms).collect::<Vec<_>>()),
+        max_ms: gcs.iter().map(|g| g.max_ms).fold(0.0, f64::max),
+    });
+    Some(TargetSummary {
+        trials: t.trials.len() as u32,
+        valid_trials: valid.len() as u32,
+        rps: stats::estimate(&rps),
+        p99_us: stats::estimate(&p99),
+        latency: summarize_hist(&merged),
+        requests: t.trials.iter().map(|x| x.load.requests).sum(),
+        failures: failures_by_kind.values().sum(),
+        failures_by_kind,
+        cpu_avg_pct: Some(stats::median(&cpu)),
+        rss_peak_bytes: used.iter().map(|x| x.vitals.rss_peak_bytes).max(),
+        rss_avg_bytes: Some(stats::median(&rss_avg) as u64),
+        gc,
+        generator_utilization_max: t.trials.iter().map(|x| x.generator.utilization).fold(0.0, f64::max),
+        saturated: t.trials.iter().any(|x| !x.saturation.is_empty()),
+        valid: t.status == TargetStatus::Ok && valid.len() == t.trials.len(),
+    })
+}
+
+/// Whether a target's figures may be ranked: every trial valid and nothing flagged.
+pub fn rankable(t: &TargetResult) -> bool {
+    t.summary.as_ref().map(|s| s.valid && !s.saturated).unwrap_or(false)
+}
+
+pub fn rank(s: &ScenarioResult) -> Option<Ranking> {
+    let mut ok: Vec<&TargetResult> = s.targets.iter().filter(|t| rankable(t)).collect();
+    if ok.len() < 2 {
+        return None;
+    }
+    ok.sort_by(|a, b| {
+        let m = |t: &TargetResult| t.summary.as_ref().map(|x| x.rps.median).unwrap_or(0.0);
+        m(b).total_cmp(&m(a))
+    });
+    let (a, b) = (ok[0], ok[1]);
+    let sa = &a.summary.as_ref()?.rps.samples;
+    let sb = &b.summary.as_ref()?.rps.samples;
+    let c = stats::relative_change(sb, sa)?;
+    Some(Ranking {
+        fastest: a.name.clone(),
+        runner_up: b.name.clone(),
+        margin_pct: c.pct,
+        margin_ci_pct: (c.ci_low_pct, c.ci_high_pct),
+        significant: c.significant,
+    })
+}

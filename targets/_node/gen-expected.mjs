@@ -1,0 +1,104 @@
+// Generates scenarios/expected/<op>.json for every document scenarios/queries/<op>.graphql,
+// by executing it with graphql-js against the shared schema (index.mjs), and generates the
+// variable cases of the `-var` operations deterministically.
+//
+// Usage (graphql is not installed in targets/_node, so it is loaded from a target's
+// node_modules: the directory given by --graphql-from, else the current directory, else the
+// first sibling target that has it installed):
+//   cd targets/graphql-jit && node ../_node/gen-expected.mjs          # (re)write the files
+//   node targets/_node/gen-expected.mjs --check                       # exit 1 if any differs
+//   node targets/_node/gen-expected.mjs --graphql-from targets/node-baseline
+//
+// Expected file format (what the Rust side reads): a JSON array of cases
+//   [{ "variables": { ... } | null, "data": { ... } }, ...]
+// The benchmark rotates through the cases per request and compares `data` as canonical JSON.
+
+import { readFileSync, writeFileSync, mkdirSync, readdirSync, existsSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
+import { typeDefs, attachResolvers } from './index.mjs';
+import { canonicalJson } from './canonical.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const repo = resolve(here, '..', '..');
+const queriesDir = join(repo, 'scenarios', 'queries');
+const expectedDir = join(repo, 'scenarios', 'expected');
+
+// Variables per operation; operations not listed have a single case with null variables.
+// Ids alternate between the "bench-user-N" and plain "N" forms (both must resolve to the
+// same user) and are spread over the id range by a fixed stride, so they are reproducible.
+const userId = (k, n) => (k % 2 === 0 ? `bench-user-${n}` : String(n));
+export const VARIABLE_CASES = {
+  'social/simple-var': Array.from({ length: 50 }, (_, k) => ({ id: userId(k, (k * 7_919 + 123) % 10_000) })),
+  'social/medium-var': Array.from({ length: 20 }, (_, k) => ({ id: userId(k, (k * 4_999 + 77) % 10_000) })),
+};
+
+function loadGraphql(args) {
+  const i = args.indexOf('--graphql-from');
+  const candidates = [];
+  if (i >= 0) candidates.push(resolve(args[i + 1] ?? '.'));
+  candidates.push(process.cwd());
+  for (const d of readdirSync(join(repo, 'targets'))) candidates.push(join(repo, 'targets', d));
+  for (const dir of candidates) {
+    try {
+      const require = createRequire(join(dir, 'package.json'));
+      return { graphql: require('graphql'), from: dir };
+    } catch {
+      // not installed there; try the next one
+    }
+  }
+  throw new Error('graphql not found: run `npm ci` in a target folder (e.g. targets/graphql-jit) or pass --graphql-from <dir>');
+}
+
+function listOperations(dir, prefix = '') {
+  const ops = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+    if (entry.isDirectory()) ops.push(...listOperations(join(dir, entry.name), `${prefix}${entry.name}/`));
+    else if (entry.name.endsWith('.graphql')) ops.push(prefix + entry.name.slice(0, -'.graphql'.length));
+  }
+  return ops;
+}
+
+async function generate(graphql, schema, op) {
+  const source = readFileSync(join(queriesDir, `${op}.graphql`), 'utf8');
+  const cases = [];
+  for (const variables of VARIABLE_CASES[op] ?? [null]) {
+    const result = await graphql.graphql({ schema, source, variableValues: variables ?? undefined });
+    if (result.errors) throw new Error(`${op} ${JSON.stringify(variables)}: ${result.errors.map((e) => e.message).join('; ')}`);
+    cases.push({ variables, data: result.data });
+  }
+  // graphql-js returns null-prototype objects; round-trip to plain JSON for stable output.
+  return JSON.parse(JSON.stringify(cases));
+}
+
+async function main() {
+  const args = process.argv.slice(2);
+  const check = args.includes('--check');
+  const { graphql, from } = loadGraphql(args);
+  const schema = attachResolvers(graphql.buildSchema(typeDefs));
+  const ops = listOperations(queriesDir);
+  for (const op of Object.keys(VARIABLE_CASES)) if (!ops.includes(op)) throw new Error(`variables for unknown operation ${op}`);
+  console.error(`graphql ${graphql.version} from ${relative(repo, from) || '.'}; ${ops.length} operations`);
+  let stale = 0;
+  for (const op of ops) {
+    const cases = await generate(graphql, schema, op);
+    const file = join(expectedDir, `${op}.json`);
+    const text = `${JSON.stringify(cases, null, 2)}\n`;
+    if (check) {
+      const same = existsSync(file) && canonicalJson(JSON.parse(readFileSync(file, 'utf8'))) === canonicalJson(cases);
+      if (!same) stale++;
+      console.log(`${same ? 'ok   ' : 'DIFF '} ${op} (${cases.length} case${cases.length === 1 ? '' : 's'})`);
+    } else {
+      mkdirSync(dirname(file), { recursive: true });
+      writeFileSync(file, text);
+      console.log(`wrote ${relative(repo, file)} (${cases.length} case${cases.length === 1 ? '' : 's'}, ${text.length} bytes)`);
+    }
+  }
+  if (check && stale > 0) {
+    console.error(`${stale} expected file(s) missing or out of date: run gen-expected.mjs without --check`);
+    process.exit(1);
+  }
+}
+
+await main();

@@ -1,0 +1,97 @@
+// What every Node target shares around its server: where to listen, the "ready" line, a
+// prompt shutdown on SIGTERM/SIGINT, and (for the bare node:http targets) body reading.
+//
+// gqlbench stops a target by signalling its process group (SIGTERM, then SIGKILL after a
+// grace period). A target that lingers on keep-alive connections would eat into the next
+// trial's time and be SIGKILLed (losing the gc-probe's final write), so shutdown closes
+// every connection and exits within SHUTDOWN_GRACE_MS at the latest.
+
+export const HOST = process.env.HOST || '127.0.0.1';
+export const PORT = parsePort(process.env.PORT);
+export const GRAPHQL_PATH = '/graphql';
+const SHUTDOWN_GRACE_MS = 500;
+
+function parsePort(v) {
+  if (v === undefined || v === '') return 4000;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) {
+    console.error(`invalid PORT ${JSON.stringify(v)}`);
+    process.exit(2);
+  }
+  return n;
+}
+
+// One line on stdout once listening; harmless to parse, but gqlbench's readiness check is a
+// real `{ __typename }` query, not this line.
+export function logReady(name, port = PORT) {
+  console.log(`ready: ${name} listening on http://${HOST}:${port}${GRAPHQL_PATH} (node ${process.version}, pid ${process.pid})`);
+}
+
+// Register `close` (may be async) to run on SIGTERM/SIGINT, then exit 0; exit anyway after
+// the grace period if close hangs. A second signal exits at once.
+export function onShutdown(name, close) {
+  let stopping = false;
+  const stop = (signal) => {
+    if (stopping) process.exit(0);
+    stopping = true;
+    const timer = setTimeout(() => process.exit(0), SHUTDOWN_GRACE_MS);
+    timer.unref();
+    Promise.resolve()
+      .then(close)
+      .catch((err) => console.error(`${name}: error while closing after ${signal}:`, err))
+      .finally(() => process.exit(0));
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+// Close a node:http server including idle and active keep-alive sockets (Node >= 18.2).
+export function closeHttpServer(server) {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections?.();
+  });
+}
+
+// Listen a node:http server on HOST:PORT, print the ready line, install shutdown handling.
+export function serveHttp(name, server) {
+  server.on('error', (err) => {
+    console.error(`${name}: server error:`, err);
+    process.exit(1);
+  });
+  server.listen(PORT, HOST, () => logReady(name, server.address().port));
+  onShutdown(name, () => closeHttpServer(server));
+  return server;
+}
+
+// Read a request body as a UTF-8 string (for the targets without a framework).
+export const MAX_BODY_BYTES = 1 << 20;
+export function readBody(req) {
+  return new Promise((resolve, reject) => {
+    const chunks = [];
+    let size = 0;
+    req.on('data', (c) => {
+      size += c.length;
+      if (size > MAX_BODY_BYTES) {
+        reject(Object.assign(new Error('request body too large'), { status: 413 }));
+        req.destroy();
+        return;
+      }
+      chunks.push(c);
+    });
+    req.on('end', () => resolve(chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+// A JSON reply with an explicit length (no chunked encoding), the same framing the
+// frameworks use for complete responses.
+export function sendJson(res, status, body) {
+  const buf = typeof body === 'string' ? Buffer.from(body) : body;
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': buf.length });
+  res.end(buf);
+}
+
+export function sendError(res, status, message) {
+  sendJson(res, status, JSON.stringify({ errors: [{ message }] }));
+}
