@@ -215,6 +215,11 @@ pub fn notes(s: &ScenarioResult) -> Vec<String> {
         }
         let mut seen = std::collections::BTreeSet::new();
         for tr in &t.trials {
+            for p in &tr.problems {
+                if seen.insert(format!("problem-{p}")) {
+                    out.push(format!("{} (trial {}): {p}", t.name, tr.trial));
+                }
+            }
             for f in &tr.saturation {
                 if seen.insert(f.kind.clone()) {
                     out.push(format!("{} (trial {}): saturation: {}", t.name, tr.trial, f.detail));

@@ -79,10 +79,15 @@ pub fn allowed_cpus() -> Vec<usize> {
     }
 }
 
+/// CPUs online on the machine (not just those this thread may use: gqlbench pins itself).
 pub fn num_cpus() -> usize {
-    std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1)
+    // SAFETY: sysconf has no preconditions.
+    let n = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) };
+    if n > 0 {
+        n as usize
+    } else {
+        1
+    }
 }
 
 /// Default split: targets get the upper half (at least one CPU), the generator the rest.
@@ -151,7 +156,7 @@ pub fn raise_nofile() -> (u64, Option<String>) {
             return (
                 lim.rlim_max,
                 Some(format!(
-                    "open-files limit could not be raised above the hard limit {} (not privileged); raise it with `ulimit -Hn` for runs with many connections",
+                    "open-files limit could not be raised above the hard limit {} (the kernel refused); each connection needs one, so raise it (`ulimit -Hn`, as root or in limits.conf) for runs with more connections",
                     lim.rlim_max
                 )),
             );

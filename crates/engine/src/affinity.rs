@@ -32,7 +32,8 @@ pub fn pin_current_thread(cpus: &[usize]) -> Result<Vec<usize>, String> {
 pub fn current_affinity() -> Result<Vec<usize>, String> {
     // SAFETY: as above; the kernel fills the set.
     let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
-    let rc = unsafe { libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) };
+    let rc =
+        unsafe { libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) };
     if rc != 0 {
         return Err(std::io::Error::last_os_error().to_string());
     }
@@ -44,7 +45,10 @@ pub fn current_affinity() -> Result<Vec<usize>, String> {
 
 /// CPU time consumed so far by the calling thread.
 pub fn thread_cpu_time() -> Duration {
-    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
     // SAFETY: valid pointer to a timespec.
     let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
     if rc != 0 {

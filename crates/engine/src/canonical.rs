@@ -88,10 +88,16 @@ fn first_difference(e: &Value, g: &Value) -> Option<(Vec<String>, String)> {
                         }
                     }
                     (Some(ev), None) => {
-                        return Some((vec![format!(".{k}")], format!("missing, expected {}", short(ev))))
+                        return Some((
+                            vec![format!(".{k}")],
+                            format!("missing, expected {}", short(ev)),
+                        ))
                     }
                     (None, Some(gv)) => {
-                        return Some((vec![format!(".{k}")], format!("unexpected field, got {}", short(gv))))
+                        return Some((
+                            vec![format!(".{k}")],
+                            format!("unexpected field, got {}", short(gv)),
+                        ))
                     }
                     (None, None) => {}
                 }
@@ -115,7 +121,10 @@ fn first_difference(e: &Value, g: &Value) -> Option<(Vec<String>, String)> {
         }
         (Value::Number(a), Value::Number(b)) if numbers_equal(a, b) => None,
         _ if e == g => None,
-        _ => Some((Vec::new(), format!("expected {}, got {}", short(e), short(g)))),
+        _ => Some((
+            Vec::new(),
+            format!("expected {}, got {}", short(e), short(g)),
+        )),
     }
 }
 
@@ -144,7 +153,10 @@ mod tests {
         let a: Value = serde_json::from_str(r#"{"b":1,"a":{"y":[1,2],"x":null}}"#).unwrap();
         let b: Value = serde_json::from_str(r#"{"a":{"x":null,"y":[1,2]},"b":1}"#).unwrap();
         assert!(canonical_eq(&a, &b));
-        assert_eq!(to_canonical_string(&a), r#"{"a":{"x":null,"y":[1,2]},"b":1}"#);
+        assert_eq!(
+            to_canonical_string(&a),
+            r#"{"a":{"x":null,"y":[1,2]},"b":1}"#
+        );
         assert_eq!(to_canonical_string(&a), to_canonical_string(&b));
     }
 
@@ -164,9 +176,15 @@ mod tests {
             r#"data.user.posts[1].title: expected "b", got "c""#
         );
         let g2 = json!({"user": {"id": "1", "posts": [{"title": "a"}]}});
-        assert_eq!(diff("data", &e, &g2).unwrap(), "data.user.posts: expected 2 items, got 1");
+        assert_eq!(
+            diff("data", &e, &g2).unwrap(),
+            "data.user.posts: expected 2 items, got 1"
+        );
         let g3 = json!({"user": {"posts": [{"title": "a"}, {"title": "b"}]}});
-        assert_eq!(diff("data", &e, &g3).unwrap(), r#"data.user.id: missing, expected "1""#);
+        assert_eq!(
+            diff("data", &e, &g3).unwrap(),
+            r#"data.user.id: missing, expected "1""#
+        );
         assert_eq!(diff("data", &e, &e), None);
     }
 

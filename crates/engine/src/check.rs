@@ -39,9 +39,18 @@ impl Verdict {
 /// Sends one request on a fresh connection and judges the answer (blocking).
 pub fn check_once(endpoint: &Endpoint, variant: &Variant, timeout: Duration) -> Verdict {
     let started = Instant::now();
-    let rt = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+    let rt = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
         Ok(rt) => rt,
-        Err(e) => return Verdict::failed(FailureKind::Connect, format!("cannot start runtime: {e}"), started),
+        Err(e) => {
+            return Verdict::failed(
+                FailureKind::Connect,
+                format!("cannot start runtime: {e}"),
+                started,
+            )
+        }
     };
     rt.block_on(async {
         let deadline = started + timeout;

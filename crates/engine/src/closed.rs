@@ -44,7 +44,10 @@ pub async fn run_connection(ctx: Rc<Ctx>, cfg: ClosedConn) {
     tokio::pin!(timer);
     let mut inflight: VecDeque<Pending> = VecDeque::with_capacity(cfg.pipelining);
     let mut wbuf: Vec<u8> = Vec::new();
-    let constant = cfg.curve.max_value() == cfg.curve.value(0.0) && cfg.curve.value(1e12) == cfg.curve.value(0.0);
+    // All workers start the load together, at the run's start.
+    tokio::time::sleep_until(ctx.run_start.into()).await;
+    let constant = cfg.curve.max_value() == cfg.curve.value(0.0)
+        && cfg.curve.value(1e12) == cfg.curve.value(0.0);
     loop {
         let now = Instant::now();
         let t_rel = now.saturating_duration_since(ctx.run_start).as_secs_f64();
@@ -72,7 +75,14 @@ pub async fn run_connection(ctx: Rc<Ctx>, cfg: ClosedConn) {
                     let done = Instant::now();
                     if let Some(in_window) = ctx.admit(now) {
                         let (op, variant) = ctx.pick(&mut rng);
-                        let p = Pending { op, variant, intended: None, sent: now, in_window, bytes_out: 0 };
+                        let p = Pending {
+                            op,
+                            variant,
+                            intended: None,
+                            sent: now,
+                            in_window,
+                            bytes_out: 0,
+                        };
                         ctx.fail(cfg.slot, &p, FailureKind::Connect, &e.to_string(), done);
                     }
                     tokio::time::sleep(CONNECT_BACKOFF).await;
@@ -84,7 +94,9 @@ pub async fn run_connection(ctx: Rc<Ctx>, cfg: ClosedConn) {
         wbuf.clear();
         let send_at = Instant::now();
         while active && inflight.len() < cfg.pipelining {
-            let Some(in_window) = ctx.admit(send_at) else { break };
+            let Some(in_window) = ctx.admit(send_at) else {
+                break;
+            };
             let (op, variant) = ctx.pick(&mut rng);
             let before = wbuf.len();
             ctx.write_request(op, variant, &mut wbuf);
@@ -119,7 +131,11 @@ pub async fn run_connection(ctx: Rc<Ctx>, cfg: ClosedConn) {
                         close = true;
                         break;
                     }
-                    next = if inflight.is_empty() { None } else { c.parse_buffered().ok().flatten() };
+                    next = if inflight.is_empty() {
+                        None
+                    } else {
+                        c.parse_buffered().ok().flatten()
+                    };
                 }
                 if close {
                     // The server announced the close: unanswered requests are re-sent.
@@ -133,7 +149,10 @@ pub async fn run_connection(ctx: Rc<Ctx>, cfg: ClosedConn) {
             Err(e) => {
                 let done = Instant::now();
                 let (kind, detail) = match &e {
-                    ReadError::Timeout => (FailureKind::Timeout, format!("no response within {:?}", ctx.timeout)),
+                    ReadError::Timeout => (
+                        FailureKind::Timeout,
+                        format!("no response within {:?}", ctx.timeout),
+                    ),
                     other => (FailureKind::BadBody, other.to_string()),
                 };
                 for p in inflight.drain(..) {

@@ -32,7 +32,9 @@ pub enum ReadError {
     /// The deadline passed first.
     Timeout,
     /// The server closed the connection; `partial` if part of a response had arrived.
-    Closed { partial: bool },
+    Closed {
+        partial: bool,
+    },
     Io(io::Error),
     Parse(ParseError),
 }
@@ -42,7 +44,9 @@ impl std::fmt::Display for ReadError {
         match self {
             ReadError::Timeout => write!(f, "timed out"),
             ReadError::Closed { partial: true } => write!(f, "connection closed mid-response"),
-            ReadError::Closed { partial: false } => write!(f, "connection closed before the response"),
+            ReadError::Closed { partial: false } => {
+                write!(f, "connection closed before the response")
+            }
             ReadError::Io(e) => write!(f, "connection error: {e}"),
             ReadError::Parse(e) => write!(f, "{e}"),
         }
@@ -77,14 +81,20 @@ pub async fn connect(addr: SocketAddr, timeout: Duration) -> io::Result<Conn> {
 
 impl Conn {
     /// Writes all of `data`, waiting for socket space until `deadline`.
-    pub async fn write_all(&mut self, mut data: &[u8], deadline: Instant, timer: Pin<&mut Sleep>) -> Result<(), ReadError> {
+    pub async fn write_all(
+        &mut self,
+        mut data: &[u8],
+        deadline: Instant,
+        timer: Pin<&mut Sleep>,
+    ) -> Result<(), ReadError> {
         let mut timer = timer;
         while !data.is_empty() {
             match self.stream.try_write(data) {
                 Ok(0) => return Err(ReadError::Closed { partial: false }),
                 Ok(n) => data = &data[n..],
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
-                    self.wait(Interest::WRITABLE, deadline, timer.as_mut()).await?;
+                    self.wait(Interest::WRITABLE, deadline, timer.as_mut())
+                        .await?;
                 }
                 Err(e) => return Err(ReadError::Io(e)),
             }
@@ -93,7 +103,11 @@ impl Conn {
     }
 
     /// The next complete response: from buffered bytes if there are enough, else reading.
-    pub async fn next_response(&mut self, deadline: Instant, mut timer: Pin<&mut Sleep>) -> Result<Response, ReadError> {
+    pub async fn next_response(
+        &mut self,
+        deadline: Instant,
+        mut timer: Pin<&mut Sleep>,
+    ) -> Result<Response, ReadError> {
         loop {
             if let Some(r) = self.parse_buffered()? {
                 return Ok(r);
@@ -116,7 +130,8 @@ impl Conn {
                     }
                 }
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
-                    self.wait(Interest::READABLE, deadline, timer.as_mut()).await?;
+                    self.wait(Interest::READABLE, deadline, timer.as_mut())
+                        .await?;
                 }
                 Err(e) => return Err(ReadError::Io(e)),
             }
@@ -128,7 +143,9 @@ impl Conn {
         if self.start == self.end && !self.parser.in_progress() {
             return Ok(None);
         }
-        self.parser.parse(&self.buf[self.start..self.end]).map_err(ReadError::Parse)
+        self.parser
+            .parse(&self.buf[self.start..self.end])
+            .map_err(ReadError::Parse)
     }
 
     /// Body of a response returned by `next_response` (valid until `consume`).
@@ -175,13 +192,18 @@ impl Conn {
     /// that returned less than asked, i.e. the kernel buffer was empty at that moment; any
     /// later arrival raises a new edge in epoll, so no data can be missed.
     fn clear_read_readiness(&self) {
-        let _ = self
-            .stream
-            .try_io(Interest::READABLE, || Err::<(), _>(io::ErrorKind::WouldBlock.into()));
+        let _ = self.stream.try_io(Interest::READABLE, || {
+            Err::<(), _>(io::ErrorKind::WouldBlock.into())
+        });
     }
 
     /// Waits for readiness or the deadline, re-arming the lazy timer when it fired early.
-    async fn wait(&self, interest: Interest, deadline: Instant, mut timer: Pin<&mut Sleep>) -> Result<(), ReadError> {
+    async fn wait(
+        &self,
+        interest: Interest,
+        deadline: Instant,
+        mut timer: Pin<&mut Sleep>,
+    ) -> Result<(), ReadError> {
         let deadline = tokio::time::Instant::from_std(deadline);
         if timer.deadline() > deadline {
             timer.as_mut().reset(deadline);

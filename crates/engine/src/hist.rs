@@ -77,7 +77,9 @@ mod tests {
         let mut x: u64 = 12345;
         for i in 0..20_000u64 {
             // A deterministic spread of values from 1 us to ~2 s.
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             let v = 1 + (x >> 33) % 2_000_000;
             if i % 3 == 0 {
                 record(&mut a, v)

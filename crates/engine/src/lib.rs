@@ -31,7 +31,9 @@ pub use hist::{decode_hist, encode_hist, new_latency, summarize as summarize_his
 pub use live::{LiveStats, Phase};
 pub use plan::{Control, Endpoint, LoadPlan, Operation, Schedule, Stage, Stages, Stop, Variant};
 pub use record::LATE_THRESHOLD;
-pub use result::{ConnectionSpread, FailureExample, LatencySummary, LoadResult, OperationCounts, SecondSample};
+pub use result::{
+    ConnectionSpread, FailureExample, LatencySummary, LoadResult, OperationCounts, SecondSample,
+};
 pub use run::run;
 pub use schedule::Curve;
 pub use validate::{judge, FailureKind};

@@ -50,11 +50,8 @@ pub async fn run_dispatcher(ctx: Rc<Ctx>, mut cursor: RateCursor, max_connection
         freed: Notify::new(),
         max: max_connections.max(1),
     });
-    let timer = match PreciseTimer::new() {
-        Ok(t) => Some(t),
-        // Without a timerfd, fall back to tokio's (1 ms) timer rather than fail the run.
-        Err(_) => None,
-    };
+    // Without a timerfd, fall back to tokio's (1 ms) timer rather than fail the run.
+    let timer = PreciseTimer::new().ok();
     let mut rng = Rng::new(seed(ctx.worker, usize::MAX));
     let rel = |t: Instant| t.saturating_duration_since(ctx.run_start).as_secs_f64();
     loop {
@@ -70,6 +67,10 @@ pub async fn run_dispatcher(ctx: Rc<Ctx>, mut cursor: RateCursor, max_connection
             break;
         }
         let now = Instant::now();
+        if ctx.window_end.is_some_and(|e| now >= e) {
+            // The window is over: whatever is still owed stays unsent.
+            break;
+        }
         if due > now {
             match &timer {
                 Some(t) => {
@@ -169,7 +170,13 @@ async fn run_connection(ctx: Rc<Ctx>, pool: Rc<Pool>, index: usize, slot: Rc<Slo
             match conn::connect(ctx.addr, ctx.timeout).await {
                 Ok(c) => conn = Some(c),
                 Err(e) => {
-                    ctx.fail(index, &p, FailureKind::Connect, &e.to_string(), Instant::now());
+                    ctx.fail(
+                        index,
+                        &p,
+                        FailureKind::Connect,
+                        &e.to_string(),
+                        Instant::now(),
+                    );
                     release(&pool, index);
                     continue;
                 }
@@ -199,7 +206,10 @@ async fn run_connection(ctx: Rc<Ctx>, pool: Rc<Pool>, index: usize, slot: Rc<Slo
             }
             Err(e) => {
                 let (kind, detail) = match &e {
-                    ReadError::Timeout => (FailureKind::Timeout, format!("no response within {:?}", ctx.timeout)),
+                    ReadError::Timeout => (
+                        FailureKind::Timeout,
+                        format!("no response within {:?}", ctx.timeout),
+                    ),
                     other => (FailureKind::BadBody, other.to_string()),
                 };
                 ctx.fail(index, &p, kind, &detail, done);

@@ -202,7 +202,8 @@ impl Parser {
             if &buf[data_end..data_end + 2] != b"\r\n" {
                 return Err(ParseError::Chunk("chunk data not followed by CRLF".into()));
             }
-            self.chunked_body.extend_from_slice(&buf[data_start..data_end]);
+            self.chunked_body
+                .extend_from_slice(&buf[data_start..data_end]);
             self.chunk_pos = data_end + 2;
         }
     }
@@ -227,7 +228,9 @@ fn parse_head(buf: &[u8]) -> Result<Option<Head>, ParseError> {
                 .and_then(|s| s.trim().parse::<usize>().ok())
                 .ok_or_else(|| ParseError::Head("invalid Content-Length".into()))?;
             if length.is_some_and(|l| l != v) {
-                return Err(ParseError::Head("conflicting Content-Length headers".into()));
+                return Err(ParseError::Head(
+                    "conflicting Content-Length headers".into(),
+                ));
             }
             length = Some(v);
         } else if h.name.eq_ignore_ascii_case("transfer-encoding") {
@@ -244,7 +247,9 @@ fn parse_head(buf: &[u8]) -> Result<Option<Head>, ParseError> {
         }
     }
     if (100..200).contains(&status) {
-        return Err(ParseError::Head(format!("unexpected informational status {status}")));
+        return Err(ParseError::Head(format!(
+            "unexpected informational status {status}"
+        )));
     }
     let framing = if status == 204 || status == 304 {
         Framing::Length(0)
@@ -268,7 +273,11 @@ fn parse_head(buf: &[u8]) -> Result<Option<Head>, ParseError> {
 
 fn parse_chunk_size(line: &[u8]) -> Result<usize, ParseError> {
     // Chunk extensions (";name=value") are allowed and ignored.
-    let hex = line.split(|&b| b == b';').next().unwrap_or(b"").trim_ascii();
+    let hex = line
+        .split(|&b| b == b';')
+        .next()
+        .unwrap_or(b"")
+        .trim_ascii();
     if hex.is_empty() || hex.len() > 15 {
         return Err(ParseError::Chunk(format!(
             "invalid chunk size {:?}",
@@ -339,9 +348,13 @@ mod tests {
         let mut p = Parser::new();
         let mut raw = Vec::new();
         for i in 0..3 {
-            raw.extend_from_slice(format!("HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\n{i}").as_bytes());
+            raw.extend_from_slice(
+                format!("HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\n{i}").as_bytes(),
+            );
         }
-        raw.extend_from_slice(b"HTTP/1.1 500 Oops\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nab\r\n0\r\n\r\n");
+        raw.extend_from_slice(
+            b"HTTP/1.1 500 Oops\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nab\r\n0\r\n\r\n",
+        );
         let got = parse_all(&mut p, &raw);
         assert_eq!(got.len(), 4);
         assert_eq!(got[2], (200, b"2".to_vec()));
@@ -352,7 +365,10 @@ mod tests {
     fn chunked_with_extensions_and_trailers() {
         let mut p = Parser::new();
         let raw = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\n\r\n4;ext=1\r\n{\"a\"\r\nA ; x\r\n:12345678}\r\n0\r\nX-Trailer: t\r\n\r\n";
-        assert_eq!(parse_all(&mut p, raw), vec![(200, b"{\"a\":12345678}".to_vec())]);
+        assert_eq!(
+            parse_all(&mut p, raw),
+            vec![(200, b"{\"a\":12345678}".to_vec())]
+        );
     }
 
     #[test]
@@ -390,7 +406,11 @@ mod tests {
         let mut p = Parser::new();
         assert_eq!(p.parse(b"HTTP/1.1 200 OK\r\nContent-Le").unwrap(), None);
         assert!(!p.in_progress());
-        assert_eq!(p.parse(b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc").unwrap(), None);
+        assert_eq!(
+            p.parse(b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc")
+                .unwrap(),
+            None
+        );
         assert_eq!(p.needed(), Some(39 + 10));
     }
 

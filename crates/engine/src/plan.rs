@@ -54,7 +54,9 @@ impl Endpoint {
         }
         // Split host and port; IPv6 literals are bracketed.
         let (host, port) = if let Some(stripped) = authority.strip_prefix('[') {
-            let end = stripped.find(']').ok_or_else(|| bad("unclosed '[' in host"))?;
+            let end = stripped
+                .find(']')
+                .ok_or_else(|| bad("unclosed '[' in host"))?;
             let host = &stripped[..end];
             let after = &stripped[end + 1..];
             let port = match after.strip_prefix(':') {
@@ -70,7 +72,9 @@ impl Endpoint {
             }
         };
         let port: u16 = match port {
-            Some(p) => p.parse().map_err(|_| bad("port is not a number in 0..65535"))?,
+            Some(p) => p
+                .parse()
+                .map_err(|_| bad("port is not a number in 0..65535"))?,
             None => 80,
         };
         if host.is_empty() {
@@ -194,7 +198,12 @@ pub struct LoadPlan {
 
 impl LoadPlan {
     /// A plan with common defaults: one thread, 10 s timeout, no warm-up, 3 examples.
-    pub fn new(endpoint: Endpoint, operations: Vec<Operation>, schedule: Schedule, stop: Stop) -> Self {
+    pub fn new(
+        endpoint: Endpoint,
+        operations: Vec<Operation>,
+        schedule: Schedule,
+        stop: Stop,
+    ) -> Self {
         LoadPlan {
             endpoint,
             operations,
@@ -252,12 +261,16 @@ impl LoadPlan {
             let mut max = 0.0f64;
             for v in values {
                 if !v.is_finite() || v < 0.0 {
-                    return Err(EngineError::InvalidPlan(format!("{what} must be finite and >= 0, got {v}")));
+                    return Err(EngineError::InvalidPlan(format!(
+                        "{what} must be finite and >= 0, got {v}"
+                    )));
                 }
                 max = max.max(v);
             }
             if max <= 0.0 {
-                return Err(EngineError::InvalidPlan(format!("{what} is zero at all times")));
+                return Err(EngineError::InvalidPlan(format!(
+                    "{what} is zero at all times"
+                )));
             }
             Ok(())
         };

@@ -204,7 +204,10 @@ mod tests {
         let mut out = Vec::new();
         p.write_request(2, 0, b"42", &mut out);
         let s = String::from_utf8(out).unwrap();
-        assert!(s.contains("\r\nx-request-id: 42\r\nContent-Length: 15\r\n\r\n{"), "{s}");
+        assert!(
+            s.contains("\r\nx-request-id: 42\r\nContent-Length: 15\r\n\r\n{"),
+            "{s}"
+        );
     }
 
     #[test]

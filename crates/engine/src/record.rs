@@ -78,7 +78,13 @@ fn micros(d: Duration) -> u64 {
 }
 
 impl Recorder {
-    pub fn new(window_start: Instant, open: bool, ops: usize, conns: usize, keep_examples: usize) -> Recorder {
+    pub fn new(
+        window_start: Instant,
+        open: bool,
+        ops: usize,
+        conns: usize,
+        keep_examples: usize,
+    ) -> Recorder {
         Recorder {
             window_start,
             open,
@@ -116,7 +122,10 @@ impl Recorder {
         let lat = micros(s.done.saturating_duration_since(start));
         hist::record(&mut self.latency, lat);
         if self.open {
-            hist::record(&mut self.uncorrected, micros(s.done.saturating_duration_since(s.sent)));
+            hist::record(
+                &mut self.uncorrected,
+                micros(s.done.saturating_duration_since(s.sent)),
+            );
             let lag = s.sent.saturating_duration_since(start);
             hist::record(&mut self.lag, micros(lag));
             if lag > LATE_THRESHOLD {
@@ -158,9 +167,7 @@ impl Recorder {
             c.requests += 1;
             hist::record(c.hist.get_or_insert_with(|| hist::new_small(1)), lat);
         }
-        if self.last_done.map_or(true, |t| s.done > t) {
-            self.last_done = Some(s.done);
-        }
+        self.last_done = Some(self.last_done.map_or(s.done, |t| t.max(s.done)));
     }
 }
 

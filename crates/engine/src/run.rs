@@ -38,8 +38,14 @@ pub fn run(plan: &LoadPlan, control: &Control) -> Result<LoadResult, EngineError
     let window_end = plan.stop.duration.map(|d| window_start + d);
     let hard_end = window_end.map(|e| e + plan.timeout + GRACE);
     let (model, slots_total, open_max) = match &plan.schedule {
-        Schedule::Closed { connections, .. } => ("closed", Curve::new(connections).max_value().ceil() as usize, 0),
-        Schedule::Open { max_connections, .. } => ("open", 0, *max_connections as usize),
+        Schedule::Closed { connections, .. } => (
+            "closed",
+            Curve::new(connections).max_value().ceil() as usize,
+            0,
+        ),
+        Schedule::Open {
+            max_connections, ..
+        } => ("open", 0, *max_connections as usize),
     };
     if model == "closed" && slots_total == 0 {
         return Err(EngineError::InvalidPlan("zero connections".into()));
@@ -91,7 +97,8 @@ pub fn run(plan: &LoadPlan, control: &Control) -> Result<LoadResult, EngineError
         return Err(e);
     }
     let interrupted_at = outputs.iter().filter_map(|o| o.interrupted_at).min();
-    let all_budgets_spent = plan.stop.max_requests.is_some() && outputs.iter().all(|o| o.budget_exhausted);
+    let all_budgets_spent =
+        plan.stop.max_requests.is_some() && outputs.iter().all(|o| o.budget_exhausted);
     let last_done = outputs.iter().filter_map(|o| o.rec.last_done).max();
     let elapsed = if let Some(t) = interrupted_at {
         t.saturating_duration_since(window_start)
@@ -100,10 +107,16 @@ pub fn run(plan: &LoadPlan, control: &Control) -> Result<LoadResult, EngineError
         let d = end.saturating_duration_since(window_start);
         plan.stop.duration.map_or(d, |max| d.min(max))
     } else {
-        plan.stop.duration.unwrap_or_else(|| Instant::now().saturating_duration_since(window_start))
+        plan.stop
+            .duration
+            .unwrap_or_else(|| Instant::now().saturating_duration_since(window_start))
     };
     let pinned_cpus = if plan.cpus.is_some() {
-        let mut all: Vec<usize> = outputs.iter().filter_map(|o| o.pinned.clone()).flatten().collect();
+        let mut all: Vec<usize> = outputs
+            .iter()
+            .filter_map(|o| o.pinned.clone())
+            .flatten()
+            .collect();
         all.sort_unstable();
         all.dedup();
         Some(all)
@@ -122,7 +135,11 @@ pub fn run(plan: &LoadPlan, control: &Control) -> Result<LoadResult, EngineError
     Ok(finish(outputs.into_iter().map(|o| o.rec).collect(), facts))
 }
 
-fn worker_thread(setup: WorkerSetup, schedule: Schedule, threads: usize) -> Result<WorkerOutput, EngineError> {
+fn worker_thread(
+    setup: WorkerSetup,
+    schedule: Schedule,
+    threads: usize,
+) -> Result<WorkerOutput, EngineError> {
     let worker = setup.worker;
     let slots = setup.slots;
     run_worker(setup, move |ctx| match schedule {

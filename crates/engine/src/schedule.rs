@@ -152,7 +152,11 @@ impl RateCursor {
         let target = self.next_global as f64 + 0.5;
         loop {
             let s = self.curve.segs[self.seg];
-            let full = if s.dur.is_finite() { s.area(s.dur) } else { f64::INFINITY };
+            let full = if s.dur.is_finite() {
+                s.area(s.dur)
+            } else {
+                f64::INFINITY
+            };
             let m = target - self.acc;
             if m <= full || !s.dur.is_finite() {
                 return solve_in_segment(&s, m).map(|tau| s.t0 + tau);
@@ -209,9 +213,18 @@ mod tests {
         Stages {
             start: 0.0,
             stages: vec![
-                Stage { duration: Duration::from_secs(10), target: 100.0 },
-                Stage { duration: Duration::from_secs(10), target: 100.0 },
-                Stage { duration: Duration::from_secs(5), target: 0.0 },
+                Stage {
+                    duration: Duration::from_secs(10),
+                    target: 100.0,
+                },
+                Stage {
+                    duration: Duration::from_secs(10),
+                    target: 100.0,
+                },
+                Stage {
+                    duration: Duration::from_secs(5),
+                    target: 0.0,
+                },
             ],
         }
     }
@@ -260,7 +273,10 @@ mod tests {
         let c = Curve::new(&ramp());
         let mut n = 0u64;
         while let Some(t) = cur.peek() {
-            assert!((c.cumulative(t) - (n as f64 + 0.5)).abs() < 1e-6, "n={n} t={t}");
+            assert!(
+                (c.cumulative(t) - (n as f64 + 0.5)).abs() < 1e-6,
+                "n={n} t={t}"
+            );
             n += 1;
             cur.advance();
             if n > 5000 {

@@ -24,7 +24,12 @@ impl PreciseTimer {
     /// Must be called inside a runtime with I/O enabled.
     pub fn new() -> io::Result<PreciseTimer> {
         // SAFETY: plain syscall; the fd is owned right after.
-        let raw = unsafe { libc::timerfd_create(libc::CLOCK_MONOTONIC, libc::TFD_NONBLOCK | libc::TFD_CLOEXEC) };
+        let raw = unsafe {
+            libc::timerfd_create(
+                libc::CLOCK_MONOTONIC,
+                libc::TFD_NONBLOCK | libc::TFD_CLOEXEC,
+            )
+        };
         if raw < 0 {
             return Err(io::Error::last_os_error());
         }
@@ -44,7 +49,10 @@ impl PreciseTimer {
             }
             let d = t - now;
             let spec = libc::itimerspec {
-                it_interval: libc::timespec { tv_sec: 0, tv_nsec: 0 },
+                it_interval: libc::timespec {
+                    tv_sec: 0,
+                    tv_nsec: 0,
+                },
                 it_value: libc::timespec {
                     tv_sec: d.as_secs() as libc::time_t,
                     // Never zero: a zero it_value would disarm the timer.
@@ -52,21 +60,25 @@ impl PreciseTimer {
                 },
             };
             // SAFETY: valid fd and spec.
-            let rc = unsafe { libc::timerfd_settime(self.fd.as_raw_fd(), 0, &spec, std::ptr::null_mut()) };
+            let rc = unsafe {
+                libc::timerfd_settime(self.fd.as_raw_fd(), 0, &spec, std::ptr::null_mut())
+            };
             if rc != 0 {
                 return Err(io::Error::last_os_error());
             }
             let mut guard = self.fd.readable().await?;
-            let _ = guard.try_io(|fd| {
-                let mut expirations = [0u8; 8];
-                // SAFETY: reads 8 bytes into a local buffer.
-                let n = unsafe { libc::read(fd.as_raw_fd(), expirations.as_mut_ptr().cast(), 8) };
-                if n < 0 {
-                    Err(io::Error::last_os_error())
-                } else {
-                    Ok(())
+            let mut expirations = [0u8; 8];
+            // SAFETY: reads 8 bytes into a local buffer.
+            let n = unsafe { libc::read(self.fd.as_raw_fd(), expirations.as_mut_ptr().cast(), 8) };
+            // Fired and consumed, or not fired (stale readiness): either way the fd is not
+            // readable now, so clear the cached readiness without another syscall.
+            guard.clear_ready();
+            if n < 0 {
+                let e = io::Error::last_os_error();
+                if e.kind() != io::ErrorKind::WouldBlock {
+                    return Err(e);
                 }
-            });
+            }
         }
     }
 }
@@ -78,7 +90,10 @@ mod tests {
 
     #[test]
     fn wakes_close_to_the_deadline() {
-        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
         rt.block_on(async {
             let timer = PreciseTimer::new().unwrap();
             let mut worst = Duration::ZERO;

@@ -58,16 +58,31 @@ pub fn excerpt(body: &[u8]) -> String {
 }
 
 /// Full judgement of one response (no cache). `Err` carries the kind and a short detail.
-pub fn judge(status: u16, body: &[u8], expected: Option<&Value>) -> Result<(), (FailureKind, String)> {
+pub fn judge(
+    status: u16,
+    body: &[u8],
+    expected: Option<&Value>,
+) -> Result<(), (FailureKind, String)> {
     if status != 200 {
-        return Err((FailureKind::HttpStatus, format!("HTTP {status}: {}", excerpt(body))));
+        return Err((
+            FailureKind::HttpStatus,
+            format!("HTTP {status}: {}", excerpt(body)),
+        ));
     }
     let v: Value = match serde_json::from_slice(body) {
         Ok(v) => v,
-        Err(e) => return Err((FailureKind::BadBody, format!("not JSON ({e}): {}", excerpt(body)))),
+        Err(e) => {
+            return Err((
+                FailureKind::BadBody,
+                format!("not JSON ({e}): {}", excerpt(body)),
+            ))
+        }
     };
     let Value::Object(mut obj) = v else {
-        return Err((FailureKind::BadBody, format!("JSON but not an object: {}", excerpt(body))));
+        return Err((
+            FailureKind::BadBody,
+            format!("JSON but not an object: {}", excerpt(body)),
+        ));
     };
     match obj.get("errors") {
         None | Some(Value::Null) => {}
@@ -89,7 +104,10 @@ pub fn judge(status: u16, body: &[u8], expected: Option<&Value>) -> Result<(), (
     }
     let data = match obj.remove("data") {
         None | Some(Value::Null) => {
-            return Err((FailureKind::WrongData, "data is missing or null".to_string()));
+            return Err((
+                FailureKind::WrongData,
+                "data is missing or null".to_string(),
+            ));
         }
         Some(d) => d,
     };
@@ -129,7 +147,13 @@ impl Validator {
         }
     }
 
-    pub fn judge(&mut self, variant: usize, status: u16, body: &[u8], expected: Option<&Value>) -> Judged<'_> {
+    pub fn judge(
+        &mut self,
+        variant: usize,
+        status: u16,
+        body: &[u8],
+        expected: Option<&Value>,
+    ) -> Judged<'_> {
         let memo = &mut self.memos[variant];
         if memo.filled && memo.status == status && memo.body == body {
             self.hits += 1;
@@ -153,23 +177,37 @@ mod tests {
     use serde_json::json;
 
     fn kind(status: u16, body: &str, expected: Option<Value>) -> Option<FailureKind> {
-        judge(status, body.as_bytes(), expected.as_ref()).err().map(|e| e.0)
+        judge(status, body.as_bytes(), expected.as_ref())
+            .err()
+            .map(|e| e.0)
     }
 
     #[test]
     fn kinds() {
         assert_eq!(kind(200, r#"{"data":{"a":1}}"#, None), None);
         assert_eq!(kind(200, r#"{"data":{"a":1},"errors":[]}"#, None), None);
-        assert_eq!(kind(500, r#"{"data":{"a":1}}"#, None), Some(FailureKind::HttpStatus));
-        assert_eq!(kind(200, r#"{"data":{"a":1}"#, None), Some(FailureKind::BadBody));
+        assert_eq!(
+            kind(500, r#"{"data":{"a":1}}"#, None),
+            Some(FailureKind::HttpStatus)
+        );
+        assert_eq!(
+            kind(200, r#"{"data":{"a":1}"#, None),
+            Some(FailureKind::BadBody)
+        );
         assert_eq!(kind(200, r#"[1]"#, None), Some(FailureKind::BadBody));
         assert_eq!(
             kind(200, r#"{"data":null,"errors":[{"message":"boom"}]}"#, None),
             Some(FailureKind::GraphqlError)
         );
-        assert_eq!(kind(200, r#"{"data":null}"#, None), Some(FailureKind::WrongData));
+        assert_eq!(
+            kind(200, r#"{"data":null}"#, None),
+            Some(FailureKind::WrongData)
+        );
         assert_eq!(kind(200, r#"{}"#, None), Some(FailureKind::WrongData));
-        assert_eq!(kind(200, r#"{"data":{"b":2,"a":1}}"#, Some(json!({"a":1,"b":2}))), None);
+        assert_eq!(
+            kind(200, r#"{"data":{"b":2,"a":1}}"#, Some(json!({"a":1,"b":2}))),
+            None
+        );
         assert_eq!(
             kind(200, r#"{"data":{"b":3,"a":1}}"#, Some(json!({"a":1,"b":2}))),
             Some(FailureKind::WrongData)
@@ -181,7 +219,11 @@ mod tests {
         let e = judge(200, br#"{"errors":[{"message":"boom"}]}"#, None).unwrap_err();
         assert_eq!(e.1, "errors: boom");
         let e = judge(503, &[b'x'; 1000], None).unwrap_err();
-        assert!(e.1.starts_with("HTTP 503: xxx") && e.1.len() < 320, "{}", e.1);
+        assert!(
+            e.1.starts_with("HTTP 503: xxx") && e.1.len() < 320,
+            "{}",
+            e.1
+        );
         let e = judge(200, br#"{"data":{"a":2}}"#, Some(&json!({"a":1}))).unwrap_err();
         assert_eq!(e.1, "data.a: expected 1, got 2");
     }
@@ -194,11 +236,26 @@ mod tests {
         assert!(v.judge(0, 200, br#"{"data":{"a":1}}"#, Some(&exp)).is_ok());
         assert_eq!(v.hits, 1);
         // Same bytes under another status are judged again.
-        assert_eq!(v.judge(0, 500, br#"{"data":{"a":1}}"#, Some(&exp)).unwrap_err().0, FailureKind::HttpStatus);
+        assert_eq!(
+            v.judge(0, 500, br#"{"data":{"a":1}}"#, Some(&exp))
+                .unwrap_err()
+                .0,
+            FailureKind::HttpStatus
+        );
         assert_eq!(v.hits, 1);
         // A different body is judged in full; wrong data is remembered too.
-        assert_eq!(v.judge(0, 200, br#"{"data":{"a":2}}"#, Some(&exp)).unwrap_err().0, FailureKind::WrongData);
-        assert_eq!(v.judge(0, 200, br#"{"data":{"a":2}}"#, Some(&exp)).unwrap_err().0, FailureKind::WrongData);
+        assert_eq!(
+            v.judge(0, 200, br#"{"data":{"a":2}}"#, Some(&exp))
+                .unwrap_err()
+                .0,
+            FailureKind::WrongData
+        );
+        assert_eq!(
+            v.judge(0, 200, br#"{"data":{"a":2}}"#, Some(&exp))
+                .unwrap_err()
+                .0,
+            FailureKind::WrongData
+        );
         assert_eq!(v.hits, 2);
         // Variants do not share memory.
         assert!(v.judge(1, 200, br#"{"data":{"a":1}}"#, Some(&exp)).is_ok());

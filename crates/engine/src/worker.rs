@@ -128,7 +128,9 @@ impl Ctx {
 
     /// True when nothing more may be sent at `now` (stop, end of window or of budget).
     pub fn finished(&self, now: Instant) -> bool {
-        self.stop.get() || self.window_end.is_some_and(|e| now >= e) || (now >= self.window_start && self.budget_exhausted())
+        self.stop.get()
+            || self.window_end.is_some_and(|e| now >= e)
+            || (now >= self.window_start && self.budget_exhausted())
     }
 
     /// Picks an operation (weighted, from the connection's PRNG) and its next variant
@@ -155,14 +157,23 @@ impl Ctx {
             tmp[..w.len()].copy_from_slice(w);
             tmp[w.len()] = b'-';
             tmp[w.len() + 1..w.len() + 1 + c.len()].copy_from_slice(c);
-            self.prep.write_request(op, variant, &tmp[..w.len() + 1 + c.len()], out);
+            self.prep
+                .write_request(op, variant, &tmp[..w.len() + 1 + c.len()], out);
         } else {
             self.prep.write_request(op, variant, b"", out);
         }
     }
 
     /// Judges and records a response.
-    pub fn complete(&self, slot: usize, p: &Pending, status: u16, body: &[u8], wire_len: usize, done: Instant) {
+    pub fn complete(
+        &self,
+        slot: usize,
+        p: &Pending,
+        status: u16,
+        body: &[u8],
+        wire_len: usize,
+        done: Instant,
+    ) {
         let mut rec = self.rec.borrow_mut();
         if !p.in_window {
             rec.warmup_requests += 1;
@@ -239,14 +250,20 @@ where
     F: FnOnce(&Rc<Ctx>),
 {
     let pinned = match &setup.cpus {
-        Some(cpus) => Some(affinity::pin_current_thread(cpus).map_err(|reason| EngineError::Pin {
-            cpus: cpus.clone(),
-            reason,
-        })?),
+        Some(cpus) => {
+            Some(
+                affinity::pin_current_thread(cpus).map_err(|reason| EngineError::Pin {
+                    cpus: cpus.clone(),
+                    reason,
+                })?,
+            )
+        }
         None => None,
     };
     affinity::tighten_timer_slack();
-    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
     let local = tokio::task::LocalSet::new();
     let ops = setup.prep.ops.len();
     let ctx = Rc::new(Ctx {
@@ -259,7 +276,13 @@ where
         window_end: setup.window_end,
         budget: Cell::new(setup.budget),
         stop: Cell::new(false),
-        rec: RefCell::new(Recorder::new(setup.window_start, setup.open, ops, setup.slots, setup.keep_examples)),
+        rec: RefCell::new(Recorder::new(
+            setup.window_start,
+            setup.open,
+            ops,
+            setup.slots,
+            setup.keep_examples,
+        )),
         validator: RefCell::new(Validator::new(setup.prep.variant_count)),
         variant_rr: (0..ops).map(|_| Cell::new(0)).collect(),
         unique: Cell::new(0),

@@ -15,7 +15,11 @@ fn max_requests_is_exact_across_threads_and_connections() {
     let r = run(&p, &Control::default()).unwrap();
     assert_eq!(r.requests, 1001);
     assert_eq!(r.ok, 1001, "{:?}", r.failure_examples);
-    assert_eq!(s.requests(), 1001, "the server saw exactly the requests counted");
+    assert_eq!(
+        s.requests(),
+        1001,
+        "the server saw exactly the requests counted"
+    );
     assert_eq!(r.per_operation["hello"].ok, 1001);
     assert_eq!(r.connections.connections_used, 5);
     assert_eq!(r.model, "closed");
@@ -30,26 +34,39 @@ fn max_requests_is_exact_across_threads_and_connections() {
 
 #[test]
 fn pipelining_depth_is_seen_by_the_server() {
-    let s = start(Mode::Batch { body: HELLO.into(), n: 4 });
+    let s = start(Mode::Batch {
+        body: HELLO.into(),
+        n: 4,
+    });
     let p = plan(s.endpoint(), closed(2.0, 4), for_requests(400));
     let r = run(&p, &Control::default()).unwrap();
     assert_eq!(r.ok, 400, "{:?}", r.failure_examples);
-    assert_eq!(s.stats.max_batch.load(std::sync::atomic::Ordering::SeqCst), 4);
+    assert_eq!(
+        s.stats.max_batch.load(std::sync::atomic::Ordering::SeqCst),
+        4
+    );
     assert_eq!(s.requests(), 400);
 }
 
 #[test]
 fn without_pipelining_the_server_sees_one_at_a_time() {
-    let s = start(Mode::Batch { body: HELLO.into(), n: 4 });
+    let s = start(Mode::Batch {
+        body: HELLO.into(),
+        n: 4,
+    });
     let p = plan(s.endpoint(), closed(1.0, 1), for_requests(5));
     let r = run(&p, &Control::default()).unwrap();
     assert_eq!(r.ok, 5);
-    assert_eq!(s.stats.max_batch.load(std::sync::atomic::Ordering::SeqCst), 1);
+    assert_eq!(
+        s.stats.max_batch.load(std::sync::atomic::Ordering::SeqCst),
+        1
+    );
 }
 
 #[test]
 fn chunked_bodies_are_decoded_and_validated() {
-    let body = r#"{"data":{"hello":"world"},"extensions":{"pad":"0123456789abcdefghijklmnopqrstuvwxyz"}}"#;
+    let body =
+        r#"{"data":{"hello":"world"},"extensions":{"pad":"0123456789abcdefghijklmnopqrstuvwxyz"}}"#;
     let s = start(Mode::Chunked(body.into(), 7));
     let p = plan(s.endpoint(), closed(3.0, 2), for_requests(300));
     let r = run(&p, &Control::default()).unwrap();
@@ -59,7 +76,10 @@ fn chunked_bodies_are_decoded_and_validated() {
     p2.operations[0].variants[0].expected_data = Some(serde_json::json!({"hello": "mars"}));
     let r2 = run(&p2, &Control::default()).unwrap();
     assert_eq!(r2.failures.get(&FailureKind::WrongData), Some(&300));
-    assert_eq!(r2.failure_examples[0].detail, r#"data.hello: expected "mars", got "world""#);
+    assert_eq!(
+        r2.failure_examples[0].detail,
+        r#"data.hello: expected "mars", got "world""#
+    );
 }
 
 #[test]
@@ -88,11 +108,17 @@ fn one_kind(mode: Mode, expected: Option<serde_json::Value>) -> LoadResult {
 
 #[test]
 fn failure_kinds_are_told_apart() {
-    let r = one_kind(Mode::Ok(r#"{"data":{"hello":"mars"}}"#.into()), Some(serde_json::json!({"hello":"world"})));
+    let r = one_kind(
+        Mode::Ok(r#"{"data":{"hello":"mars"}}"#.into()),
+        Some(serde_json::json!({"hello":"world"})),
+    );
     assert_eq!(r.failures.get(&FailureKind::WrongData), Some(&50));
     assert_eq!(r.failure_examples.len(), 3);
 
-    let r = one_kind(Mode::Ok(r#"{"data":null,"errors":[{"message":"boom"}]}"#.into()), None);
+    let r = one_kind(
+        Mode::Ok(r#"{"data":null,"errors":[{"message":"boom"}]}"#.into()),
+        None,
+    );
     assert_eq!(r.failures.get(&FailureKind::GraphqlError), Some(&50));
     assert_eq!(r.failure_examples[0].detail, "errors: boom");
     assert_eq!(r.failure_examples[0].operation, "hello");
@@ -119,17 +145,32 @@ fn refused_connections_count_as_connect_failures() {
     let n = r.failures.get(&FailureKind::Connect).copied().unwrap_or(0);
     assert!(n >= 2, "{n}");
     assert_eq!(r.requests, n);
-    assert!(r.failure_examples[0].detail.to_lowercase().contains("refused"), "{:?}", r.failure_examples);
+    assert!(
+        r.failure_examples[0]
+            .detail
+            .to_lowercase()
+            .contains("refused"),
+        "{:?}",
+        r.failure_examples
+    );
 }
 
 #[test]
 fn server_closing_connections_is_handled_without_failures() {
-    let s = start(Mode::CloseEvery { body: HELLO.into(), n: 7 });
+    let s = start(Mode::CloseEvery {
+        body: HELLO.into(),
+        n: 7,
+    });
     let p = plan(s.endpoint(), closed(2.0, 3), for_requests(200));
     let r = run(&p, &Control::default()).unwrap();
     assert_eq!(r.ok, 200, "{:?}", r.failure_examples);
     assert!(r.reconnects >= 20, "{}", r.reconnects);
-    assert!(s.stats.connections.load(std::sync::atomic::Ordering::SeqCst) >= 20);
+    assert!(
+        s.stats
+            .connections
+            .load(std::sync::atomic::Ordering::SeqCst)
+            >= 20
+    );
 }
 
 #[test]
@@ -162,10 +203,19 @@ fn warmup_is_discarded() {
     assert!(r.warmup_requests > 0);
     assert!(r.requests > 0);
     assert_eq!(s.requests(), r.requests + r.warmup_requests);
-    assert_eq!(r.series.len(), 1, "only the measured window is in the series");
+    assert_eq!(
+        r.series.len(),
+        1,
+        "only the measured window is in the series"
+    );
     assert!((r.elapsed_s - 0.3).abs() < 1e-9);
     // Connections are kept across the warm-up boundary.
-    assert_eq!(s.stats.connections.load(std::sync::atomic::Ordering::SeqCst), 2);
+    assert_eq!(
+        s.stats
+            .connections
+            .load(std::sync::atomic::Ordering::SeqCst),
+        2
+    );
 }
 
 #[test]
@@ -185,7 +235,10 @@ fn ramping_connections_opens_them_over_time() {
     let schedule = Schedule::Closed {
         connections: Stages {
             start: 1.0,
-            stages: vec![Stage { duration: Duration::from_millis(600), target: 4.0 }],
+            stages: vec![Stage {
+                duration: Duration::from_millis(600),
+                target: 4.0,
+            }],
         },
         pipelining: 1,
         think_time: Duration::from_millis(5),
@@ -193,15 +246,27 @@ fn ramping_connections_opens_them_over_time() {
     let p = plan(s.endpoint(), schedule, for_duration(900));
     let r = run(&p, &Control::default()).unwrap();
     assert_eq!(r.connections.connections_used, 4);
-    // The first connection was active all along, the last only for the final ~300 ms.
-    assert!(r.connections.max_connection_requests > r.connections.min_connection_requests * 2, "{:?}", r.connections);
+    // The first connection was active all along (900 ms), the last from t = 400 ms on
+    // (value 1 + 3t/0.6 passes 3 then): about 5/9 of the requests.
+    let (min, max) = (
+        r.connections.min_connection_requests,
+        r.connections.max_connection_requests,
+    );
+    assert!(
+        min * 10 < max * 7 && min * 10 > max * 4,
+        "{:?}",
+        r.connections
+    );
 }
 
 #[test]
 fn invalid_plans_are_refused() {
     let s = start(Mode::Ok(HELLO.into()));
     let mut p = plan(s.endpoint(), closed(0.0, 1), for_requests(1));
-    assert!(matches!(run(&p, &Control::default()), Err(EngineError::InvalidPlan(_))));
+    assert!(matches!(
+        run(&p, &Control::default()),
+        Err(EngineError::InvalidPlan(_))
+    ));
     p.schedule = closed(1.0, 1);
     p.operations[0].weight = 0;
     assert!(run(&p, &Control::default()).is_err());
@@ -224,12 +289,18 @@ fn pinning_is_reported() {
 #[test]
 fn check_once_judges_one_request() {
     let s = start(Mode::Ok(HELLO.into()));
-    let v = variant(r#"{"query":"{hello}"}"#, Some(serde_json::json!({"hello":"world"})));
+    let v = variant(
+        r#"{"query":"{hello}"}"#,
+        Some(serde_json::json!({"hello":"world"})),
+    );
     let ok = check_once(&s.endpoint(), &v, Duration::from_secs(2));
     assert!(ok.is_ok(), "{ok:?}");
     assert_eq!(ok.status, Some(200));
     assert_eq!(ok.body, HELLO.as_bytes());
-    let v2 = variant(r#"{"query":"{hello}"}"#, Some(serde_json::json!({"hello":"x"})));
+    let v2 = variant(
+        r#"{"query":"{hello}"}"#,
+        Some(serde_json::json!({"hello":"x"})),
+    );
     let bad = check_once(&s.endpoint(), &v2, Duration::from_secs(2));
     assert_eq!(bad.failure, Some(FailureKind::WrongData));
     let silent = start(Mode::Silent);
@@ -245,7 +316,10 @@ fn endpoint_urls() {
     assert_eq!(e.path, "/graphql");
     let e = Endpoint::from_url("http://localhost").unwrap();
     assert_eq!((e.addr.port(), e.path.as_str()), (80, "/"));
-    assert!(Endpoint::from_url("https://x/").unwrap_err().to_string().contains("https"));
+    assert!(Endpoint::from_url("https://x/")
+        .unwrap_err()
+        .to_string()
+        .contains("https"));
     assert!(Endpoint::from_url("ftp://x/").is_err());
     assert!(Endpoint::from_url("http://:80/").is_err());
     assert!(Endpoint::from_url("http://127.0.0.1:99999/").is_err());

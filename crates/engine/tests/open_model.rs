@@ -27,7 +27,12 @@ fn sends_exactly_the_intended_requests() {
     eprintln!("send lag: {lag:?}, late {}", r.late);
     assert_eq!(lag.count, r.requests);
     assert!(r.uncorrected_latency.unwrap().count == r.requests);
-    assert!(decode_hist(r.send_lag_hist.as_ref().unwrap()).unwrap().len() == r.requests);
+    assert!(
+        decode_hist(r.send_lag_hist.as_ref().unwrap())
+            .unwrap()
+            .len()
+            == r.requests
+    );
 }
 
 #[test]
@@ -55,15 +60,26 @@ fn a_stalling_server_shows_in_corrected_latency_only() {
     let r = run(&p, &Control::default()).unwrap();
     let unc = r.uncorrected_latency.clone().unwrap();
     let lag = r.send_lag.clone().unwrap();
-    eprintln!("corrected {:?}\nuncorrected {unc:?}\nlag {lag:?}", r.latency);
+    eprintln!(
+        "corrected {:?}\nuncorrected {unc:?}\nlag {lag:?}",
+        r.latency
+    );
     assert_eq!(r.failed, 0);
-    assert!(r.latency.p99_us > 100_000, "corrected p99 {}", r.latency.p99_us);
+    assert!(
+        r.latency.p99_us > 100_000,
+        "corrected p99 {}",
+        r.latency.p99_us
+    );
     assert!(r.latency.max_us > 150_000);
     assert!(unc.p99_us < 50_000, "uncorrected p99 {}", unc.p99_us);
     assert!(lag.max_us > 100_000);
     assert!(r.late > 30, "late {}", r.late);
     // The stalls are visible in the per-second series.
-    assert!(r.series.iter().filter(|s| s.p99_us > 100_000).count() >= 2, "{:?}", r.series);
+    assert!(
+        r.series.iter().filter(|s| s.p99_us > 100_000).count() >= 2,
+        "{:?}",
+        r.series
+    );
 }
 
 #[test]
@@ -88,9 +104,19 @@ fn ramped_rate_follows_the_stages() {
     let s = start(Mode::Ok(HELLO.into()));
     let rate = Stages {
         start: 0.0,
-        stages: vec![Stage { duration: Duration::from_secs(1), target: 400.0 }],
+        stages: vec![Stage {
+            duration: Duration::from_secs(1),
+            target: 400.0,
+        }],
     };
-    let p = plan(s.endpoint(), Schedule::Open { rate, max_connections: 8 }, for_duration(2000));
+    let p = plan(
+        s.endpoint(),
+        Schedule::Open {
+            rate,
+            max_connections: 8,
+        },
+        for_duration(2000),
+    );
     let r = run(&p, &Control::default()).unwrap();
     // Integral: 200 in the ramp second, 400 in the next.
     assert_eq!(r.intended_requests, 600);

@@ -23,7 +23,11 @@ pub enum Mode {
     /// Reads requests, never answers.
     Silent,
     /// Answers like Ok, but every `period` the first `stall` of it delays answers.
-    Stall { body: String, period: Duration, stall: Duration },
+    Stall {
+        body: String,
+        period: Duration,
+        stall: Duration,
+    },
     /// Answers only once `n` requests are buffered (or 100 ms passed): observes pipelining.
     Batch { body: String, n: usize },
     /// Like Ok, but says `Connection: close` and closes after every `n`th response.
@@ -65,12 +69,17 @@ pub fn start(mode: Mode) -> Server {
     let stats = Arc::new(Stats::default());
     let st = stats.clone();
     std::thread::spawn(move || {
-        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
         rt.block_on(async move {
             let listener = TcpListener::from_std(std_listener).unwrap();
             let epoch = Instant::now();
             loop {
-                let Ok((sock, _)) = listener.accept().await else { continue };
+                let Ok((sock, _)) = listener.accept().await else {
+                    continue;
+                };
                 st.connections.fetch_add(1, Ordering::SeqCst);
                 let _ = sock.set_nodelay(true);
                 tokio::spawn(serve(sock, mode.clone(), st.clone(), epoch));
@@ -87,11 +96,17 @@ fn take_requests(buf: &[u8], stats: &Stats) -> (usize, usize) {
     loop {
         let mut headers = [httparse::EMPTY_HEADER; 32];
         let mut req = httparse::Request::new(&mut headers);
-        let Ok(httparse::Status::Complete(head)) = req.parse(&buf[pos..]) else { break };
+        let Ok(httparse::Status::Complete(head)) = req.parse(&buf[pos..]) else {
+            break;
+        };
         let mut len = 0;
         for h in req.headers.iter() {
             if h.name.eq_ignore_ascii_case("content-length") {
-                len = std::str::from_utf8(h.value).unwrap().trim().parse().unwrap();
+                len = std::str::from_utf8(h.value)
+                    .unwrap()
+                    .trim()
+                    .parse()
+                    .unwrap();
             }
             if h.name.eq_ignore_ascii_case("x-request-id") {
                 let v = String::from_utf8(h.value.to_vec()).unwrap();
@@ -169,15 +184,21 @@ async fn serve(mut sock: tokio::net::TcpStream, mode: Mode, stats: Arc<Stats>, e
                 Mode::Chunked(b, piece) => out.extend(chunked(b, *piece)),
                 Mode::Status(s) => out.extend(response(*s, "oops", false)),
                 Mode::Silent => {}
-                Mode::Stall { body, period, stall } => {
-                    let phase = Duration::from_nanos((epoch.elapsed().as_nanos() % period.as_nanos()) as u64);
+                Mode::Stall {
+                    body,
+                    period,
+                    stall,
+                } => {
+                    let phase = Duration::from_nanos(
+                        (epoch.elapsed().as_nanos() % period.as_nanos()) as u64,
+                    );
                     if phase < *stall {
                         tokio::time::sleep(*stall - phase).await;
                     }
                     out.extend(response(200, body, false));
                 }
                 Mode::CloseEvery { body, n } => {
-                    let c = answered % n == 0;
+                    let c = answered.is_multiple_of(*n);
                     out.extend(response(200, body, c));
                     if c {
                         close = true;
@@ -206,7 +227,10 @@ pub fn hello_op() -> Operation {
     Operation {
         name: "hello".into(),
         weight: 1,
-        variants: vec![variant(r#"{"query":"{hello}"}"#, Some(serde_json::json!({"hello": "world"})))],
+        variants: vec![variant(
+            r#"{"query":"{hello}"}"#,
+            Some(serde_json::json!({"hello": "world"})),
+        )],
     }
 }
 
@@ -225,9 +249,15 @@ pub fn plan(endpoint: Endpoint, schedule: Schedule, stop: Stop) -> LoadPlan {
 }
 
 pub fn for_requests(n: u64) -> Stop {
-    Stop { duration: None, max_requests: Some(n) }
+    Stop {
+        duration: None,
+        max_requests: Some(n),
+    }
 }
 
 pub fn for_duration(ms: u64) -> Stop {
-    Stop { duration: Some(Duration::from_millis(ms)), max_requests: None }
+    Stop {
+        duration: Some(Duration::from_millis(ms)),
+        max_requests: None,
+    }
 }

@@ -1,0 +1,106 @@
+//! End-to-end: targets that misbehave are reported as such, the rest of the suite goes on,
+//! results are saved, and no child process outlives the run.
+mod common;
+use common::*;
+
+#[test]
+fn every_kind_of_misbehaving_target_is_reported_and_the_run_goes_on() {
+    let out_dir = tempfile::tempdir().unwrap();
+    let out = run(bin()
+        .args(["--root"])
+        .arg(fixtures())
+        .args(["run", "e2e", "--json", "--out"])
+        .arg(out_dir.path()));
+    assert!(out.status.success(), "run exits 0 even when targets fail");
+    let r = json(&out);
+    assert_eq!(r["status"], "complete");
+
+    let good = target(&r, 0, "fx-good");
+    assert_eq!(good["status"], "ok");
+    assert_eq!(good["summary"]["valid"], true);
+    assert!(good["summary"]["rps"]["median"].as_f64().unwrap() > 0.0);
+    assert_eq!(good["summary"]["failures"], 0);
+    let trial = &good["trials"][0];
+    assert!(trial["load"]["requests"].as_u64().unwrap() > 0);
+    assert!(trial["generator"]["cpu_s"].as_f64().unwrap() > 0.0, "generator CPU measured");
+    assert!(trial["vitals"]["cpu_avg_pct"].as_f64().unwrap() > 0.0, "target CPU measured");
+    assert!(good["rss_idle_bytes"].as_u64().unwrap() > 1_000_000);
+
+    let chunked = target(&r, 0, "fx-chunked");
+    assert_eq!(chunked["status"], "ok", "chunked responses are read and validated");
+    assert_eq!(chunked["summary"]["valid"], true);
+
+    let errors = target(&r, 0, "fx-errors");
+    assert_eq!(errors["status"], "wrong_answers");
+    assert!(errors["problem"].as_str().unwrap().contains("graphql_error"), "{}", errors["problem"]);
+    assert!(errors["trials"].as_array().unwrap().is_empty(), "a wrong target is not measured");
+
+    let wrong = target(&r, 0, "fx-wrong");
+    assert_eq!(wrong["status"], "wrong_answers");
+    let p = wrong["problem"].as_str().unwrap();
+    assert!(p.contains("wrong_data") && p.contains("wrld"), "one diff shown: {p}");
+
+    let crash = target(&r, 0, "fx-crash");
+    assert_eq!(crash["status"], "crashed");
+    assert!(crash["log_tail"].as_str().unwrap().contains("crashing on purpose"));
+    assert_eq!(crash["trials"][0]["valid"], false);
+    assert_eq!(crash["summary"]["valid"], false);
+
+    let never = target(&r, 0, "fx-never-ready");
+    assert_eq!(never["status"], "not_ready");
+    assert!(never["problem"].as_str().unwrap().contains("http_status"), "{}", never["problem"]);
+
+    let exit = target(&r, 0, "fx-exit-at-start");
+    assert_eq!(exit["status"], "start_failed");
+    assert!(exit["log_tail"].as_str().unwrap().contains("config file fixture.yaml missing"));
+
+    let degrade = target(&r, 0, "fx-degrade");
+    assert_eq!(degrade["status"], "ok", "it stayed up");
+    assert_eq!(degrade["summary"]["valid"], false, "but a trial with failures is invalid");
+    assert!(degrade["summary"]["failures_by_kind"]["graphql_error"].as_u64().unwrap() > 0);
+
+    // Only valid rows are ranked: good and chunked.
+    let ranking = &r["scenarios"][0]["ranking"];
+    let ranked = [ranking["fastest"].as_str().unwrap(), ranking["runner_up"].as_str().unwrap()];
+    assert!(ranked.contains(&"fx-good") && ranked.contains(&"fx-chunked"), "{ranking}");
+
+    // Saved to disk, report written, nothing left running.
+    let saved: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out_dir.path().join("results.json")).unwrap()).unwrap();
+    assert_eq!(saved["scenarios"][0]["targets"].as_array().unwrap().len(), 8);
+    let md = std::fs::read_to_string(out_dir.path().join("report.md")).unwrap();
+    assert!(md.contains("CRASHED") && md.contains("WRONG ANSWERS"), "{md}");
+    assert!(processes_with("_fixture/server.mjs").is_empty(), "orphans: {:?}", processes_with("_fixture/server.mjs"));
+}
+
+#[test]
+fn ctrl_c_stops_children_and_keeps_partial_results() {
+    let out_dir = tempfile::tempdir().unwrap();
+    let mut child = bin()
+        .args(["--root"])
+        .arg(fixtures())
+        .args(["run", "e2e", "--targets", "fx-good,fx-chunked", "--duration", "20s", "--out"])
+        .arg(out_dir.path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait until the first trial is under way, then interrupt.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while processes_with("server.mjs good").is_empty() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGINT);
+    }
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130), "{}", String::from_utf8_lossy(&out.stderr));
+    let saved: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out_dir.path().join("results.json")).unwrap()).unwrap();
+    assert_eq!(saved["status"], "interrupted");
+    assert!(out_dir.path().join("report.md").exists());
+    let t = &saved["scenarios"][0]["targets"][1];
+    assert!(t["status"] == "interrupted" || saved["scenarios"][0]["targets"][0]["status"] == "interrupted");
+    assert!(processes_with("_fixture/server.mjs").is_empty());
+}
