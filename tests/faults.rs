@@ -3,8 +3,12 @@
 mod common;
 use common::*;
 
+/// Both tests look for leftover fixture processes, so they must not overlap.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 #[test]
 fn every_kind_of_misbehaving_target_is_reported_and_the_run_goes_on() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let out_dir = tempfile::tempdir().unwrap();
     let out = run(bin()
         .args(["--root"])
@@ -75,6 +79,7 @@ fn every_kind_of_misbehaving_target_is_reported_and_the_run_goes_on() {
 
 #[test]
 fn ctrl_c_stops_children_and_keeps_partial_results() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let out_dir = tempfile::tempdir().unwrap();
     let mut child = bin()
         .args(["--root"])

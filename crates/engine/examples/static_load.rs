@@ -24,7 +24,7 @@ fn pin(cpu: usize) {
 
 /// Answers every complete request in the buffer with the same response.
 async fn serve(mut s: tokio::net::TcpStream, resp: Arc<Vec<u8>>) {
-    let mut buf = vec![0u8; 65536];
+    let mut buf = vec![0u8; 4096];
     let mut have = 0;
     let mut out = Vec::new();
     loop {
@@ -151,6 +151,12 @@ fn main() {
         "latency p50 {}us p99 {}us max {}us; pinned {:?}",
         r.latency.p50_us, r.latency.p99_us, r.latency.max_us, r.pinned_cpus
     );
+    if r.failed > 0 {
+        println!(
+            "failures {:?}; examples {:?}",
+            r.failures, r.failure_examples
+        );
+    }
     if let Some(lag) = &r.send_lag {
         println!(
             "send lag p50 {}us p99 {}us max {}us; late {} unsent {} intended {}",

@@ -11,6 +11,7 @@ mod closed;
 mod conn;
 mod error;
 mod hist;
+mod limits;
 mod live;
 mod open;
 mod parse;

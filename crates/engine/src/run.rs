@@ -31,6 +31,18 @@ fn share(total: u64, n: usize, i: usize) -> u64 {
 pub fn run(plan: &LoadPlan, control: &Control) -> Result<LoadResult, EngineError> {
     plan.validate()?;
     let prep = Prepared::new(plan);
+    let open_files = crate::limits::raise_open_files_limit();
+    let needed = match &plan.schedule {
+        Schedule::Closed { connections, .. } => Curve::new(connections).max_value().ceil() as u64,
+        Schedule::Open {
+            max_connections, ..
+        } => *max_connections as u64,
+    };
+    if open_files > 0 && needed + 64 > open_files {
+        return Err(EngineError::InvalidPlan(format!(
+            "{needed} connections need more open files than the limit of {open_files} (raise `ulimit -n`)"
+        )));
+    }
     let threads = plan.threads;
     control.live.reset();
     let run_start = Instant::now() + STARTUP;
