@@ -31,15 +31,25 @@ pub struct Comparison {
     pub regressions: usize,
 }
 
-pub fn compare(a: &RunResults, b: &RunResults, a_name: &str, b_name: &str, fail_pct: Option<f64>) -> Comparison {
+pub fn compare(
+    a: &RunResults,
+    b: &RunResults,
+    a_name: &str,
+    b_name: &str,
+    fail_pct: Option<f64>,
+) -> Comparison {
     let mut rows = Vec::new();
     for sb in &b.scenarios {
-        let sa = a.scenarios.iter().find(|s| s.suite == sb.suite && s.name == sb.name);
+        let sa = a
+            .scenarios
+            .iter()
+            .find(|s| s.suite == sb.suite && s.name == sb.name);
         for tb in &sb.targets {
             let ta = sa.and_then(|s| s.targets.iter().find(|t| t.name == tb.name));
             let key_b = tb.summary.as_ref();
             let key_a = ta.and_then(|t| t.summary.as_ref());
-            let comparable = ta.map(crate::summary::rankable).unwrap_or(false) && crate::summary::rankable(tb);
+            let comparable =
+                ta.map(crate::summary::rankable).unwrap_or(false) && crate::summary::rankable(tb);
             let rps_change = match (key_a, key_b) {
                 (Some(x), Some(y)) => relative_change(&x.rps.samples, &y.rps.samples),
                 _ => None,
@@ -66,7 +76,8 @@ pub fn compare(a: &RunResults, b: &RunResults, a_name: &str, b_name: &str, fail_
                         .map(|c| c.significant && c.pct < -limit)
                         .unwrap_or(false);
                     // A candidate row that became invalid is a regression for a CI gate.
-                    let broke = ta.map(crate::summary::rankable).unwrap_or(false) && !crate::summary::rankable(tb);
+                    let broke = ta.map(crate::summary::rankable).unwrap_or(false)
+                        && !crate::summary::rankable(tb);
                     (comparable && slower) || broke
                 }
             };
@@ -87,10 +98,11 @@ pub fn compare(a: &RunResults, b: &RunResults, a_name: &str, b_name: &str, fail_
     }
     for sa in &a.scenarios {
         for ta in &sa.targets {
-            let present = b
-                .scenarios
-                .iter()
-                .any(|s| s.suite == sa.suite && s.name == sa.name && s.targets.iter().any(|t| t.name == ta.name));
+            let present = b.scenarios.iter().any(|s| {
+                s.suite == sa.suite
+                    && s.name == sa.name
+                    && s.targets.iter().any(|t| t.name == ta.name)
+            });
             if !present {
                 rows.push(CompareRow {
                     scenario: format!("{}/{}", sa.suite, sa.name),
@@ -131,7 +143,10 @@ pub fn render(c: &Comparison) -> String {
         "verdict",
     ]);
     let fmt_change = |c: &Option<Change>| match c {
-        Some(c) => format!("{:+.1}% [{:+.1}, {:+.1}]", c.pct, c.ci_low_pct, c.ci_high_pct),
+        Some(c) => format!(
+            "{:+.1}% [{:+.1}, {:+.1}]",
+            c.pct, c.ci_low_pct, c.ci_high_pct
+        ),
         None => "-".into(),
     };
     let num = |x: Option<f64>, f: fn(f64) -> String| x.map(f).unwrap_or_else(|| "-".into());
@@ -166,7 +181,10 @@ pub fn render(c: &Comparison) -> String {
             verdict,
         ]);
     }
-    let mut out = format!("baseline: {}\ncandidate: {}\n{t}\n", c.baseline, c.candidate);
+    let mut out = format!(
+        "baseline: {}\ncandidate: {}\n{t}\n",
+        c.baseline, c.candidate
+    );
     if let Some(p) = c.fail_if_slower_pct {
         out.push_str(&format!(
             "gate --fail-if-slower {p}%: {}\n",

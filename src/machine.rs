@@ -20,7 +20,11 @@ pub fn machine() -> MachineInfo {
         .and_then(|v| v.split_whitespace().next()?.parse::<u64>().ok())
         .map(|kib| kib * 1024)
         .unwrap_or(0);
-    let read = |p: &str| std::fs::read_to_string(p).map(|s| s.trim().to_string()).unwrap_or_default();
+    let read = |p: &str| {
+        std::fs::read_to_string(p)
+            .map(|s| s.trim().to_string())
+            .unwrap_or_default()
+    };
     let os = std::fs::read_to_string("/etc/os-release")
         .unwrap_or_default()
         .lines()

@@ -143,14 +143,19 @@ fn resolve_scenario(
         connections = c;
     }
     if model == Model::Open && spec.rate.is_none() && spec.stages.is_none() {
-        return Err(bad("[load] model = \"open\" needs `rate` (requests per second) or `stages`".into()).into());
+        return Err(bad(
+            "[load] model = \"open\" needs `rate` (requests per second) or `stages`".into(),
+        )
+        .into());
     }
     if model == Model::Closed && connections == 0 {
         return Err(bad("[load] `connections` must be at least 1".into()).into());
     }
     let pipelining = spec.pipelining.unwrap_or(1);
     if pipelining == 0 {
-        return Err(bad("[load] `pipelining` must be at least 1 (1 = no pipelining)".into()).into());
+        return Err(
+            bad("[load] `pipelining` must be at least 1 (1 = no pipelining)".into()).into(),
+        );
     }
     let load = LoadInfo {
         model: match model {
@@ -173,17 +178,28 @@ fn resolve_scenario(
             .iter()
             .map(|s| (s.duration.as_secs_f64(), s.target))
             .collect(),
-        timeout_s: spec.timeout.unwrap_or(Duration::from_secs(10)).as_secs_f64(),
+        timeout_s: spec
+            .timeout
+            .unwrap_or(Duration::from_secs(10))
+            .as_secs_f64(),
         unique_request_header: false,
     };
     let mut operations = Vec::new();
     for o in &f.operations {
-        operations.push((cat.operation(&o.name).map_err(|e| bad(format!("operation '{}': {e:#}", o.name)))?, o.weight));
+        operations.push((
+            cat.operation(&o.name)
+                .map_err(|e| bad(format!("operation '{}': {e:#}", o.name)))?,
+            o.weight,
+        ));
     }
     let mut targets: Vec<TargetDef> = match &f.targets {
         Some(names) => names
             .iter()
-            .map(|n| cat.target(n).cloned().map_err(|e| bad(format!("field `targets`: {e}")).into()))
+            .map(|n| {
+                cat.target(n)
+                    .cloned()
+                    .map_err(|e| bad(format!("field `targets`: {e}")).into())
+            })
             .collect::<Result<_>>()?,
         None => cat
             .targets

@@ -57,7 +57,13 @@ impl Progress {
 
     /// Run `f` (one engine run of `secs` planned seconds) while the bar follows the live
     /// counters; afterwards the position is exactly past this step.
-    pub fn follow<T>(&mut self, label: &str, secs: f64, live: &Arc<LiveStats>, f: impl FnOnce() -> T) -> T {
+    pub fn follow<T>(
+        &mut self,
+        label: &str,
+        secs: f64,
+        live: &Arc<LiveStats>,
+        f: impl FnOnce() -> T,
+    ) -> T {
         let Some(bar) = self.bar.clone() else {
             self.done_ms += (secs * 1000.0) as u64;
             return f();

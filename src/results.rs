@@ -318,8 +318,12 @@ impl RunResults {
         } else {
             path.to_path_buf()
         };
-        let text = std::fs::read_to_string(&file)
-            .with_context(|| format!("reading {} (a run folder holds results.json)", file.display()))?;
+        let text = std::fs::read_to_string(&file).with_context(|| {
+            format!(
+                "reading {} (a run folder holds results.json)",
+                file.display()
+            )
+        })?;
         let probe: serde_json::Value = serde_json::from_str(&text)
             .with_context(|| format!("{} is not JSON", file.display()))?;
         let version = probe.get("schema_version").and_then(|v| v.as_u64());
@@ -330,7 +334,8 @@ impl RunResults {
                 version
             );
         }
-        serde_json::from_value(probe).with_context(|| format!("{}: not a gqlbench results file", file.display()))
+        serde_json::from_value(probe)
+            .with_context(|| format!("{}: not a gqlbench results file", file.display()))
     }
 }
 

@@ -30,7 +30,9 @@ pub fn summarize(t: &TargetResult) -> Option<TargetSummary> {
     let mut failures_by_kind: BTreeMap<String, u64> = BTreeMap::new();
     for x in &t.trials {
         for (k, n) in &x.load.failures {
-            *failures_by_kind.entry(crate::results::kind_name(*k).to_string()).or_default() += n;
+            *failures_by_kind
+                .entry(crate::results::kind_name(*k).to_string())
+                .or_default() += n;
         }
     }
     let cpu: Vec<f64> = used.iter().map(|x| x.vitals.cpu_avg_pct).collect();
@@ -54,7 +56,11 @@ pub fn summarize(t: &TargetResult) -> Option<TargetSummary> {
         rss_peak_bytes: used.iter().map(|x| x.vitals.rss_peak_bytes).max(),
         rss_avg_bytes: Some(stats::median(&rss_avg) as u64),
         gc,
-        generator_utilization_max: t.trials.iter().map(|x| x.generator.utilization).fold(0.0, f64::max),
+        generator_utilization_max: t
+            .trials
+            .iter()
+            .map(|x| x.generator.utilization)
+            .fold(0.0, f64::max),
         saturated: t.trials.iter().any(|x| !x.saturation.is_empty()),
         valid: t.status == TargetStatus::Ok && valid.len() == t.trials.len(),
     })
@@ -62,7 +68,10 @@ pub fn summarize(t: &TargetResult) -> Option<TargetSummary> {
 
 /// Whether a target's figures may be ranked: every trial valid and nothing flagged.
 pub fn rankable(t: &TargetResult) -> bool {
-    t.summary.as_ref().map(|s| s.valid && !s.saturated).unwrap_or(false)
+    t.summary
+        .as_ref()
+        .map(|s| s.valid && !s.saturated)
+        .unwrap_or(false)
 }
 
 pub fn rank(s: &ScenarioResult) -> Option<Ranking> {

@@ -7,10 +7,21 @@ fn saved_run() -> (tempfile::TempDir, serde_json::Value) {
     let out = run(bin()
         .arg("--root")
         .arg(fixtures())
-        .args(["run", "e2e", "--targets", "fx-good,fx-chunked", "--trials", "3", "--duration", "300ms", "--out"])
+        .args([
+            "run",
+            "e2e",
+            "--targets",
+            "fx-good,fx-chunked",
+            "--trials",
+            "3",
+            "--duration",
+            "300ms",
+            "--out",
+        ])
         .arg(dir.path().join("a")));
     assert!(out.status.success());
-    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(dir.path().join("a/results.json")).unwrap()).unwrap();
+    let v: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("a/results.json")).unwrap()).unwrap();
     (dir, v)
 }
 
@@ -20,7 +31,12 @@ fn scaled(v: &serde_json::Value, target: &str, factor: f64) -> serde_json::Value
     for t in v["scenarios"][0]["targets"].as_array_mut().unwrap() {
         if t["name"] == target {
             let s = &mut t["summary"]["rps"];
-            let samples: Vec<f64> = s["samples"].as_array().unwrap().iter().map(|x| x.as_f64().unwrap() * factor).collect();
+            let samples: Vec<f64> = s["samples"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|x| x.as_f64().unwrap() * factor)
+                .collect();
             s["median"] = (s["median"].as_f64().unwrap() * factor).into();
             s["samples"] = serde_json::json!(samples);
         }
@@ -31,7 +47,13 @@ fn scaled(v: &serde_json::Value, target: &str, factor: f64) -> serde_json::Value
 #[test]
 fn compare_fails_only_on_a_significant_regression() {
     let (dir, a) = saved_run();
-    assert_eq!(a["scenarios"][0]["targets"][0]["trials"].as_array().unwrap().len(), 3);
+    assert_eq!(
+        a["scenarios"][0]["targets"][0]["trials"]
+            .as_array()
+            .unwrap()
+            .len(),
+        3
+    );
     let write = |name: &str, v: &serde_json::Value| {
         let p = dir.path().join(name);
         std::fs::create_dir_all(&p).unwrap();
@@ -42,16 +64,31 @@ fn compare_fails_only_on_a_significant_regression() {
     let slow = write("slow", &scaled(&a, "fx-good", 0.5));
     let base = dir.path().join("a");
 
-    let out = run(bin().arg("compare").arg(&base).arg(&same).args(["--fail-if-slower", "5%", "--json"]));
+    let out =
+        run(bin()
+            .arg("compare")
+            .arg(&base)
+            .arg(&same)
+            .args(["--fail-if-slower", "5%", "--json"]));
     assert_eq!(out.status.code(), Some(0));
     let c = json(&out);
     assert_eq!(c["regressions"], 0);
     assert_eq!(c["rows"].as_array().unwrap().len(), 2);
 
-    let out = run(bin().arg("compare").arg(&base).arg(&slow).args(["--fail-if-slower", "5%", "--json"]));
+    let out =
+        run(bin()
+            .arg("compare")
+            .arg(&base)
+            .arg(&slow)
+            .args(["--fail-if-slower", "5%", "--json"]));
     assert_eq!(out.status.code(), Some(1));
     let c = json(&out);
-    let row = c["rows"].as_array().unwrap().iter().find(|r| r["target"] == "fx-good").unwrap();
+    let row = c["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["target"] == "fx-good")
+        .unwrap();
     assert_eq!(row["regression"], true);
     assert!((row["rps_change"]["pct"].as_f64().unwrap() + 50.0).abs() < 0.5);
     assert_eq!(row["rps_change"]["significant"], true);
@@ -65,10 +102,16 @@ fn compare_fails_only_on_a_significant_regression() {
 #[test]
 fn report_rerenders_a_saved_run_and_rejects_other_files() {
     let (dir, _) = saved_run();
-    let out = run(bin().arg("report").arg(dir.path().join("a")).args(["--format", "md"]));
+    let out = run(bin()
+        .arg("report")
+        .arg(dir.path().join("a"))
+        .args(["--format", "md"]));
     assert!(out.status.success());
     let md = String::from_utf8_lossy(&out.stdout);
-    assert!(md.contains("## e2e/hello") && md.contains("fx-good") && md.contains("req/s median"), "{md}");
+    assert!(
+        md.contains("## e2e/hello") && md.contains("fx-good") && md.contains("req/s median"),
+        "{md}"
+    );
 
     let bogus = dir.path().join("bogus.json");
     std::fs::write(&bogus, r#"{"hello": 1}"#).unwrap();

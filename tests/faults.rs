@@ -26,65 +26,130 @@ fn every_kind_of_misbehaving_target_is_reported_and_the_run_goes_on() {
     assert_eq!(good["summary"]["failures"], 0);
     let trial = &good["trials"][0];
     assert!(trial["load"]["requests"].as_u64().unwrap() > 0);
-    assert!(trial["generator"]["cpu_s"].as_f64().unwrap() > 0.0, "generator CPU measured");
-    assert!(trial["vitals"]["cpu_avg_pct"].as_f64().unwrap() > 0.0, "target CPU measured");
+    assert!(
+        trial["generator"]["cpu_s"].as_f64().unwrap() > 0.0,
+        "generator CPU measured"
+    );
+    assert!(
+        trial["vitals"]["cpu_avg_pct"].as_f64().unwrap() > 0.0,
+        "target CPU measured"
+    );
     assert!(good["rss_idle_bytes"].as_u64().unwrap() > 1_000_000);
 
     let chunked = target(&r, 0, "fx-chunked");
-    assert_eq!(chunked["status"], "ok", "chunked responses are read and validated");
+    assert_eq!(
+        chunked["status"], "ok",
+        "chunked responses are read and validated"
+    );
     assert_eq!(chunked["summary"]["valid"], true);
 
     let errors = target(&r, 0, "fx-errors");
     assert_eq!(errors["status"], "wrong_answers");
-    assert!(errors["problem"].as_str().unwrap().contains("graphql_error"), "{}", errors["problem"]);
-    assert!(errors["trials"].as_array().unwrap().is_empty(), "a wrong target is not measured");
+    assert!(
+        errors["problem"]
+            .as_str()
+            .unwrap()
+            .contains("graphql_error"),
+        "{}",
+        errors["problem"]
+    );
+    assert!(
+        errors["trials"].as_array().unwrap().is_empty(),
+        "a wrong target is not measured"
+    );
 
     let wrong = target(&r, 0, "fx-wrong");
     assert_eq!(wrong["status"], "wrong_answers");
     let p = wrong["problem"].as_str().unwrap();
-    assert!(p.contains("wrong_data") && p.contains("wrld"), "one diff shown: {p}");
+    assert!(
+        p.contains("wrong_data") && p.contains("wrld"),
+        "one diff shown: {p}"
+    );
 
     let crash = target(&r, 0, "fx-crash");
     assert_eq!(crash["status"], "crashed");
-    assert!(crash["log_tail"].as_str().unwrap().contains("crashing on purpose"));
+    assert!(crash["log_tail"]
+        .as_str()
+        .unwrap()
+        .contains("crashing on purpose"));
     assert_eq!(crash["trials"][0]["valid"], false);
     assert_eq!(crash["summary"]["valid"], false);
 
     let never = target(&r, 0, "fx-never-ready");
     assert_eq!(never["status"], "not_ready");
-    assert!(never["problem"].as_str().unwrap().contains("http_status"), "{}", never["problem"]);
+    assert!(
+        never["problem"].as_str().unwrap().contains("http_status"),
+        "{}",
+        never["problem"]
+    );
 
     let exit = target(&r, 0, "fx-exit-at-start");
     assert_eq!(exit["status"], "start_failed");
-    assert!(exit["log_tail"].as_str().unwrap().contains("config file fixture.yaml missing"));
+    assert!(exit["log_tail"]
+        .as_str()
+        .unwrap()
+        .contains("config file fixture.yaml missing"));
 
     let degrade = target(&r, 0, "fx-degrade");
     assert_eq!(degrade["status"], "ok", "it stayed up");
-    assert_eq!(degrade["summary"]["valid"], false, "but a trial with failures is invalid");
-    assert!(degrade["summary"]["failures_by_kind"]["graphql_error"].as_u64().unwrap() > 0);
+    assert_eq!(
+        degrade["summary"]["valid"], false,
+        "but a trial with failures is invalid"
+    );
+    assert!(
+        degrade["summary"]["failures_by_kind"]["graphql_error"]
+            .as_u64()
+            .unwrap()
+            > 0
+    );
 
     // Only valid rows are ranked: good and chunked.
     let ranking = &r["scenarios"][0]["ranking"];
-    let ranked = [ranking["fastest"].as_str().unwrap(), ranking["runner_up"].as_str().unwrap()];
-    assert!(ranked.contains(&"fx-good") && ranked.contains(&"fx-chunked"), "{ranking}");
+    let ranked = [
+        ranking["fastest"].as_str().unwrap(),
+        ranking["runner_up"].as_str().unwrap(),
+    ];
+    assert!(
+        ranked.contains(&"fx-good") && ranked.contains(&"fx-chunked"),
+        "{ranking}"
+    );
 
     // Saved to disk, report written, nothing left running.
     let saved: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(out_dir.path().join("results.json")).unwrap()).unwrap();
-    assert_eq!(saved["scenarios"][0]["targets"].as_array().unwrap().len(), 8);
+        serde_json::from_slice(&std::fs::read(out_dir.path().join("results.json")).unwrap())
+            .unwrap();
+    assert_eq!(
+        saved["scenarios"][0]["targets"].as_array().unwrap().len(),
+        8
+    );
     let md = std::fs::read_to_string(out_dir.path().join("report.md")).unwrap();
-    assert!(md.contains("CRASHED") && md.contains("WRONG ANSWERS"), "{md}");
-    assert!(processes_with("_fixture/server.mjs").is_empty(), "orphans: {:?}", processes_with("_fixture/server.mjs"));
+    assert!(
+        md.contains("CRASHED") && md.contains("WRONG ANSWERS"),
+        "{md}"
+    );
+    assert!(
+        processes_with("_fixture/server.mjs").is_empty(),
+        "orphans: {:?}",
+        processes_with("_fixture/server.mjs")
+    );
 }
 
 #[test]
 fn ctrl_c_stops_children_and_keeps_partial_results() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let out_dir = tempfile::tempdir().unwrap();
-    let mut child = bin()
+    let child = bin()
         .args(["--root"])
         .arg(fixtures())
-        .args(["run", "e2e", "--targets", "fx-good,fx-chunked", "--duration", "20s", "--out"])
+        .args([
+            "run",
+            "e2e",
+            "--targets",
+            "fx-good,fx-chunked",
+            "--duration",
+            "20s",
+            "--out",
+        ])
         .arg(out_dir.path())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
@@ -100,12 +165,21 @@ fn ctrl_c_stops_children_and_keeps_partial_results() {
         libc::kill(child.id() as i32, libc::SIGINT);
     }
     let out = child.wait_with_output().unwrap();
-    assert_eq!(out.status.code(), Some(130), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let saved: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(out_dir.path().join("results.json")).unwrap()).unwrap();
+        serde_json::from_slice(&std::fs::read(out_dir.path().join("results.json")).unwrap())
+            .unwrap();
     assert_eq!(saved["status"], "interrupted");
     assert!(out_dir.path().join("report.md").exists());
     let t = &saved["scenarios"][0]["targets"][1];
-    assert!(t["status"] == "interrupted" || saved["scenarios"][0]["targets"][0]["status"] == "interrupted");
+    assert!(
+        t["status"] == "interrupted"
+            || saved["scenarios"][0]["targets"][0]["status"] == "interrupted"
+    );
     assert!(processes_with("_fixture/server.mjs").is_empty());
 }

@@ -25,7 +25,9 @@ fn unknown_manifest_field_names_file_line_and_field() {
 fn malformed_duration_in_manifest_is_explained() {
     let dir = fixture_copy();
     let manifest = dir.path().join("targets/fx-good/target.toml");
-    let text = std::fs::read_to_string(&manifest).unwrap().replace("ready_timeout = \"10s\"", "ready_timeout = \"soon\"");
+    let text = std::fs::read_to_string(&manifest)
+        .unwrap()
+        .replace("ready_timeout = \"10s\"", "ready_timeout = \"soon\"");
     std::fs::write(&manifest, text).unwrap();
     let out = run(bin().arg("--root").arg(dir.path()).arg("list"));
     assert_eq!(out.status.code(), Some(2));
@@ -35,22 +37,38 @@ fn malformed_duration_in_manifest_is_explained() {
 
 #[test]
 fn unknown_target_and_scenario_list_the_valid_ones() {
-    let out = run(bin().arg("--root").arg(fixtures()).args(["run", "e2e", "--targets", "nope"]));
+    let out = run(bin()
+        .arg("--root")
+        .arg(fixtures())
+        .args(["run", "e2e", "--targets", "nope"]));
     assert_eq!(out.status.code(), Some(2));
     let e = stderr(&out);
-    assert!(e.contains("unknown target 'nope'") && e.contains("fx-good"), "{e}");
+    assert!(
+        e.contains("unknown target 'nope'") && e.contains("fx-good"),
+        "{e}"
+    );
 
-    let out = run(bin().arg("--root").arg(fixtures()).args(["run", "e2e", "--scenarios", "nope"]));
+    let out = run(bin()
+        .arg("--root")
+        .arg(fixtures())
+        .args(["run", "e2e", "--scenarios", "nope"]));
     assert!(stderr(&out).contains("unknown scenario 'nope'; valid scenarios: hello"));
 
     let out = run(bin().arg("--root").arg(fixtures()).args(["run", "nosuite"]));
-    assert!(stderr(&out).contains("unknown suite 'nosuite'; valid suites: e2e"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("unknown suite 'nosuite'; valid suites: e2e"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[test]
 fn load_refuses_a_remote_url_without_allow_remote() {
     let q = fixtures().join("scenarios/queries/fixture/hello.graphql");
-    let out = run(bin().args(["load", "http://192.0.2.1:4000/graphql", "-q"]).arg(&q).args(["-d", "1s"]));
+    let out = run(bin()
+        .args(["load", "http://192.0.2.1:4000/graphql", "-q"])
+        .arg(&q)
+        .args(["-d", "1s"]));
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("--allow-remote"), "{}", stderr(&out));
 }
@@ -58,15 +76,33 @@ fn load_refuses_a_remote_url_without_allow_remote() {
 #[test]
 fn bad_flags_are_named() {
     let q = fixtures().join("scenarios/queries/fixture/hello.graphql");
-    let out = run(bin().args(["load", "http://127.0.0.1:9/graphql", "-q"]).arg(&q).args(["--variables", "{nope"]));
+    let out = run(bin()
+        .args(["load", "http://127.0.0.1:9/graphql", "-q"])
+        .arg(&q)
+        .args(["--variables", "{nope"]));
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("--variables"), "{}", stderr(&out));
 
-    let out = run(bin().args(["load", "http://127.0.0.1:9/graphql", "-q"]).arg(&q).args(["-d", "ten"]));
+    let out = run(bin()
+        .args(["load", "http://127.0.0.1:9/graphql", "-q"])
+        .arg(&q)
+        .args(["-d", "ten"]));
     assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("'ten' is not a duration"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("'ten' is not a duration"),
+        "{}",
+        stderr(&out)
+    );
 
-    let out = run(bin().arg("--root").arg(fixtures()).args(["run", "e2e", "--generator-cpus", "0-x"]));
+    let out =
+        run(bin()
+            .arg("--root")
+            .arg(fixtures())
+            .args(["run", "e2e", "--generator-cpus", "0-x"]));
     assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("--generator-cpus"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("--generator-cpus"),
+        "{}",
+        stderr(&out)
+    );
 }

@@ -16,7 +16,11 @@ impl Drop for Server {
 }
 
 fn start(mode: &str) -> Server {
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
     let child = Command::new("node")
         .arg(fixtures().join("targets/_fixture/server.mjs"))
         .arg(mode)
@@ -26,7 +30,10 @@ fn start(mode: &str) -> Server {
         .unwrap();
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
     while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(std::time::Instant::now() < deadline, "fixture server did not start");
+        assert!(
+            std::time::Instant::now() < deadline,
+            "fixture server did not start"
+        );
         std::thread::sleep(std::time::Duration::from_millis(30));
     }
     Server {
@@ -45,7 +52,11 @@ fn load_validates_against_the_expected_answer() {
     let dir = tempfile::tempdir().unwrap();
     let good = dir.path().join("good.json");
     std::fs::write(&good, r#"{"data": {"hello": "world"}}"#).unwrap();
-    let out = run(bin().args(["load", &s.url, "-q"]).arg(query()).args(["-c", "4", "-d", "1s", "--json", "--expect"]).arg(&good));
+    let out = run(bin()
+        .args(["load", &s.url, "-q"])
+        .arg(query())
+        .args(["-c", "4", "-d", "1s", "--json", "--expect"])
+        .arg(&good));
     assert!(out.status.success());
     let r = json(&out);
     let ok = r["result"]["ok"].as_u64().unwrap();
@@ -59,19 +70,28 @@ fn load_validates_against_the_expected_answer() {
 
     let wrong = dir.path().join("wrong.json");
     std::fs::write(&wrong, r#"{"hello": "mars"}"#).unwrap();
-    let out = run(bin().args(["load", &s.url, "-q"]).arg(query()).args(["-c", "2", "-d", "1s", "--json", "--expect"]).arg(&wrong));
+    let out = run(bin()
+        .args(["load", &s.url, "-q"])
+        .arg(query())
+        .args(["-c", "2", "-d", "1s", "--json", "--expect"])
+        .arg(&wrong));
     assert_eq!(out.status.code(), Some(1), "failures make the exit code 1");
     let r = json(&out);
     assert_eq!(r["result"]["ok"], 0);
     assert!(r["result"]["failures"]["wrong_data"].as_u64().unwrap() > 0);
-    let ex = r["result"]["failure_examples"][0]["detail"].as_str().unwrap();
+    let ex = r["result"]["failure_examples"][0]["detail"]
+        .as_str()
+        .unwrap();
     assert!(ex.contains("mars") && ex.contains("world"), "{ex}");
 }
 
 #[test]
 fn load_counts_requests_and_pipelines() {
     let s = start("chunked");
-    let out = run(bin().args(["load", &s.url, "-q"]).arg(query()).args(["-c", "3", "-n", "600", "-p", "4", "--json"]));
+    let out = run(bin()
+        .args(["load", &s.url, "-q"])
+        .arg(query())
+        .args(["-c", "3", "-n", "600", "-p", "4", "--json"]));
     assert!(out.status.success());
     let r = json(&out);
     assert_eq!(r["result"]["requests"], 600);
@@ -81,7 +101,10 @@ fn load_counts_requests_and_pipelines() {
 #[test]
 fn open_model_reports_send_lag_and_intended_requests() {
     let s = start("good");
-    let out = run(bin().args(["load", &s.url, "-q"]).arg(query()).args(["-c", "20", "-d", "1s", "--rate", "400", "--json"]));
+    let out = run(bin()
+        .args(["load", &s.url, "-q"])
+        .arg(query())
+        .args(["-c", "20", "-d", "1s", "--rate", "400", "--json"]));
     assert!(out.status.success());
     let r = json(&out);
     assert_eq!(r["load"]["model"], "open");
@@ -93,9 +116,16 @@ fn open_model_reports_send_lag_and_intended_requests() {
 
 #[test]
 fn connection_refused_is_counted_as_connect_failures() {
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
     let url = format!("http://127.0.0.1:{port}/graphql");
-    let out = run(bin().args(["load", &url, "-q"]).arg(query()).args(["-c", "2", "-d", "500ms", "--json"]));
+    let out = run(bin()
+        .args(["load", &url, "-q"])
+        .arg(query())
+        .args(["-c", "2", "-d", "500ms", "--json"]));
     assert_eq!(out.status.code(), Some(1));
     let r = json(&out);
     assert!(r["result"]["failures"]["connect"].as_u64().unwrap() > 0);

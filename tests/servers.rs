@@ -8,7 +8,10 @@ fn check_finds_every_answer_right_on_every_node_target() {
     let out = run(bin().arg("--root").arg(repo()).args(["check", "servers"]));
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{stdout}");
-    assert!(stdout.contains("5 target(s) checked, 0 problem(s)"), "{stdout}");
+    assert!(
+        stdout.contains("5 target(s) checked, 0 problem(s)"),
+        "{stdout}"
+    );
     assert!(!stdout.contains("WRONG"));
 }
 
@@ -18,7 +21,16 @@ fn one_second_run_of_each_node_target_is_valid_and_measured() {
     let out = run(bin()
         .arg("--root")
         .arg(repo())
-        .args(["run", "servers", "--scenarios", "simple,mix", "--trials", "1", "--warmup", "0s"])
+        .args([
+            "run",
+            "servers",
+            "--scenarios",
+            "simple,mix",
+            "--trials",
+            "1",
+            "--warmup",
+            "0s",
+        ])
         .args(["--duration", "1s", "--json", "--out"])
         .arg(out_dir.path()));
     assert!(out.status.success());
@@ -26,16 +38,33 @@ fn one_second_run_of_each_node_target_is_valid_and_measured() {
     assert_eq!(r["scenarios"].as_array().unwrap().len(), 2);
     for s in r["scenarios"].as_array().unwrap() {
         let targets = s["targets"].as_array().unwrap();
-        assert_eq!(targets.len(), 5, "all five Node targets ran in {}", s["name"]);
+        assert_eq!(
+            targets.len(),
+            5,
+            "all five Node targets ran in {}",
+            s["name"]
+        );
         for t in targets {
             let name = t["name"].as_str().unwrap();
             assert_eq!(t["status"], "ok", "{name}: {}", t["problem"]);
             assert_eq!(t["summary"]["failures"], 0, "{name}");
-            assert!(t["summary"]["rps"]["median"].as_f64().unwrap() > 50.0, "{name}");
-            assert!(t["version"].is_string(), "{name}: version from the lockfile");
+            assert!(
+                t["summary"]["rps"]["median"].as_f64().unwrap() > 50.0,
+                "{name}"
+            );
+            assert!(
+                t["version"].is_string(),
+                "{name}: version from the lockfile"
+            );
             let trial = &t["trials"][0];
-            assert!(trial["vitals"]["gc"]["count"].is_u64(), "{name}: GC probe read");
-            assert!(trial["vitals"]["rss_peak_bytes"].as_u64().unwrap() > 10_000_000, "{name}");
+            assert!(
+                trial["vitals"]["gc"]["count"].is_u64(),
+                "{name}: GC probe read"
+            );
+            assert!(
+                trial["vitals"]["rss_peak_bytes"].as_u64().unwrap() > 10_000_000,
+                "{name}"
+            );
             // The mix sends all three operations with varying variables.
             if s["name"] == "mix" {
                 let per_op = trial["load"]["per_operation"].as_object().unwrap();
@@ -43,5 +72,7 @@ fn one_second_run_of_each_node_target_is_valid_and_measured() {
             }
         }
     }
-    assert!(processes_with("server.mjs").iter().all(|p| !p.contains("node server.mjs")));
+    assert!(processes_with("server.mjs")
+        .iter()
+        .all(|p| !p.contains("node server.mjs")));
 }

@@ -66,12 +66,9 @@ impl Catalog {
     }
 
     pub fn target(&self, name: &str) -> Result<&TargetDef> {
-        self.targets
-            .iter()
-            .find(|t| t.name == name)
-            .ok_or_else(|| {
-                UserError::unknown("target", name, self.targets.iter().map(|t| &t.name)).into()
-            })
+        self.targets.iter().find(|t| t.name == name).ok_or_else(|| {
+            UserError::unknown("target", name, self.targets.iter().map(|t| &t.name)).into()
+        })
     }
 
     pub fn suites(&self) -> Vec<String> {
@@ -114,7 +111,11 @@ impl Catalog {
             return Err(UserError::unknown("scenario", name, names).into());
         }
         ScenarioDef::load(
-            &self.root.join("scenarios").join(suite).join(format!("{name}.toml")),
+            &self
+                .root
+                .join("scenarios")
+                .join(suite)
+                .join(format!("{name}.toml")),
             suite,
         )
     }
@@ -131,7 +132,8 @@ impl Catalog {
 /// Parse a TOML file into `T`, turning serde's message (which carries line, column and the
 /// offending field) into an error that names the file.
 pub fn parse_toml<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
     toml::from_str(&text).map_err(|e| {
         UserError::Manifest {
             file: path.to_path_buf(),

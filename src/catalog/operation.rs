@@ -55,7 +55,10 @@ pub fn request_body(document: &str, variables: Option<&Value>) -> Vec<u8> {
 }
 
 pub fn load_operation(scenarios: &Path, name: &str) -> Result<OperationDef> {
-    if name.split('/').any(|p| p.is_empty() || p == "." || p == "..") {
+    if name
+        .split('/')
+        .any(|p| p.is_empty() || p == "." || p == "..")
+    {
         return Err(UserError::Flag {
             flag: "operation",
             message: format!("'{name}' is not an operation name; write e.g. \"social/simple\""),
@@ -144,7 +147,9 @@ mod tests {
         let err = load_operation(dir.path(), "x/op").unwrap_err().to_string();
         assert!(err.contains("expected/x/op.json"), "{err}");
         assert!(err.contains("array of cases"), "{err}");
-        let err = load_operation(dir.path(), "x/nope").unwrap_err().to_string();
+        let err = load_operation(dir.path(), "x/nope")
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("x/op"), "lists valid names: {err}");
     }
 }

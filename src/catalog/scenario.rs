@@ -168,10 +168,17 @@ impl ScenarioDef {
             message,
         };
         if file.operations.is_empty() {
-            return Err(bad("no [[operations]]; add at least one, e.g. [[operations]] name = \"social/simple\"".into()).into());
+            return Err(bad(
+                "no [[operations]]; add at least one, e.g. [[operations]] name = \"social/simple\""
+                    .into(),
+            )
+            .into());
         }
         if file.operations.iter().all(|o| o.weight == 0) {
-            return Err(bad("every operation has weight 0; give at least one a positive weight".into()).into());
+            return Err(bad(
+                "every operation has weight 0; give at least one a positive weight".into(),
+            )
+            .into());
         }
         let name = path
             .file_stem()

@@ -41,14 +41,22 @@ pub struct Calibration {
 
 pub fn run(a: &CalibrateArgs) -> Result<ExitCode> {
     let iso = resolve_isolation(&a.isolation)?;
-    let gen = iso.generator.clone().unwrap_or_else(|| CpuSet(isolate::allowed_cpus()));
+    let gen = iso
+        .generator
+        .clone()
+        .unwrap_or_else(|| CpuSet(isolate::allowed_cpus()));
     let srv = iso.target.clone();
     isolate::pin_current_thread(&gen).context("pinning to the generator CPUs")?;
     isolate::raise_nofile();
     let port = free_port()?;
     let exe = std::env::current_exe().context("locating the gqlbench binary")?;
     let dir = std::env::temp_dir();
-    let prog = vec![exe.display().to_string(), "serve-static".into(), "--port".into(), port.to_string()];
+    let prog = vec![
+        exe.display().to_string(),
+        "serve-static".into(),
+        "--port".into(),
+        port.to_string(),
+    ];
     let mut server = TargetProcess::spawn(SpawnSpec {
         program: &prog,
         cwd: &dir,
@@ -57,7 +65,8 @@ pub fn run(a: &CalibrateArgs) -> Result<ExitCode> {
         cpus: srv.clone(),
         cgroup_procs: vec![],
     })?;
-    let endpoint = Endpoint::from_url(&format!("http://127.0.0.1:{port}/graphql")).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let endpoint = Endpoint::from_url(&format!("http://127.0.0.1:{port}/graphql"))
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
     match wait_ready(&mut server, &endpoint, Duration::from_secs(10), &|| false) {
         Readiness::Ready { .. } => {}
         _ => bail!("the static server did not start:\n{}", server.log_tail(10)),
@@ -94,8 +103,13 @@ pub fn run(a: &CalibrateArgs) -> Result<ExitCode> {
                 max_requests: None,
             },
         );
-        eprintln!("gqlbench: {} connections, pipelining {p}, {} ...", a.connections, humantime::format_duration(a.duration));
-        let r = gqlbench_engine::run(&plan, &Control::default()).map_err(|e| anyhow::anyhow!("{e}"))?;
+        eprintln!(
+            "gqlbench: {} connections, pipelining {p}, {} ...",
+            a.connections,
+            humantime::format_duration(a.duration)
+        );
+        let r =
+            gqlbench_engine::run(&plan, &Control::default()).map_err(|e| anyhow::anyhow!("{e}"))?;
         steps.push(Step {
             tool: "gqlbench".into(),
             connections: a.connections,
@@ -104,7 +118,11 @@ pub fn run(a: &CalibrateArgs) -> Result<ExitCode> {
             elapsed_s: r.elapsed_s,
             rps: r.throughput_rps,
             cpu_s: r.generator_cpu_s,
-            requests_per_cpu_second: if r.generator_cpu_s > 0.0 { r.requests as f64 / r.generator_cpu_s } else { 0.0 },
+            requests_per_cpu_second: if r.generator_cpu_s > 0.0 {
+                r.requests as f64 / r.generator_cpu_s
+            } else {
+                0.0
+            },
             failed: r.failed,
             validated: true,
         });
@@ -140,16 +158,17 @@ pub fn run(a: &CalibrateArgs) -> Result<ExitCode> {
 
 fn render(c: &Calibration) -> String {
     let mut t = comfy_table::Table::new();
-    t.load_preset(comfy_table::presets::UTF8_FULL_CONDENSED).set_header([
-        "tool",
-        "connections",
-        "pipelining",
-        "req/s",
-        "generator CPU-s",
-        "requests per CPU-second",
-        "failed",
-        "validates responses",
-    ]);
+    t.load_preset(comfy_table::presets::UTF8_FULL_CONDENSED)
+        .set_header([
+            "tool",
+            "connections",
+            "pipelining",
+            "req/s",
+            "generator CPU-s",
+            "requests per CPU-second",
+            "failed",
+            "validates responses",
+        ]);
     for s in &c.steps {
         t.add_row([
             s.tool.clone(),
@@ -159,7 +178,12 @@ fn render(c: &Calibration) -> String {
             format!("{:.2}", s.cpu_s),
             crate::report::fmt_rps(s.requests_per_cpu_second),
             s.failed.to_string(),
-            if s.validated { "yes" } else { "no (status only)" }.into(),
+            if s.validated {
+                "yes"
+            } else {
+                "no (status only)"
+            }
+            .into(),
         ]);
     }
     let mut out = format!(
@@ -214,9 +238,15 @@ fn run_wrk(gen: &CpuSet, port: u16, connections: u32, duration: Duration) -> Res
     let cpu_s = (ru.ru_utime.tv_sec as f64 + ru.ru_utime.tv_usec as f64 / 1e6)
         + (ru.ru_stime.tv_sec as f64 + ru.ru_stime.tv_usec as f64 / 1e6);
     // "123456 requests in 5.00s, ..." and "Non-2xx or 3xx responses: N".
-    let line = text.lines().find(|l| l.contains(" requests in ")).context("wrk printed no request count")?;
+    let line = text
+        .lines()
+        .find(|l| l.contains(" requests in "))
+        .context("wrk printed no request count")?;
     let mut it = line.split_whitespace();
-    let requests: u64 = it.next().and_then(|n| n.parse().ok()).context("wrk request count")?;
+    let requests: u64 = it
+        .next()
+        .and_then(|n| n.parse().ok())
+        .context("wrk request count")?;
     let elapsed_s: f64 = line
         .split(" requests in ")
         .nth(1)
@@ -237,7 +267,11 @@ fn run_wrk(gen: &CpuSet, port: u16, connections: u32, duration: Duration) -> Res
         elapsed_s,
         rps: requests as f64 / elapsed_s,
         cpu_s,
-        requests_per_cpu_second: if cpu_s > 0.0 { requests as f64 / cpu_s } else { 0.0 },
+        requests_per_cpu_second: if cpu_s > 0.0 {
+            requests as f64 / cpu_s
+        } else {
+            0.0
+        },
         failed,
         validated: false,
     })

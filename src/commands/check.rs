@@ -28,7 +28,10 @@ pub fn run(root: &Path, a: &CheckArgs) -> Result<ExitCode> {
     for name in cat.scenario_names(&a.suite)? {
         let d = cat.scenario(&a.suite, &name)?;
         let targets: Vec<TargetDef> = match &d.file.targets {
-            Some(v) => v.iter().map(|n| cat.target(n).cloned()).collect::<Result<_>>()?,
+            Some(v) => v
+                .iter()
+                .map(|n| cat.target(n).cloned())
+                .collect::<Result<_>>()?,
             None => cat
                 .targets
                 .iter()
@@ -45,7 +48,9 @@ pub fn run(root: &Path, a: &CheckArgs) -> Result<ExitCode> {
             if !a.targets.is_empty() && !a.targets.contains(&t.name) {
                 continue;
             }
-            let e = per_target.entry(t.name.clone()).or_insert_with(|| (t.clone(), Vec::new()));
+            let e = per_target
+                .entry(t.name.clone())
+                .or_insert_with(|| (t.clone(), Vec::new()));
             for o in &d.file.operations {
                 if !e.1.contains(&o.name) {
                     e.1.push(o.name.clone());
@@ -94,12 +99,19 @@ pub fn run(root: &Path, a: &CheckArgs) -> Result<ExitCode> {
                     "{}: {}{}",
                     f.status.label(),
                     f.problem,
-                    f.log_tail.map(|t| format!("\n{}", crate::runner::install::indent(&t))).unwrap_or_default()
+                    f.log_tail
+                        .map(|t| format!("\n{}", crate::runner::install::indent(&t)))
+                        .unwrap_or_default()
                 )),
             )),
             Ok((mut s, _)) => {
-                let list: Vec<(OperationDef, u32)> = op_names.iter().map(|n| (ops[n].clone(), 1)).collect();
-                let outcomes = crate::runner::ready::check_operations(&s.endpoint, &list, std::time::Duration::from_secs(10));
+                let list: Vec<(OperationDef, u32)> =
+                    op_names.iter().map(|n| (ops[n].clone(), 1)).collect();
+                let outcomes = crate::runner::ready::check_operations(
+                    &s.endpoint,
+                    &list,
+                    std::time::Duration::from_secs(10),
+                );
                 s.stop();
                 table.push((name.clone(), Ok(outcomes)));
             }
@@ -112,7 +124,9 @@ pub fn run(root: &Path, a: &CheckArgs) -> Result<ExitCode> {
     let op_list: Vec<&String> = ops.keys().collect();
     let mut t = Table::new();
     t.load_preset(UTF8_FULL_CONDENSED);
-    t.set_header(std::iter::once("target".to_string()).chain(op_list.iter().map(|s| s.to_string())));
+    t.set_header(
+        std::iter::once("target".to_string()).chain(op_list.iter().map(|s| s.to_string())),
+    );
     let mut bad = Vec::new();
     for (name, r) in &table {
         let mut row = vec![name.clone()];
@@ -125,9 +139,17 @@ pub fn run(root: &Path, a: &CheckArgs) -> Result<ExitCode> {
                 for o in &op_list {
                     row.push(match outs.iter().find(|c| &&c.operation == o) {
                         None => "-".into(),
-                        Some(c) if c.ok => format!("ok ({} case{})", c.cases, if c.cases == 1 { "" } else { "s" }),
+                        Some(c) if c.ok => format!(
+                            "ok ({} case{})",
+                            c.cases,
+                            if c.cases == 1 { "" } else { "s" }
+                        ),
                         Some(c) => {
-                            bad.push(format!("{name} / {}: {}", c.operation, c.detail.clone().unwrap_or_default()));
+                            bad.push(format!(
+                                "{name} / {}: {}",
+                                c.operation,
+                                c.detail.clone().unwrap_or_default()
+                            ));
                             "WRONG".into()
                         }
                     });
@@ -145,7 +167,11 @@ pub fn run(root: &Path, a: &CheckArgs) -> Result<ExitCode> {
         table.len(),
         bad.len()
     );
-    Ok(if bad.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) })
+    Ok(if bad.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
 }
 
 fn tempfile_dir() -> Result<std::path::PathBuf> {

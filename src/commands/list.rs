@@ -15,8 +15,15 @@ pub fn run(root: &Path) -> Result<ExitCode> {
 
 pub fn render(cat: &Catalog) -> Result<String> {
     let mut t = Table::new();
-    t.load_preset(UTF8_FULL_CONDENSED)
-        .set_header(["target", "kind", "package", "version", "workloads", "settings", "description"]);
+    t.load_preset(UTF8_FULL_CONDENSED).set_header([
+        "target",
+        "kind",
+        "package",
+        "version",
+        "workloads",
+        "settings",
+        "description",
+    ]);
     for x in &cat.targets {
         t.add_row([
             x.name.clone(),
@@ -31,8 +38,13 @@ pub fn render(cat: &Catalog) -> Result<String> {
     let mut out = format!("Targets ({})\n{t}\n", cat.targets.len());
     for suite in cat.suites() {
         let mut s = Table::new();
-        s.load_preset(UTF8_FULL_CONDENSED)
-            .set_header(["scenario", "operations", "load", "targets", "description"]);
+        s.load_preset(UTF8_FULL_CONDENSED).set_header([
+            "scenario",
+            "operations",
+            "load",
+            "targets",
+            "description",
+        ]);
         for name in cat.scenario_names(&suite)? {
             let d = cat.scenario(&suite, &name)?;
             let f = &d.file;

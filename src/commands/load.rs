@@ -38,14 +38,17 @@ fn parse_header(h: &str) -> Result<(String, String)> {
 }
 
 pub fn expected_from_file(path: &std::path::Path) -> Result<Value> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("reading --expect file {}", path.display()))?;
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("reading --expect file {}", path.display()))?;
     let v: Value = serde_json::from_str(&text).map_err(|e| UserError::Flag {
         flag: "--expect",
         message: format!("{} is not JSON: {e}", path.display()),
     })?;
     // A whole response ({"data": ...}) or the data itself.
     Ok(match v {
-        Value::Object(mut m) if m.contains_key("data") && m.len() <= 2 => m.remove("data").unwrap_or(Value::Null),
+        Value::Object(mut m) if m.contains_key("data") && m.len() <= 2 => {
+            m.remove("data").unwrap_or(Value::Null)
+        }
         other => other,
     })
 }
@@ -88,7 +91,11 @@ pub fn run(a: &LoadArgs) -> Result<ExitCode> {
         }
     }
     let expected = a.expect.as_deref().map(expected_from_file).transpose()?;
-    let headers = a.headers.iter().map(|h| parse_header(h)).collect::<Result<Vec<_>>>()?;
+    let headers = a
+        .headers
+        .iter()
+        .map(|h| parse_header(h))
+        .collect::<Result<Vec<_>>>()?;
     let cpus = a
         .generator_cpus
         .as_deref()
@@ -109,7 +116,12 @@ pub fn run(a: &LoadArgs) -> Result<ExitCode> {
         unique_request_header: false,
     };
     let op = Operation {
-        name: a.query.file_stem().and_then(|s| s.to_str()).unwrap_or("query").to_string(),
+        name: a
+            .query
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or("query")
+            .to_string(),
         weight: 1,
         variants: vec![Variant {
             body: request_body(&document, variables.as_ref()).into(),
@@ -154,12 +166,18 @@ pub fn run(a: &LoadArgs) -> Result<ExitCode> {
         }
     );
     let mut progress = crate::progress::Progress::new((a.warmup + a.duration).as_secs_f64(), false);
-    let result = progress.follow("load", (a.warmup + a.duration).as_secs_f64(), &control.live, || {
-        gqlbench_engine::run(&plan, &control)
-    });
+    let result = progress.follow(
+        "load",
+        (a.warmup + a.duration).as_secs_f64(),
+        &control.live,
+        || gqlbench_engine::run(&plan, &control),
+    );
     progress.finish();
     let result = result.map_err(|e| anyhow::anyhow!("{e}"))?;
-    let cores = cpus.as_ref().map(|c| c.0.len()).unwrap_or(result.threads.max(1));
+    let cores = cpus
+        .as_ref()
+        .map(|c| c.0.len())
+        .unwrap_or(result.threads.max(1));
     let generator = GeneratorUsage {
         cpu_s: result.generator_cpu_s,
         cores,
@@ -257,7 +275,11 @@ pub fn render(r: &LoadReport) -> String {
                 .join(", ")
         ));
         for e in &x.failure_examples {
-            out.push_str(&format!("    e.g. {}: {}\n", crate::results::kind_name(e.kind), e.detail));
+            out.push_str(&format!(
+                "    e.g. {}: {}\n",
+                crate::results::kind_name(e.kind),
+                e.detail
+            ));
         }
     }
     out.push_str(&format!(

@@ -26,7 +26,9 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode> {
             let r = RunResults::load(&a.run)?;
             match a.format {
                 crate::cli::ReportFormat::Md => print!("{}", crate::report::markdown::render(&r)),
-                crate::cli::ReportFormat::Terminal => print!("{}", crate::report::terminal::render(&r)),
+                crate::cli::ReportFormat::Terminal => {
+                    print!("{}", crate::report::terminal::render(&r))
+                }
                 crate::cli::ReportFormat::Json => println!("{}", serde_json::to_string_pretty(&r)?),
             }
             Ok(ExitCode::SUCCESS)
@@ -74,7 +76,11 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode> {
                     }
                 }
             }
-            Ok(if failed > 0 { ExitCode::from(1) } else { ExitCode::SUCCESS })
+            Ok(if failed > 0 {
+                ExitCode::from(1)
+            } else {
+                ExitCode::SUCCESS
+            })
         }
         Command::ServeStatic(a) => {
             crate::static_server::serve(a.port)?;

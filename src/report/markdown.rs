@@ -8,7 +8,10 @@ fn esc(s: &str) -> String {
 }
 
 pub fn render(r: &RunResults) -> String {
-    let mut out = format!("# gqlbench report: suite `{}`, profile `{}`\n\n", r.suite, r.profile);
+    let mut out = format!(
+        "# gqlbench report: suite `{}`, profile `{}`\n\n",
+        r.suite, r.profile
+    );
     for l in provenance_lines(r) {
         out.push_str(&format!("- {}\n", esc(&l)));
     }
@@ -20,9 +23,21 @@ A row with any failed response, a crash or a saturated generator is never ranked
 Field meanings: docs/results.md.\n",
     );
     for s in &r.scenarios {
-        out.push_str(&format!("\n## {}/{}\n\n{}\n\n", s.suite, s.name, esc(&s.description)));
-        out.push_str(&format!("- operations: {}\n- load: {}\n", esc(&ops_line(s)), esc(&load_line(s))));
-        if s.limits.cpus.is_some() || s.limits.memory_bytes.is_some() || !s.limits.applied.is_empty() {
+        out.push_str(&format!(
+            "\n## {}/{}\n\n{}\n\n",
+            s.suite,
+            s.name,
+            esc(&s.description)
+        ));
+        out.push_str(&format!(
+            "- operations: {}\n- load: {}\n",
+            esc(&ops_line(s)),
+            esc(&load_line(s))
+        ));
+        if s.limits.cpus.is_some()
+            || s.limits.memory_bytes.is_some()
+            || !s.limits.applied.is_empty()
+        {
             out.push_str(&format!("- limits: {}\n", esc(&s.limits.applied)));
         }
         out.push('\n');
@@ -31,7 +46,11 @@ Field meanings: docs/results.md.\n",
         for row in rows(s) {
             out.push_str(&format!(
                 "| {} |\n",
-                row.cells().iter().map(|c| esc(c)).collect::<Vec<_>>().join(" | ")
+                row.cells()
+                    .iter()
+                    .map(|c| esc(c))
+                    .collect::<Vec<_>>()
+                    .join(" | ")
             ));
         }
         out.push_str(&format!("\n**{}**\n", verdict(s)));
@@ -52,7 +71,9 @@ Field meanings: docs/results.md.\n",
                 t.version.as_deref().unwrap_or("-"),
                 t.settings.summary(),
                 esc(&t.settings.notes),
-                t.ready_s.map(|x| format!("{x:.2}")).unwrap_or_else(|| "-".into())
+                t.ready_s
+                    .map(|x| format!("{x:.2}"))
+                    .unwrap_or_else(|| "-".into())
             ));
         }
         out.push_str("\n</details>\n");

@@ -98,7 +98,12 @@ pub fn validity(t: &TargetResult) -> String {
         }
         (Some(s), crate::results::TargetStatus::Ok) if s.valid => "SATURATED (not ranked)".into(),
         (Some(s), st) if st != crate::results::TargetStatus::Ok => {
-            format!("{} ({}/{} trials valid)", st.label().to_uppercase(), s.valid_trials, s.trials)
+            format!(
+                "{} ({}/{} trials valid)",
+                st.label().to_uppercase(),
+                s.valid_trials,
+                s.trials
+            )
         }
         (Some(s), _) => format!("INVALID ({}/{} trials valid)", s.valid_trials, s.trials),
         (None, st) => st.label().to_uppercase(),
@@ -167,7 +172,10 @@ pub fn rows(s: &ScenarioResult) -> Vec<Row> {
                                 .join(", ")
                         )
                     },
-                    cpu: x.cpu_avg_pct.map(|c| format!("{c:.0}")).unwrap_or_else(dash),
+                    cpu: x
+                        .cpu_avg_pct
+                        .map(|c| format!("{c:.0}"))
+                        .unwrap_or_else(dash),
                     rss: format!(
                         "{} / {} / {}",
                         t.rss_idle_bytes.map(fmt_bytes).unwrap_or_else(dash),
@@ -222,7 +230,10 @@ pub fn notes(s: &ScenarioResult) -> Vec<String> {
             }
             for f in &tr.saturation {
                 if seen.insert(f.kind.clone()) {
-                    out.push(format!("{} (trial {}): saturation: {}", t.name, tr.trial, f.detail));
+                    out.push(format!(
+                        "{} (trial {}): saturation: {}",
+                        t.name, tr.trial, f.detail
+                    ));
                 }
             }
             for ex in tr.load.failure_examples.iter().take(1) {
@@ -309,13 +320,20 @@ pub fn provenance_lines(r: &RunResults) -> Vec<String> {
             if r.runtimes.is_empty() {
                 "-".to_string()
             } else {
-                r.runtimes.iter().map(|(k, v)| format!("{k} {v}")).collect::<Vec<_>>().join(", ")
+                r.runtimes
+                    .iter()
+                    .map(|(k, v)| format!("{k} {v}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
             }
         ),
         format!("command: {}", r.command.join(" ")),
         format!(
             "isolation: generator on CPUs {:?}, targets on CPUs {:?}, cgroups {}, open files {}",
-            r.isolation.generator_cpus, r.isolation.target_cpus, r.isolation.cgroups, r.isolation.nofile_limit
+            r.isolation.generator_cpus,
+            r.isolation.target_cpus,
+            r.isolation.cgroups,
+            r.isolation.nofile_limit
         ),
         format!(
             "run: suite {}, profile {}, started {}, {}",
@@ -324,8 +342,10 @@ pub fn provenance_lines(r: &RunResults) -> Vec<String> {
             r.started_at,
             match r.status {
                 crate::results::RunStatus::Complete => "complete".to_string(),
-                crate::results::RunStatus::Interrupted => "INTERRUPTED (partial results)".to_string(),
-                crate::results::RunStatus::Running => "still running or killed (partial results)".to_string(),
+                crate::results::RunStatus::Interrupted =>
+                    "INTERRUPTED (partial results)".to_string(),
+                crate::results::RunStatus::Running =>
+                    "still running or killed (partial results)".to_string(),
             }
         ),
     ];

@@ -31,7 +31,11 @@ pub fn delta(before: &GcStats, after: &GcStats) -> GcStats {
     GcStats {
         count: after.count.saturating_sub(before.count),
         total_ms: (after.total_ms - before.total_ms).max(0.0),
-        max_ms: if after.max_ms > before.max_ms { after.max_ms } else { 0.0 },
+        max_ms: if after.max_ms > before.max_ms {
+            after.max_ms
+        } else {
+            0.0
+        },
     }
 }
 

@@ -122,5 +122,8 @@ pub fn install(t: &TargetDef, runtime_version: &str, force: bool) -> Result<Outc
 }
 
 pub fn indent(s: &str) -> String {
-    s.lines().map(|l| format!("    | {l}")).collect::<Vec<_>>().join("\n")
+    s.lines()
+        .map(|l| format!("    | {l}"))
+        .collect::<Vec<_>>()
+        .join("\n")
 }

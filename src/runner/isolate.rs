@@ -161,7 +161,10 @@ pub fn raise_nofile() -> (u64, Option<String>) {
                 )),
             );
         }
-        (lim.rlim_cur, Some(format!("open-files limit stays at {}", lim.rlim_cur)))
+        (
+            lim.rlim_cur,
+            Some(format!("open-files limit stays at {}", lim.rlim_cur)),
+        )
     }
 }
 
@@ -217,7 +220,11 @@ fn own_path(controller: Option<&str>) -> String {
     let text = fs::read_to_string("/proc/self/cgroup").unwrap_or_default();
     for line in text.lines() {
         let mut parts = line.splitn(3, ':');
-        let (_id, ctrls, path) = (parts.next(), parts.next().unwrap_or(""), parts.next().unwrap_or("/"));
+        let (_id, ctrls, path) = (
+            parts.next(),
+            parts.next().unwrap_or(""),
+            parts.next().unwrap_or("/"),
+        );
         match controller {
             None if ctrls.is_empty() => return path.to_string(),
             Some(c) if ctrls.split(',').any(|x| x == c) => return path.to_string(),
@@ -230,9 +237,10 @@ fn own_path(controller: Option<&str>) -> String {
 /// Which cgroup version can give us cpu + memory control here, if any.
 pub fn detect() -> Option<CgroupVersion> {
     let m = mounts();
-    let v1 = ["cpu", "cpuacct", "memory"]
-        .iter()
-        .all(|c| m.iter().any(|(opts, _, v2)| !v2 && opts.iter().any(|o| o == c)));
+    let v1 = ["cpu", "cpuacct", "memory"].iter().all(|c| {
+        m.iter()
+            .any(|(opts, _, v2)| !v2 && opts.iter().any(|o| o == c))
+    });
     if v1 {
         return Some(CgroupVersion::V1);
     }
@@ -244,7 +252,8 @@ pub fn detect() -> Option<CgroupVersion> {
 impl Cgroup {
     /// Create a cgroup named `name` beside our own, with `limits` applied and read back.
     pub fn create(name: &str, limits: &Limits) -> Result<Cgroup> {
-        let version = detect().context("no writable cgroup hierarchy with cpu and memory controllers")?;
+        let version =
+            detect().context("no writable cgroup hierarchy with cpu and memory controllers")?;
         let m = mounts();
         let mut dirs = Vec::new();
         match version {
@@ -257,13 +266,17 @@ impl Cgroup {
                     let base = mount.join(own_path(Some(c)).trim_start_matches('/'));
                     let dir = base.join(name);
                     if !dirs.iter().any(|(_, d): &(String, PathBuf)| d == &dir) {
-                        fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+                        fs::create_dir_all(&dir)
+                            .with_context(|| format!("creating {}", dir.display()))?;
                     }
                     dirs.push((c.to_string(), dir));
                 }
             }
             CgroupVersion::V2 => {
-                let (_, mount, _) = m.iter().find(|(_, _, v2)| *v2).context("no cgroup2 mount")?;
+                let (_, mount, _) = m
+                    .iter()
+                    .find(|(_, _, v2)| *v2)
+                    .context("no cgroup2 mount")?;
                 let base = mount.join(own_path(None).trim_start_matches('/'));
                 // Controllers must be enabled in the parent for the child to have them; this
                 // fails when the parent has processes of its own (the "no internal processes"
@@ -295,7 +308,11 @@ impl Cgroup {
     fn apply(&mut self, limits: &Limits) -> Result<()> {
         let mut applied = vec![format!(
             "cgroup {}",
-            if self.version == CgroupVersion::V1 { "v1" } else { "v2" }
+            if self.version == CgroupVersion::V1 {
+                "v1"
+            } else {
+                "v2"
+            }
         )];
         const PERIOD_US: u64 = 100_000;
         if let Some(cpus) = limits.cpus {
@@ -315,7 +332,10 @@ impl Cgroup {
                     fs::write(d.join("cpu.max"), format!("{quota} {PERIOD_US}"))?;
                     let back = fs::read_to_string(d.join("cpu.max")).unwrap_or_default();
                     if !back.starts_with(&quota.to_string()) {
-                        bail!("cpu.max '{quota} {PERIOD_US}' written but '{}' read back", back.trim());
+                        bail!(
+                            "cpu.max '{quota} {PERIOD_US}' written but '{}' read back",
+                            back.trim()
+                        );
                     }
                 }
             }
@@ -344,7 +364,11 @@ impl Cgroup {
 
     /// Files a child writes its pid into (before exec) to join this cgroup.
     pub fn procs_files(&self) -> Vec<PathBuf> {
-        let mut v: Vec<PathBuf> = self.dirs.iter().map(|(_, d)| d.join("cgroup.procs")).collect();
+        let mut v: Vec<PathBuf> = self
+            .dirs
+            .iter()
+            .map(|(_, d)| d.join("cgroup.procs"))
+            .collect();
         v.dedup();
         v
     }
@@ -352,7 +376,9 @@ impl Cgroup {
     /// Total CPU time used by the group so far, in seconds.
     pub fn cpu_seconds(&self) -> Option<f64> {
         match self.version {
-            CgroupVersion::V1 => read_u64(&self.dir("cpuacct").join("cpuacct.usage")).map(|ns| ns as f64 / 1e9),
+            CgroupVersion::V1 => {
+                read_u64(&self.dir("cpuacct").join("cpuacct.usage")).map(|ns| ns as f64 / 1e9)
+            }
             CgroupVersion::V2 => {
                 let s = fs::read_to_string(self.dir("cpu").join("cpu.stat")).ok()?;
                 s.lines()
@@ -400,7 +426,10 @@ mod tests {
         assert_eq!(s.0, vec![0, 1, 2, 3, 6, 8]);
         assert_eq!(s.display(), "0-3,6,8");
         assert!(CpuSet::parse("3-1").is_err());
-        assert!(CpuSet::parse("x").unwrap_err().to_string().contains("CPU list"));
+        assert!(CpuSet::parse("x")
+            .unwrap_err()
+            .to_string()
+            .contains("CPU list"));
         assert!(CpuSet::parse("").is_err());
     }
 

@@ -53,7 +53,14 @@ pub fn install_all(targets: &[&TargetDef], progress: &Progress) -> Vec<(String, 
                 continue;
             }
         }
-        progress.line(&format!("installing {} ({}) ...", t.name, t.install.as_ref().map(|i| i.command.join(" ")).unwrap_or_default()));
+        progress.line(&format!(
+            "installing {} ({}) ...",
+            t.name,
+            t.install
+                .as_ref()
+                .map(|i| i.command.join(" "))
+                .unwrap_or_default()
+        ));
         match install::install(t, &node, false) {
             Ok(install::Outcome::Installed { seconds }) => {
                 progress.line(&format!("installed {} in {seconds:.0} s", t.name))
@@ -68,7 +75,12 @@ pub fn install_all(targets: &[&TargetDef], progress: &Progress) -> Vec<(String, 
     failed
 }
 
-pub fn new_results(plan: &RunPlan, ctx: &RunContext, nofile: u64, mut notes: Vec<String>) -> RunResults {
+pub fn new_results(
+    plan: &RunPlan,
+    ctx: &RunContext,
+    nofile: u64,
+    mut notes: Vec<String>,
+) -> RunResults {
     notes.extend(plan.isolation.notes.iter().cloned());
     let cg = if plan.isolation.cgroups {
         match isolate::detect() {
@@ -90,8 +102,18 @@ pub fn new_results(plan: &RunPlan, ctx: &RunContext, nofile: u64, mut notes: Vec
         status: RunStatus::Running,
         machine: machine::machine(),
         isolation: IsolationInfo {
-            generator_cpus: plan.isolation.generator.as_ref().map(|c| c.0.clone()).unwrap_or_default(),
-            target_cpus: plan.isolation.target.as_ref().map(|c| c.0.clone()).unwrap_or_default(),
+            generator_cpus: plan
+                .isolation
+                .generator
+                .as_ref()
+                .map(|c| c.0.clone())
+                .unwrap_or_default(),
+            target_cpus: plan
+                .isolation
+                .target
+                .as_ref()
+                .map(|c| c.0.clone())
+                .unwrap_or_default(),
             cgroups: cg.into(),
             notes,
             nofile_limit: nofile,
@@ -150,11 +172,20 @@ fn scenario_result(sp: &ScenarioPlan) -> ScenarioResult {
 }
 
 /// Run a whole plan. Results are saved into `plan.out_dir` after every trial.
-pub fn run_plan(plan: &RunPlan, ctx: &RunContext, results: &mut RunResults, progress: &mut Progress) -> Result<()> {
+pub fn run_plan(
+    plan: &RunPlan,
+    ctx: &RunContext,
+    results: &mut RunResults,
+    progress: &mut Progress,
+) -> Result<()> {
     let out = &plan.out_dir;
     let logs = out.join("logs");
     std::fs::create_dir_all(&logs).with_context(|| format!("creating {}", logs.display()))?;
-    let mut all: Vec<&TargetDef> = plan.scenarios.iter().flat_map(|s| s.targets.iter()).collect();
+    let mut all: Vec<&TargetDef> = plan
+        .scenarios
+        .iter()
+        .flat_map(|s| s.targets.iter())
+        .collect();
     all.sort_by(|a, b| a.name.cmp(&b.name));
     all.dedup_by(|a, b| a.name == b.name);
     let install_failed = install_all(&all, progress);
@@ -223,7 +254,12 @@ fn run_scenario(
         );
         match started {
             Err(f) => {
-                progress.line(&format!("  {}: {} — {}", t.name, f.status.label(), f.problem));
+                progress.line(&format!(
+                    "  {}: {} — {}",
+                    t.name,
+                    f.status.label(),
+                    f.problem
+                ));
                 tr.status = f.status;
                 tr.problem = Some(f.problem);
                 tr.log_tail = f.log_tail;
@@ -240,7 +276,8 @@ fn run_scenario(
                 };
                 results.scenarios[si].limits.applied = applied;
                 let tr = &mut results.scenarios[si].targets[ti];
-                tr.checks = ready::check_operations(&s.endpoint, &sp.operations, Duration::from_secs(10));
+                tr.checks =
+                    ready::check_operations(&s.endpoint, &sp.operations, Duration::from_secs(10));
                 if let Some(bad) = tr.checks.iter().find(|c| !c.ok) {
                     tr.status = TargetStatus::WrongAnswers;
                     tr.problem = Some(format!(
@@ -248,7 +285,11 @@ fn run_scenario(
                         bad.operation,
                         bad.detail.clone().unwrap_or_default()
                     ));
-                    progress.line(&format!("  {}: WRONG ANSWERS — {}", t.name, tr.problem.as_deref().unwrap_or("")));
+                    progress.line(&format!(
+                        "  {}: WRONG ANSWERS — {}",
+                        t.name,
+                        tr.problem.as_deref().unwrap_or("")
+                    ));
                     s.stop();
                     sessions.push(None);
                     progress.skip(per_trial * sp.trials as f64);
@@ -262,21 +303,39 @@ fn run_scenario(
 
     let engine_ops: Vec<_> = sp.operations.iter().map(|(o, w)| o.to_engine(*w)).collect();
     'trials: for trial in 1..=sp.trials {
-        let alive: Vec<usize> = (0..sp.targets.len()).filter(|&i| sessions[i].is_some()).collect();
+        let alive: Vec<usize> = (0..sp.targets.len())
+            .filter(|&i| sessions[i].is_some())
+            .collect();
         if alive.is_empty() {
             break;
         }
         // Rotate the order each trial (A B C, B C A, ...) so drift hits every target alike.
         let k = (trial as usize - 1) % alive.len();
-        let order: Vec<usize> = alive[k..].iter().chain(alive[..k].iter()).copied().collect();
+        let order: Vec<usize> = alive[k..]
+            .iter()
+            .chain(alive[..k].iter())
+            .copied()
+            .collect();
         for (pos, &ti) in order.iter().enumerate() {
             if ctx.cancelled() {
                 break 'trials;
             }
             let t = &sp.targets[ti];
-            let Some(sess) = sessions[ti].as_mut() else { continue };
+            let Some(sess) = sessions[ti].as_mut() else {
+                continue;
+            };
             let label = format!("{} trial {trial}/{} {}", sp.name, sp.trials, t.name);
-            let trial_result = run_trial(sp, plan, ctx, sess, &engine_ops, trial, pos as u32 + 1, &label, progress);
+            let trial_result = run_trial(
+                sp,
+                plan,
+                ctx,
+                sess,
+                &engine_ops,
+                trial,
+                pos as u32 + 1,
+                &label,
+                progress,
+            );
             let tr = &mut results.scenarios[si].targets[ti];
             let crashed = sess.process.exited();
             tr.trials.push(trial_result);
@@ -284,7 +343,10 @@ fn run_scenario(
                 tr.status = TargetStatus::Crashed;
                 tr.problem = Some(format!("exited ({st}) during trial {trial}"));
                 tr.log_tail = Some(sess.process.log_tail(20));
-                progress.line(&format!("  {}: CRASHED during trial {trial} ({st})", t.name));
+                progress.line(&format!(
+                    "  {}: CRASHED during trial {trial} ({st})",
+                    t.name
+                ));
                 if let Some(mut s) = sessions[ti].take() {
                     s.stop();
                 }
@@ -301,7 +363,11 @@ fn run_scenario(
                     last.load.throughput_rps,
                     last.load.latency.p99_us as f64 / 1000.0,
                     last.load.requests - last.load.ok,
-                    if last.saturation.is_empty() { "" } else { " [SATURATED]" },
+                    if last.saturation.is_empty() {
+                        ""
+                    } else {
+                        " [SATURATED]"
+                    },
                     if last.valid { "" } else { " [INVALID]" }
                 ));
             }
@@ -312,9 +378,16 @@ fn run_scenario(
         if let Some(s) = s.as_mut() {
             s.stop();
             let tr = &mut results.scenarios[si].targets[ti];
-            if ctx.cancelled() && tr.trials.len() < sp.trials as usize && tr.status == TargetStatus::Ok {
+            if ctx.cancelled()
+                && tr.trials.len() < sp.trials as usize
+                && tr.status == TargetStatus::Ok
+            {
                 tr.status = TargetStatus::Interrupted;
-                tr.problem = Some(format!("run interrupted after {} of {} trials", tr.trials.len(), sp.trials));
+                tr.problem = Some(format!(
+                    "run interrupted after {} of {} trials",
+                    tr.trials.len(),
+                    sp.trials
+                ));
             }
         }
     }
@@ -355,10 +428,17 @@ fn run_trial(
         sess.cgroup.clone(),
         sess.gc_file.clone(),
         VITALS_INTERVAL,
-        Box::new(move || matches!(live.phase(), gqlbench_engine::Phase::Measure | gqlbench_engine::Phase::Done)),
+        Box::new(move || {
+            matches!(
+                live.phase(),
+                gqlbench_engine::Phase::Measure | gqlbench_engine::Phase::Done
+            )
+        }),
     );
     let secs = (sp.warmup + sp.duration).as_secs_f64();
-    let outcome = progress.follow(label, secs, &control.live, || gqlbench_engine::run(&eplan, &control));
+    let outcome = progress.follow(label, secs, &control.live, || {
+        gqlbench_engine::run(&eplan, &control)
+    });
     let mut vitals = sampler.finish();
     vitals.verified_cpus = sess.verified_cpus.clone();
     let mut problems = Vec::new();
@@ -370,7 +450,12 @@ fn run_trial(
         }
     };
     let cores = load.threads.max(1);
-    let cpu_cores = plan.isolation.generator.as_ref().map(|c| c.0.len()).unwrap_or(cores);
+    let cpu_cores = plan
+        .isolation
+        .generator
+        .as_ref()
+        .map(|c| c.0.len())
+        .unwrap_or(cores);
     let generator = GeneratorUsage {
         cpu_s: load.generator_cpu_s,
         cores: cpu_cores,

@@ -34,7 +34,8 @@ pub struct TargetProcess {
 
 impl TargetProcess {
     pub fn spawn(spec: SpawnSpec<'_>) -> Result<TargetProcess> {
-        let log = File::create(&spec.log).with_context(|| format!("creating {}", spec.log.display()))?;
+        let log =
+            File::create(&spec.log).with_context(|| format!("creating {}", spec.log.display()))?;
         let log2 = log.try_clone()?;
         let mut cmd = Command::new(&spec.program[0]);
         cmd.args(&spec.program[1..])
@@ -73,7 +74,8 @@ impl TargetProcess {
                     }
                 }
                 if let Some(set) = &cpu_set {
-                    if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), set) != 0 {
+                    if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), set) != 0
+                    {
                         return Err(std::io::Error::last_os_error());
                     }
                 }
@@ -212,10 +214,14 @@ mod tests {
     fn stop_kills_the_whole_tree() {
         let dir = tempfile::tempdir().unwrap();
         // A shell that starts a grandchild ignoring SIGTERM: stop must still end both.
-        let prog: Vec<String> = ["sh", "-c", "(trap '' TERM; sleep 30) & trap '' TERM; sleep 30"]
-            .iter()
-            .map(|s| s.to_string())
-            .collect();
+        let prog: Vec<String> = [
+            "sh",
+            "-c",
+            "(trap '' TERM; sleep 30) & trap '' TERM; sleep 30",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
         let mut p = TargetProcess::spawn(SpawnSpec {
             program: &prog,
             cwd: dir.path(),

@@ -60,23 +60,23 @@ pub fn wait_ready(
 }
 
 /// Check every case of every operation once.
-pub fn check_operations(endpoint: &Endpoint, ops: &[(OperationDef, u32)], timeout: Duration) -> Vec<CheckOutcome> {
+pub fn check_operations(
+    endpoint: &Endpoint,
+    ops: &[(OperationDef, u32)],
+    timeout: Duration,
+) -> Vec<CheckOutcome> {
     ops.iter()
         .map(|(op, _)| {
             let engine_op = op.to_engine(1);
-            let detail = engine_op
-                .variants
-                .iter()
-                .enumerate()
-                .find_map(|(i, v)| {
-                    problem(&check_once(endpoint, v, timeout)).map(|p| {
-                        if engine_op.variants.len() > 1 {
-                            format!("case {} of {}: {p}", i + 1, engine_op.variants.len())
-                        } else {
-                            p
-                        }
-                    })
-                });
+            let detail = engine_op.variants.iter().enumerate().find_map(|(i, v)| {
+                problem(&check_once(endpoint, v, timeout)).map(|p| {
+                    if engine_op.variants.len() > 1 {
+                        format!("case {} of {}: {p}", i + 1, engine_op.variants.len())
+                    } else {
+                        p
+                    }
+                })
+            });
             CheckOutcome {
                 operation: op.name.clone(),
                 cases: op.cases.len(),

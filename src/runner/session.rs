@@ -42,13 +42,17 @@ pub struct StartOptions<'a> {
 }
 
 impl Session {
-    pub fn start(t: &TargetDef, o: StartOptions<'_>) -> Result<(Session, Option<String>), StartFailure> {
+    pub fn start(
+        t: &TargetDef,
+        o: StartOptions<'_>,
+    ) -> Result<(Session, Option<String>), StartFailure> {
         let fail = |status, problem: String, tail: Option<String>| StartFailure {
             status,
             problem,
             log_tail: tail,
         };
-        let port = free_port().map_err(|e| fail(TargetStatus::StartFailed, format!("{e:#}"), None))?;
+        let port =
+            free_port().map_err(|e| fail(TargetStatus::StartFailed, format!("{e:#}"), None))?;
         let mut env = t.start.env.clone();
         env.insert(t.start.port_env.clone(), port.to_string());
         env.insert("HOST".into(), "127.0.0.1".into());
@@ -59,7 +63,9 @@ impl Session {
                 let existing = std::env::var("NODE_OPTIONS").unwrap_or_default();
                 env.insert(
                     "NODE_OPTIONS".into(),
-                    format!("{existing} --import={}", probe.display()).trim().to_string(),
+                    format!("{existing} --import={}", probe.display())
+                        .trim()
+                        .to_string(),
                 );
                 env.insert("GQLBENCH_GC_FILE".into(), f.display().to_string());
                 gc_file = Some(f);
@@ -113,7 +119,11 @@ impl Session {
                     if &want.0 != got {
                         return Err(fail(
                             TargetStatus::StartFailed,
-                            format!("pinning failed: asked for CPUs {}, the target runs on {:?}", want.display(), got),
+                            format!(
+                                "pinning failed: asked for CPUs {}, the target runs on {:?}",
+                                want.display(),
+                                got
+                            ),
                             None,
                         ));
                     }
@@ -150,7 +160,11 @@ impl Session {
                     Some(process.log_tail(20)),
                 ))
             }
-            Readiness::Interrupted => Err(fail(TargetStatus::Interrupted, "interrupted during start-up".into(), None)),
+            Readiness::Interrupted => Err(fail(
+                TargetStatus::Interrupted,
+                "interrupted during start-up".into(),
+                None,
+            )),
         }
     }
 

@@ -143,7 +143,10 @@ mod tests {
     #[test]
     fn busy_child_shows_about_one_core() {
         let dir = tempfile::tempdir().unwrap();
-        let prog: Vec<String> = ["sh", "-c", "while :; do :; done"].iter().map(|s| s.to_string()).collect();
+        let prog: Vec<String> = ["sh", "-c", "while :; do :; done"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
         let mut p = TargetProcess::spawn(SpawnSpec {
             program: &prog,
             cwd: dir.path(),
@@ -153,7 +156,13 @@ mod tests {
             cgroup_procs: vec![],
         })
         .unwrap();
-        let s = Sampler::start(p.pid, None, None, Duration::from_millis(100), Box::new(|| true));
+        let s = Sampler::start(
+            p.pid,
+            None,
+            None,
+            Duration::from_millis(100),
+            Box::new(|| true),
+        );
         std::thread::sleep(Duration::from_millis(800));
         let v = s.finish();
         p.stop(Duration::from_millis(200));

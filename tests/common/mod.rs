@@ -35,7 +35,12 @@ pub fn processes_with(needle: &str) -> Vec<String> {
     std::fs::read_dir("/proc")
         .unwrap()
         .filter_map(|e| e.ok())
-        .filter(|e| e.file_name().to_str().map(|s| s.chars().all(|c| c.is_ascii_digit())).unwrap_or(false))
+        .filter(|e| {
+            e.file_name()
+                .to_str()
+                .map(|s| s.chars().all(|c| c.is_ascii_digit()))
+                .unwrap_or(false)
+        })
         .filter(|e| e.file_name().to_str() != Some(&me))
         .filter_map(|e| std::fs::read(e.path().join("cmdline")).ok())
         .map(|b| String::from_utf8_lossy(&b).replace('\0', " "))
@@ -43,7 +48,11 @@ pub fn processes_with(needle: &str) -> Vec<String> {
         .collect()
 }
 
-pub fn target<'a>(results: &'a serde_json::Value, scenario: usize, name: &str) -> &'a serde_json::Value {
+pub fn target<'a>(
+    results: &'a serde_json::Value,
+    scenario: usize,
+    name: &str,
+) -> &'a serde_json::Value {
     results["scenarios"][scenario]["targets"]
         .as_array()
         .unwrap()
