@@ -236,6 +236,38 @@ pub struct GeneratorUsage {
     pub cores: usize,
     /// cpu_s / (window × cores): 1.0 = every generator core busy.
     pub utilization: f64,
+    /// Peak resident memory of the gqlbench process so far (VmHWM), the generator included.
+    #[serde(default)]
+    pub peak_rss_bytes: u64,
+}
+
+impl GeneratorUsage {
+    pub fn measure(cpu_s: f64, elapsed_s: f64, cores: usize) -> GeneratorUsage {
+        let cores = cores.max(1);
+        GeneratorUsage {
+            cpu_s,
+            cores,
+            utilization: if elapsed_s > 0.0 {
+                cpu_s / (elapsed_s * cores as f64)
+            } else {
+                0.0
+            },
+            peak_rss_bytes: own_peak_rss(),
+        }
+    }
+}
+
+/// VmHWM of this process, in bytes.
+pub fn own_peak_rss() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.split_whitespace().next()?.parse::<u64>().ok())
+        })
+        .map(|kib| kib * 1024)
+        .unwrap_or(0)
 }
 
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]

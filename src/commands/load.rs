@@ -178,15 +178,7 @@ pub fn run(a: &LoadArgs) -> Result<ExitCode> {
         .as_ref()
         .map(|c| c.0.len())
         .unwrap_or(result.threads.max(1));
-    let generator = GeneratorUsage {
-        cpu_s: result.generator_cpu_s,
-        cores,
-        utilization: if result.elapsed_s > 0.0 {
-            result.generator_cpu_s / (result.elapsed_s * cores as f64)
-        } else {
-            0.0
-        },
-    };
+    let generator = GeneratorUsage::measure(result.generator_cpu_s, result.elapsed_s, cores);
     let saturation = crate::saturation::check(&load, &result, &generator);
     let report = LoadReport {
         url: a.url.clone(),
@@ -292,12 +284,13 @@ pub fn render(r: &LoadReport) -> String {
         x.reconnects
     ));
     out.push_str(&format!(
-        "  generator  {:.2} CPU-s on {} thread(s) ({:.0}% of {} core(s)), {} requests per CPU-second{}\n",
+        "  generator  {:.2} CPU-s on {} thread(s) ({:.0}% of {} core(s)), {} requests per CPU-second, peak RSS {}{}\n",
         r.generator.cpu_s,
         x.threads,
         r.generator.utilization * 100.0,
         r.generator.cores,
         fmt_rps(r.requests_per_cpu_second),
+        crate::report::fmt_bytes(r.generator.peak_rss_bytes),
         x.pinned_cpus
             .as_ref()
             .map(|c| format!(", pinned to CPUs {c:?}"))

@@ -456,15 +456,7 @@ fn run_trial(
         .as_ref()
         .map(|c| c.0.len())
         .unwrap_or(cores);
-    let generator = GeneratorUsage {
-        cpu_s: load.generator_cpu_s,
-        cores: cpu_cores,
-        utilization: if load.elapsed_s > 0.0 {
-            load.generator_cpu_s / (load.elapsed_s * cpu_cores as f64)
-        } else {
-            0.0
-        },
-    };
+    let generator = GeneratorUsage::measure(load.generator_cpu_s, load.elapsed_s, cpu_cores);
     let saturation = saturation::check(&sp.load, &load, &generator);
     let failed = load.requests - load.ok;
     if failed > 0 {
