@@ -325,6 +325,9 @@ pub struct Ranking {
     /// 95% bootstrap interval of that margin.
     pub margin_ci_pct: (f64, f64),
     pub significant: bool,
+    /// Fewest trials on either side; below 3 nothing is called significant.
+    #[serde(default)]
+    pub min_trials: u32,
 }
 
 pub fn now_rfc3339() -> String {

@@ -7,6 +7,8 @@ use rand::{Rng, SeedableRng};
 use crate::results::Estimate;
 
 const RESAMPLES: usize = 4000;
+/// Trials needed on each side before a difference may be called significant.
+pub const MIN_TRIALS: usize = 3;
 const SEED: u64 = 0x6771_6c62_656e_6368; // "gqlbench"
 
 pub fn median(xs: &[f64]) -> f64 {
@@ -120,8 +122,9 @@ pub fn relative_change(a: &[f64], b: &[f64]) -> Option<Change> {
     ratios.sort_by(f64::total_cmp);
     let lo = quantile_sorted(&ratios, 0.025);
     let hi = quantile_sorted(&ratios, 0.975);
-    // With one trial on a side there is no spread to judge noise by: never significant.
-    let enough = a.len() >= 2 && b.len() >= 2;
+    // With fewer trials a side the bootstrap has too few distinct resamples to say
+    // anything about noise: never significant.
+    let enough = a.len() >= MIN_TRIALS && b.len() >= MIN_TRIALS;
     Some(Change {
         pct,
         ci_low_pct: lo,
@@ -177,8 +180,10 @@ mod tests {
     }
 
     #[test]
-    fn single_trial_is_never_significant() {
+    fn too_few_trials_are_never_significant() {
         let c = relative_change(&[100.0], &[200.0]).unwrap();
+        assert!(!c.significant);
+        let c = relative_change(&[100.0, 101.0], &[200.0, 201.0]).unwrap();
         assert!(!c.significant);
         assert!((c.pct - 100.0).abs() < 1e-9);
     }

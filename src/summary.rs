@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 
 use gqlbench_engine::{decode_hist, new_latency, summarize_hist};
 
+use crate::catalog::TargetKind;
 use crate::results::{GcStats, Ranking, ScenarioResult, TargetResult, TargetStatus, TargetSummary};
 use crate::stats;
 
@@ -74,8 +75,14 @@ pub fn rankable(t: &TargetResult) -> bool {
         .unwrap_or(false)
 }
 
+/// The fastest valid target and its margin over the runner-up. Baselines are the ceiling
+/// that servers are measured against, not contestants, so they are left out.
 pub fn rank(s: &ScenarioResult) -> Option<Ranking> {
-    let mut ok: Vec<&TargetResult> = s.targets.iter().filter(|t| rankable(t)).collect();
+    let mut ok: Vec<&TargetResult> = s
+        .targets
+        .iter()
+        .filter(|t| rankable(t) && t.kind != TargetKind::Baseline)
+        .collect();
     if ok.len() < 2 {
         return None;
     }
@@ -93,5 +100,6 @@ pub fn rank(s: &ScenarioResult) -> Option<Ranking> {
         margin_pct: c.pct,
         margin_ci_pct: (c.ci_low_pct, c.ci_high_pct),
         significant: c.significant,
+        min_trials: sa.len().min(sb.len()) as u32,
     })
 }

@@ -23,7 +23,12 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode> {
         Command::Check(a) => check::run(&root()?, a),
         Command::List => list::run(&root()?),
         Command::Report(a) => {
-            let r = RunResults::load(&a.run)?;
+            let mut r = RunResults::load(&a.run)?;
+            // The ranking is derived from the stored summaries; derive it again so a saved
+            // run is judged by this version's rules.
+            for s in &mut r.scenarios {
+                s.ranking = crate::summary::rank(s);
+            }
             match a.format {
                 crate::cli::ReportFormat::Md => print!("{}", crate::report::markdown::render(&r)),
                 crate::cli::ReportFormat::Terminal => {

@@ -94,7 +94,11 @@ impl Row {
 pub fn validity(t: &TargetResult) -> String {
     match (&t.summary, t.status) {
         (Some(s), crate::results::TargetStatus::Ok) if s.valid && !s.saturated => {
-            format!("valid ({}/{} trials)", s.valid_trials, s.trials)
+            if t.kind == crate::catalog::TargetKind::Baseline {
+                format!("valid ({}/{} trials), baseline: not ranked", s.valid_trials, s.trials)
+            } else {
+                format!("valid ({}/{} trials)", s.valid_trials, s.trials)
+            }
         }
         (Some(s), crate::results::TargetStatus::Ok) if s.valid => "SATURATED (not ranked)".into(),
         (Some(s), st) if st != crate::results::TargetStatus::Ok => {
@@ -205,12 +209,18 @@ pub fn verdict(s: &ScenarioResult) -> String {
             r.margin_ci_pct.0,
             r.margin_ci_pct.1,
             if r.significant {
-                "significant"
+                "significant".to_string()
+            } else if (r.min_trials as usize) < crate::stats::MIN_TRIALS {
+                format!(
+                    "{} trials are too few to judge; use --trials {} or more",
+                    r.min_trials,
+                    crate::stats::MIN_TRIALS
+                )
             } else {
-                "within noise"
+                "within noise".to_string()
             }
         ),
-        None => "no ranking: fewer than two valid, unsaturated targets".into(),
+        None => "no ranking: fewer than two valid, unsaturated targets (baselines are not ranked)".into(),
     }
 }
 

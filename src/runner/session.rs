@@ -86,6 +86,14 @@ impl Session {
         } else {
             None
         };
+        let cgroup = cgroup.map(|mut c| {
+            if o.limits.cpus.is_none() && o.limits.memory_bytes.is_none() {
+                if let Some(cg) = Arc::get_mut(&mut c) {
+                    cg.applied.push_str(" (CPU accounting only; no limits in this scenario)");
+                }
+            }
+            c
+        });
         if cgroup.is_none() && (o.limits.cpus.is_some() || o.limits.memory_bytes.is_some()) {
             let n = note.get_or_insert_with(String::new);
             n.push_str(" (scenario limits NOT enforced)");
