@@ -134,7 +134,10 @@ mod tests {
             ..Default::default()
         };
         let kinds = |f: Vec<SaturationFlag>| f.into_iter().map(|x| x.kind).collect::<Vec<_>>();
-        assert_eq!(kinds(check(&load("closed", 10, 0.0), &r, &usage(0.95))), ["generator_cpu"]);
+        assert_eq!(
+            kinds(check(&load("closed", 10, 0.0), &r, &usage(0.95))),
+            ["generator_cpu"]
+        );
         assert!(check(&load("closed", 10, 0.0), &r, &usage(0.5)).is_empty());
         let open = LoadResult {
             requests: 800,

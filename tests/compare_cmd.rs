@@ -10,6 +10,8 @@ fn saved_run() -> (tempfile::TempDir, serde_json::Value) {
         .args([
             "run",
             "e2e",
+            "--scenarios",
+            "hello",
             "--targets",
             "fx-good,fx-chunked",
             "--trials",

@@ -13,7 +13,7 @@ fn every_kind_of_misbehaving_target_is_reported_and_the_run_goes_on() {
     let out = run(bin()
         .args(["--root"])
         .arg(fixtures())
-        .args(["run", "e2e", "--json", "--out"])
+        .args(["run", "e2e", "--scenarios", "hello", "--json", "--out"])
         .arg(out_dir.path()));
     assert!(out.status.success(), "run exits 0 even when targets fail");
     let r = json(&out);
@@ -144,6 +144,8 @@ fn ctrl_c_stops_children_and_keeps_partial_results() {
         .args([
             "run",
             "e2e",
+            "--scenarios",
+            "hello",
             "--targets",
             "fx-good,fx-chunked",
             "--duration",
@@ -182,4 +184,36 @@ fn ctrl_c_stops_children_and_keeps_partial_results() {
             || saved["scenarios"][0]["targets"][0]["status"] == "interrupted"
     );
     assert!(processes_with("_fixture/server.mjs").is_empty());
+}
+
+#[test]
+fn scenario_limits_are_applied_and_enforced() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let out_dir = tempfile::tempdir().unwrap();
+    let out = run(bin()
+        .args(["--root"])
+        .arg(fixtures())
+        .args(["run", "e2e", "--scenarios", "limited", "--json", "--out"])
+        .arg(out_dir.path()));
+    assert!(out.status.success());
+    let r = json(&out);
+    let s = &r["scenarios"][0];
+    let applied = s["limits"]["applied"].as_str().unwrap();
+    if !applied.starts_with("cgroup") {
+        // No writable cgroup hierarchy here: the report must say the limits were not enforced.
+        assert!(applied.contains("NOT enforced"), "{applied}");
+        eprintln!("cgroups not writable on this machine: {applied}");
+        return;
+    }
+    assert!(
+        applied.contains("cpu quota 0.20 cores") && applied.contains("memory cap 256 MiB"),
+        "{applied}"
+    );
+    let t = target(&r, 0, "fx-good");
+    assert_eq!(t["status"], "ok");
+    let trial = &t["trials"][0];
+    assert_eq!(trial["vitals"]["cpu_source"], "cgroup");
+    let cpu = trial["vitals"]["cpu_avg_pct"].as_f64().unwrap();
+    // The quota is 20% of a core; unthrottled this fixture uses ~100% under this load.
+    assert!(cpu > 5.0 && cpu < 30.0, "cpu {cpu}% under a 20% quota");
 }

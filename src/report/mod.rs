@@ -95,7 +95,10 @@ pub fn validity(t: &TargetResult) -> String {
     match (&t.summary, t.status) {
         (Some(s), crate::results::TargetStatus::Ok) if s.valid && !s.saturated => {
             if t.kind == crate::catalog::TargetKind::Baseline {
-                format!("valid ({}/{} trials), baseline: not ranked", s.valid_trials, s.trials)
+                format!(
+                    "valid ({}/{} trials), baseline: not ranked",
+                    s.valid_trials, s.trials
+                )
             } else {
                 format!("valid ({}/{} trials)", s.valid_trials, s.trials)
             }
@@ -220,7 +223,8 @@ pub fn verdict(s: &ScenarioResult) -> String {
                 "within noise".to_string()
             }
         ),
-        None => "no ranking: fewer than two valid, unsaturated targets (baselines are not ranked)".into(),
+        None => "no ranking: fewer than two valid, unsaturated targets (baselines are not ranked)"
+            .into(),
     }
 }
 

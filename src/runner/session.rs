@@ -89,7 +89,8 @@ impl Session {
         let cgroup = cgroup.map(|mut c| {
             if o.limits.cpus.is_none() && o.limits.memory_bytes.is_none() {
                 if let Some(cg) = Arc::get_mut(&mut c) {
-                    cg.applied.push_str(" (CPU accounting only; no limits in this scenario)");
+                    cg.applied
+                        .push_str(" (CPU accounting only; no limits in this scenario)");
                 }
             }
             c
