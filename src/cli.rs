@@ -42,6 +42,12 @@ pub enum Command {
     /// Serve a fixed GraphQL answer as fast as possible (used by calibrate)
     #[command(hide = true)]
     ServeStatic(ServeStaticArgs),
+    /// The federation subgraphs (accounts, products, reviews, inventory); see `gqlbench subgraphs --help`
+    #[command(hide = true, disable_help_flag = true)]
+    Subgraphs {
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
 }
 
 #[derive(Args, Debug, Clone)]

@@ -25,6 +25,10 @@ pub struct ScenarioPlan {
     pub warmup: Duration,
     pub duration: Duration,
     pub limits: Limits,
+    /// Federation: subgraph delays (name -> range spec); Some when the scenario has
+    /// `[subgraphs]` or its workload is "federation".
+    pub subgraphs: Option<std::collections::BTreeMap<String, String>>,
+    pub sweep: Option<crate::catalog::scenario::SweepSpec>,
 }
 
 #[derive(Debug, Clone)]
@@ -182,7 +186,7 @@ fn resolve_scenario(
             .timeout
             .unwrap_or(Duration::from_secs(10))
             .as_secs_f64(),
-        unique_request_header: false,
+        unique_request_header: spec.unique_request_header.unwrap_or(false),
     };
     let mut operations = Vec::new();
     for o in &f.operations {
@@ -233,6 +237,12 @@ fn resolve_scenario(
             cpus: f.limits.cpus,
             memory_bytes,
         },
+        subgraphs: f
+            .subgraphs
+            .as_ref()
+            .map(|s| s.delays.clone())
+            .or_else(|| (f.workload == "federation").then(Default::default)),
+        sweep: over.sweep.clone().or_else(|| f.sweep.clone()),
     })
 }
 

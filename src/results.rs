@@ -127,6 +127,8 @@ pub enum TargetStatus {
     /// Ran all planned trials.
     Ok,
     InstallFailed,
+    /// A native build that `run` does not start by itself; `problem` gives the command.
+    NotInstalled,
     /// Exited during start-up.
     StartFailed,
     /// Never answered the readiness query in time.
@@ -144,6 +146,7 @@ impl TargetStatus {
         match self {
             TargetStatus::Ok => "ok",
             TargetStatus::InstallFailed => "install failed",
+            TargetStatus::NotInstalled => "not installed",
             TargetStatus::StartFailed => "failed to start",
             TargetStatus::NotReady => "never ready",
             TargetStatus::WrongAnswers => "wrong answers",
@@ -200,6 +203,39 @@ pub struct TrialResult {
     /// No failed response and the target stayed up.
     pub valid: bool,
     pub problems: Vec<String>,
+    /// Federation: what the gateway asked of its subgraphs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub upstream: Option<UpstreamUsage>,
+    /// Rate sweep: every step; the trial's `load` is the highest step that held.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sweep: Option<Vec<SweepStep>>,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, Default)]
+pub struct UpstreamUsage {
+    /// Requests each subgraph served during the trial (warm-up included).
+    pub calls: BTreeMap<String, u64>,
+    /// Subgraph requests per client request (warm-up and window together).
+    pub calls_per_request: f64,
+    /// CPU of the subgraph process over the measured window, % of one core.
+    pub subgraph_cpu_pct: f64,
+    /// Cores the subgraphs were pinned to.
+    pub subgraph_cores: usize,
+    pub subgraph_rss_peak_bytes: u64,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone)]
+pub struct SweepStep {
+    /// Intended arrival rate of this step, requests per second.
+    pub rate: f64,
+    pub achieved_rps: f64,
+    pub p50_us: u64,
+    pub p99_us: u64,
+    pub failed: u64,
+    /// Saturation flags raised in this step.
+    pub flags: Vec<String>,
+    /// p99 within the limit, no failure, nothing flagged.
+    pub held: bool,
 }
 
 #[derive(Serialize, Deserialize, Debug, Clone, Default)]
@@ -295,6 +331,15 @@ pub struct TargetSummary {
     pub rss_avg_bytes: Option<u64>,
     pub gc: Option<GcStats>,
     pub generator_utilization_max: f64,
+    /// Federation: median subgraph requests per client request.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub upstream_calls_per_request: Option<f64>,
+    /// Federation: median CPU of the subgraphs, % of one core.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subgraph_cpu_pct: Option<f64>,
+    /// Rate sweep: the highest arrival rate that held, per trial.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_sustained_rate: Option<Estimate>,
     /// Any trial flagged by the saturation guard.
     pub saturated: bool,
     /// Every trial valid and at least one trial run.

@@ -57,6 +57,29 @@ pub fn summarize(t: &TargetResult) -> Option<TargetSummary> {
         rss_peak_bytes: used.iter().map(|x| x.vitals.rss_peak_bytes).max(),
         rss_avg_bytes: Some(stats::median(&rss_avg) as u64),
         gc,
+        upstream_calls_per_request: median_of(
+            used.iter()
+                .filter_map(|x| x.upstream.as_ref().map(|u| u.calls_per_request)),
+        ),
+        subgraph_cpu_pct: median_of(
+            used.iter()
+                .filter_map(|x| x.upstream.as_ref().map(|u| u.subgraph_cpu_pct)),
+        ),
+        max_sustained_rate: {
+            let rates: Vec<f64> = t
+                .trials
+                .iter()
+                .filter_map(|x| x.sweep.as_ref())
+                .map(|steps| {
+                    steps
+                        .iter()
+                        .filter(|s| s.held)
+                        .map(|s| s.rate)
+                        .fold(0.0, f64::max)
+                })
+                .collect();
+            (!rates.is_empty()).then(|| stats::estimate(&rates))
+        },
         generator_utilization_max: t
             .trials
             .iter()
@@ -65,6 +88,11 @@ pub fn summarize(t: &TargetResult) -> Option<TargetSummary> {
         saturated: t.trials.iter().any(|x| !x.saturation.is_empty()),
         valid: t.status == TargetStatus::Ok && valid.len() == t.trials.len(),
     })
+}
+
+fn median_of(xs: impl Iterator<Item = f64>) -> Option<f64> {
+    let v: Vec<f64> = xs.collect();
+    (!v.is_empty()).then(|| stats::median(&v))
 }
 
 /// Whether a target's figures may be ranked: every trial valid and nothing flagged.

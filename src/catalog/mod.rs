@@ -5,6 +5,7 @@
 pub mod operation;
 pub mod scenario;
 pub mod target;
+pub mod vars;
 
 use std::path::{Path, PathBuf};
 

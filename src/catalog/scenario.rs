@@ -26,6 +26,30 @@ pub struct ScenarioFile {
     pub limits: LimitsSpec,
     #[serde(default)]
     pub profiles: BTreeMap<String, ProfileOverride>,
+    /// Federation: the subgraphs the runner starts for each gateway.
+    pub subgraphs: Option<SubgraphsSpec>,
+    /// Open-model rate sweep: step the rate until p99 passes a limit.
+    pub sweep: Option<SweepSpec>,
+}
+
+#[derive(Deserialize, Debug, Clone, Default)]
+#[serde(deny_unknown_fields)]
+pub struct SubgraphsSpec {
+    /// Per-subgraph response delay ranges, e.g. reviews = "20..150ms".
+    #[serde(default)]
+    pub delays: BTreeMap<String, String>,
+}
+
+#[derive(Deserialize, Debug, Clone, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct SweepSpec {
+    pub start_rate: f64,
+    pub step: f64,
+    pub max_rate: f64,
+    #[serde(deserialize_with = "hd::deserialize")]
+    pub step_duration: Duration,
+    #[serde(deserialize_with = "hd::deserialize")]
+    pub p99_limit: Duration,
 }
 
 #[derive(Deserialize, Debug, Clone)]
@@ -72,6 +96,8 @@ pub struct LoadSpec {
     pub stages: Option<Vec<StageSpec>>,
     #[serde(default, with = "hd::option")]
     pub timeout: Option<Duration>,
+    /// Each request carries a unique header so gateways cannot merge identical requests.
+    pub unique_request_header: Option<bool>,
 }
 
 impl LoadSpec {
@@ -86,6 +112,7 @@ impl LoadSpec {
             max_connections: over.max_connections.or(self.max_connections),
             stages: over.stages.clone().or_else(|| self.stages.clone()),
             timeout: over.timeout.or(self.timeout),
+            unique_request_header: over.unique_request_header.or(self.unique_request_header),
         }
     }
 }
@@ -109,6 +136,8 @@ pub struct ProfileOverride {
     pub duration: Option<Duration>,
     #[serde(default)]
     pub load: LoadSpec,
+    /// Replaces the scenario's [sweep] for this profile.
+    pub sweep: Option<SweepSpec>,
 }
 
 #[derive(Deserialize, Debug, Clone, Copy, Serialize, PartialEq)]
@@ -173,6 +202,15 @@ impl ScenarioDef {
                     .into(),
             )
             .into());
+        }
+        if let Some(s) = &file.sweep {
+            if !(s.start_rate > 0.0 && s.step > 0.0 && s.max_rate >= s.start_rate) {
+                return Err(bad(format!(
+                    "[sweep]: need start_rate > 0, step > 0 and max_rate >= start_rate (got {}, {}, {})",
+                    s.start_rate, s.step, s.max_rate
+                ))
+                .into());
+            }
         }
         if file.operations.iter().all(|o| o.weight == 0) {
             return Err(bad(

@@ -30,12 +30,28 @@ pub struct TargetFile {
     pub workloads: Vec<String>,
     /// The package whose version reports show, read from the lockfile.
     pub package: Option<String>,
+    /// The version, for targets without an npm lockfile (native builds).
+    pub version: Option<String>,
     /// `node` makes gqlbench preload its GC probe.
     pub runtime: Option<String>,
     pub install: Option<InstallSpec>,
     pub start: StartSpec,
     #[serde(default)]
     pub settings: Settings,
+    /// Gateways: which subgraph SDL flavour they need.
+    pub federation: Option<FederationSpec>,
+}
+
+#[derive(Deserialize, Debug, Clone, Default)]
+#[serde(deny_unknown_fields)]
+pub struct FederationSpec {
+    /// "v1" or "v2" (default).
+    #[serde(default = "default_fed")]
+    pub version: String,
+}
+
+fn default_fed() -> String {
+    "v2".into()
 }
 
 #[derive(Deserialize, Debug, Clone)]
@@ -45,6 +61,17 @@ pub struct InstallSpec {
     #[serde(default)]
     pub inputs: Vec<String>,
     pub check: Option<String>,
+    /// false: `run` never starts this install by itself (a long native build); the target
+    /// is skipped with the command that installs it.
+    #[serde(default = "yes")]
+    pub auto: bool,
+    /// Rough duration shown when the install is not automatic, e.g. "~20 min".
+    #[serde(default)]
+    pub takes: Option<String>,
+}
+
+fn yes() -> bool {
+    true
 }
 
 #[derive(Deserialize, Debug, Clone)]
@@ -85,6 +112,9 @@ pub struct Settings {
     pub dedup: bool,
     #[serde(default)]
     pub batching: bool,
+    /// Gateways: query plans cached between requests.
+    #[serde(default)]
+    pub query_plan_cache: bool,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub notes: String,
 }
@@ -98,6 +128,7 @@ impl Settings {
             (self.response_cache, "response-cache"),
             (self.dedup, "dedup"),
             (self.batching, "batching"),
+            (self.query_plan_cache, "plan-cache"),
         ] {
             if on {
                 parts.push(name);
@@ -152,6 +183,32 @@ impl TargetDef {
             ))
             .into());
         }
+        if let Some(f) = &file.federation {
+            if f.version != "v1" && f.version != "v2" {
+                return Err(bad(format!(
+                    "field `federation.version` is '{}'; write \"v1\" or \"v2\"",
+                    f.version
+                ))
+                .into());
+            }
+        }
+        for (field, values) in [
+            ("start.command", file.start.command.clone()),
+            ("start.env", file.start.env.values().cloned().collect()),
+            (
+                "install.command",
+                file.install
+                    .as_ref()
+                    .map(|i| i.command.clone())
+                    .unwrap_or_default(),
+            ),
+        ] {
+            for v in &values {
+                if let Err(e) = crate::catalog::vars::check(v) {
+                    return Err(bad(format!("field `{field}`: {e}")).into());
+                }
+            }
+        }
         if let Some(i) = &file.install {
             if i.command.is_empty() {
                 return Err(bad("field `install.command` is empty; remove [install] or give a command such as [\"npm\", \"ci\"]".into()).into());
@@ -165,12 +222,23 @@ impl TargetDef {
         })
     }
 
+    pub fn federation_version(&self) -> &str {
+        self.file
+            .federation
+            .as_ref()
+            .map(|f| f.version.as_str())
+            .unwrap_or("v2")
+    }
+
     pub fn is_node(&self) -> bool {
         self.file.runtime.as_deref() == Some("node")
     }
 
     /// Version of the target's main package, from its npm lockfile (what was installed).
     pub fn package_version(&self) -> Option<String> {
+        if let Some(v) = &self.file.version {
+            return Some(v.clone());
+        }
         let pkg = self.file.package.as_ref()?;
         lock_version(&self.dir.join("package-lock.json"), pkg)
     }

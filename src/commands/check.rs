@@ -72,10 +72,11 @@ pub fn run(root: &Path, a: &CheckArgs) -> Result<ExitCode> {
     let cancel = super::cancel_flag();
     let cancelled = || cancel.load(std::sync::atomic::Ordering::Relaxed);
     let scratch = tempfile_dir()?;
+    let no_delays = BTreeMap::new();
     let mut table: Vec<(String, Result<Vec<CheckOutcome>, String>)> = Vec::new();
     for (name, (t, op_names)) in &per_target {
-        if let Some((_, e)) = install_failed.iter().find(|(n, _)| n == name) {
-            table.push((name.clone(), Err(format!("install failed: {e}"))));
+        if let Some((_, st, e)) = install_failed.iter().find(|(n, _, _)| n == name) {
+            table.push((name.clone(), Err(format!("{}: {e}", st.label()))));
             continue;
         }
         eprintln!("checking {name} ({} operations) ...", op_names.len());
@@ -90,6 +91,14 @@ pub fn run(root: &Path, a: &CheckArgs) -> Result<ExitCode> {
                 scratch: &scratch,
                 node_probe: None,
                 cancelled: &cancelled,
+                // Gateways get their subgraphs, without delays, away from the gateway.
+                federation: (t.kind == crate::catalog::TargetKind::Gateway).then_some(
+                    crate::runner::session::FederationStart {
+                        root,
+                        delays: &no_delays,
+                        cpus: iso.generator.as_ref(),
+                    },
+                ),
             },
         );
         match started {

@@ -72,9 +72,38 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode> {
             let mut failed = 0;
             for n in &names {
                 let t = cat.target(n)?;
-                eprintln!("{}: installing ...", t.name);
-                match crate::runner::install::install(t, &node, a.force) {
-                    Ok(o) => eprintln!("{}: {o:?}", t.name),
+                if t.install.is_none() {
+                    eprintln!("{}: nothing to install", t.name);
+                    continue;
+                }
+                eprintln!(
+                    "{}: `{}` (log: {})",
+                    t.name,
+                    crate::runner::install::command_line(t),
+                    crate::runner::install::log_path(t).display()
+                );
+                let spinner = indicatif::ProgressBar::new_spinner();
+                spinner.enable_steady_tick(std::time::Duration::from_millis(200));
+                let tick = |el: std::time::Duration, line: &str| {
+                    let mut l: String = line.chars().take(100).collect();
+                    if l.is_empty() {
+                        l = "working".into();
+                    }
+                    spinner.set_message(format!("{} {}s: {l}", t.name, el.as_secs()));
+                };
+                let outcome = crate::runner::install::install(t, &node, a.force, &tick);
+                spinner.finish_and_clear();
+                match outcome {
+                    Ok(crate::runner::install::Outcome::Cached) => {
+                        eprintln!(
+                            "{}: already installed (cache current; --force to reinstall)",
+                            t.name
+                        )
+                    }
+                    Ok(crate::runner::install::Outcome::Installed { seconds }) => {
+                        eprintln!("{}: installed in {seconds:.0} s", t.name)
+                    }
+                    Ok(crate::runner::install::Outcome::NothingToInstall) => {}
                     Err(e) => {
                         failed += 1;
                         eprintln!("{}: FAILED: {e:#}", t.name)
@@ -86,6 +115,11 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode> {
             } else {
                 ExitCode::SUCCESS
             })
+        }
+        Command::Subgraphs { args } => {
+            let mut argv = vec!["gqlbench subgraphs".to_string()];
+            argv.extend(args.iter().cloned());
+            Ok(gqlbench_subgraphs::cli_main(argv))
         }
         Command::ServeStatic(a) => {
             crate::static_server::serve(a.port)?;

@@ -61,6 +61,20 @@ Field meanings: docs/results.md.\n",
                 out.push_str(&format!("- ⚠ {}\n", esc(&l)));
             }
         }
+        for x in super::extra_tables(s) {
+            out.push_str(&format!(
+                "\n{}\n\n| {} |\n|{}\n",
+                esc(&x.title),
+                x.headers.join(" | "),
+                "---|".repeat(x.headers.len())
+            ));
+            for r in x.rows {
+                out.push_str(&format!(
+                    "| {} |\n",
+                    r.iter().map(|c| esc(c)).collect::<Vec<_>>().join(" | ")
+                ));
+            }
+        }
         out.push_str("\n<details><summary>target versions and settings</summary>\n\n| target | kind | package | version | settings | notes | ready (s) |\n|---|---|---|---|---|---|---|\n");
         for t in &s.targets {
             out.push_str(&format!(

@@ -368,3 +368,113 @@ pub fn provenance_lines(r: &RunResults) -> Vec<String> {
     }
     v
 }
+
+/// A table beside the main one, for what only some suites have (federation upstream
+/// figures, rate-sweep curves).
+pub struct ExtraTable {
+    pub title: String,
+    pub headers: Vec<String>,
+    pub rows: Vec<Vec<String>>,
+}
+
+pub fn extra_tables(s: &ScenarioResult) -> Vec<ExtraTable> {
+    let mut out = Vec::new();
+    let fed: Vec<&TargetResult> = s
+        .targets
+        .iter()
+        .filter(|t| t.trials.iter().any(|x| x.upstream.is_some()))
+        .collect();
+    if !fed.is_empty() {
+        let rows = fed
+            .iter()
+            .map(|t| {
+                let last = t.trials.iter().rev().find_map(|x| x.upstream.as_ref());
+                vec![
+                    t.name.clone(),
+                    t.settings.summary(),
+                    t.summary
+                        .as_ref()
+                        .and_then(|x| x.upstream_calls_per_request)
+                        .map(|c| format!("{c:.2}"))
+                        .unwrap_or_else(|| "-".into()),
+                    last.map(|u| {
+                        u.calls
+                            .iter()
+                            .map(|(k, v)| format!("{k} {v}"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    })
+                    .unwrap_or_default(),
+                    t.summary
+                        .as_ref()
+                        .and_then(|x| x.subgraph_cpu_pct)
+                        .map(|c| {
+                            format!(
+                                "{c:.0} (of {} core(s))",
+                                last.map(|u| u.subgraph_cores).unwrap_or(1)
+                            )
+                        })
+                        .unwrap_or_else(|| "-".into()),
+                    last.map(|u| fmt_bytes(u.subgraph_rss_peak_bytes))
+                        .unwrap_or_default(),
+                ]
+            })
+            .collect();
+        out.push(ExtraTable {
+            title: "gateways: settings and upstream traffic".into(),
+            headers: [
+                "target",
+                "settings",
+                "subgraph calls per request",
+                "calls by subgraph (last trial)",
+                "subgraph CPU %",
+                "subgraph RSS peak",
+            ]
+            .map(String::from)
+            .to_vec(),
+            rows,
+        });
+    }
+    for t in &s.targets {
+        let Some(steps) = t.trials.iter().rev().find_map(|x| x.sweep.as_ref()) else {
+            continue;
+        };
+        out.push(ExtraTable {
+            title: format!(
+                "{}: rate sweep (last trial; highest rate held: {})",
+                t.name,
+                t.summary
+                    .as_ref()
+                    .and_then(|x| x.max_sustained_rate.as_ref())
+                    .map(|e| format!("median {} req/s over {} trial(s)", fmt_rps(e.median), e.n))
+                    .unwrap_or_else(|| "none".into())
+            ),
+            headers: [
+                "intended req/s",
+                "achieved req/s",
+                "p50 ms",
+                "p99 ms",
+                "failed",
+                "flags",
+                "held",
+            ]
+            .map(String::from)
+            .to_vec(),
+            rows: steps
+                .iter()
+                .map(|st| {
+                    vec![
+                        fmt_rps(st.rate),
+                        fmt_rps(st.achieved_rps),
+                        fmt_ms(st.p50_us as f64),
+                        fmt_ms(st.p99_us as f64),
+                        st.failed.to_string(),
+                        st.flags.join(", "),
+                        if st.held { "yes" } else { "NO" }.into(),
+                    ]
+                })
+                .collect(),
+        });
+    }
+    out
+}

@@ -25,6 +25,16 @@ pub fn scenario_table(s: &ScenarioResult) -> String {
     for n in notes(s) {
         out.push_str(&format!("  ! {n}\n"));
     }
+    for x in super::extra_tables(s) {
+        let mut t = Table::new();
+        t.load_preset(UTF8_FULL_CONDENSED)
+            .set_content_arrangement(ContentArrangement::Dynamic)
+            .set_header(x.headers);
+        for r in x.rows {
+            t.add_row(r);
+        }
+        out.push_str(&format!("  {}\n{t}\n", x.title));
+    }
     out
 }
 

@@ -7,7 +7,9 @@ use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 
-use crate::catalog::TargetDef;
+use std::collections::BTreeMap;
+
+use crate::catalog::{vars, TargetDef};
 
 const STAMP: &str = ".gqlbench-install-stamp";
 const LOG: &str = ".gqlbench-install.log";
@@ -49,6 +51,32 @@ pub fn cache_key(t: &TargetDef, runtime_version: &str) -> Result<String> {
     Ok(format!("{h:016x}"))
 }
 
+/// Placeholders an install command may use.
+pub fn install_vars(t: &TargetDef) -> BTreeMap<&'static str, String> {
+    let mut v = BTreeMap::new();
+    v.insert("cache", vars::cache_dir().display().to_string());
+    v.insert("target_dir", t.dir.display().to_string());
+    v
+}
+
+fn expanded(t: &TargetDef, s: &str) -> Result<String> {
+    vars::expand(s, &install_vars(t)).map_err(|e| anyhow::anyhow!("{}: {e}", t.manifest.display()))
+}
+
+/// The install command with its placeholders replaced, as a user would type it.
+pub fn command_line(t: &TargetDef) -> String {
+    t.install
+        .as_ref()
+        .map(|i| {
+            i.command
+                .iter()
+                .map(|a| expanded(t, a).unwrap_or_else(|_| a.clone()))
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .unwrap_or_default()
+}
+
 pub fn is_current(t: &TargetDef, key: &str) -> bool {
     let Some(inst) = &t.install else {
         return true;
@@ -59,7 +87,11 @@ pub fn is_current(t: &TargetDef, key: &str) -> bool {
     let check_ok = inst
         .check
         .as_ref()
-        .map(|c| t.dir.join(c).exists())
+        .map(|c| {
+            expanded(t, c)
+                .map(|c| t.dir.join(c).exists())
+                .unwrap_or(false)
+        })
         .unwrap_or(true);
     stamp_ok && check_ok
 }
@@ -69,7 +101,12 @@ pub fn log_path(t: &TargetDef) -> PathBuf {
 }
 
 /// Install `t` unless the cache says it is current.
-pub fn install(t: &TargetDef, runtime_version: &str, force: bool) -> Result<Outcome> {
+pub fn install(
+    t: &TargetDef,
+    runtime_version: &str,
+    force: bool,
+    on_progress: &dyn Fn(std::time::Duration, &str),
+) -> Result<Outcome> {
     let Some(inst) = &t.install else {
         return Ok(Outcome::NothingToInstall);
     };
@@ -82,13 +119,18 @@ pub fn install(t: &TargetDef, runtime_version: &str, force: bool) -> Result<Outc
     let log = std::fs::File::create(&log_file)
         .with_context(|| format!("creating {}", log_file.display()))?;
     let start = Instant::now();
-    let status = Command::new(&inst.command[0])
-        .args(&inst.command[1..])
+    let argv: Vec<String> = inst
+        .command
+        .iter()
+        .map(|a| expanded(t, a))
+        .collect::<Result<_>>()?;
+    let mut child = Command::new(&argv[0])
+        .args(&argv[1..])
         .current_dir(&t.dir)
         .stdin(Stdio::null())
         .stdout(Stdio::from(log.try_clone()?))
         .stderr(Stdio::from(log))
-        .status()
+        .spawn()
         .with_context(|| {
             format!(
                 "running the install command `{}` of target '{}' (is `{}` installed?)",
@@ -97,6 +139,17 @@ pub fn install(t: &TargetDef, runtime_version: &str, force: bool) -> Result<Outc
                 inst.command[0]
             )
         })?;
+    // Long native builds report what they are doing: the last line of their log.
+    let status = loop {
+        if let Some(st) = child.try_wait()? {
+            break st;
+        }
+        on_progress(
+            start.elapsed(),
+            super::process::log_tail(&log_file, 1).trim(),
+        );
+        std::thread::sleep(std::time::Duration::from_millis(250));
+    };
     if !status.success() {
         bail!(
             "install of '{}' failed ({status}): `{}` in {}\n{}",
@@ -107,11 +160,12 @@ pub fn install(t: &TargetDef, runtime_version: &str, force: bool) -> Result<Outc
         );
     }
     if let Some(c) = &inst.check {
-        if !t.dir.join(c).exists() {
+        let c = expanded(t, c)?;
+        if !t.dir.join(&c).exists() {
             bail!(
                 "install of '{}' ran but its check file {} is missing",
                 t.name,
-                Path::new(c).display()
+                Path::new(&c).display()
             );
         }
     }

@@ -8,6 +8,8 @@ pub mod process;
 pub mod procfs;
 pub mod ready;
 pub mod session;
+pub mod subgraphs;
+pub mod trial;
 pub mod vitals;
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -15,17 +17,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
-use gqlbench_engine::{Control, Stop};
 
 use crate::catalog::TargetDef;
-use crate::plan::{engine_plan, RunPlan, ScenarioPlan};
+use crate::plan::{RunPlan, ScenarioPlan};
 use crate::progress::Progress;
 use crate::results::*;
-use crate::{machine, saturation, summary};
+use crate::{machine, summary};
 use session::{Session, StartOptions};
-
-/// Vitals sampling interval.
-const VITALS_INTERVAL: Duration = Duration::from_millis(200);
 
 pub struct RunContext {
     pub root: std::path::PathBuf,
@@ -40,7 +38,10 @@ impl RunContext {
 }
 
 /// Install every target a plan needs; returns the ones that failed with their message.
-pub fn install_all(targets: &[&TargetDef], progress: &Progress) -> Vec<(String, String)> {
+/// Targets that cannot run: name, status, message.
+pub type InstallFailures = Vec<(String, TargetStatus, String)>;
+
+pub fn install_all(targets: &[&TargetDef], progress: &Progress) -> InstallFailures {
     let node = machine::node_version().unwrap_or_default();
     let mut failed = Vec::new();
     for t in targets {
@@ -53,22 +54,43 @@ pub fn install_all(targets: &[&TargetDef], progress: &Progress) -> Vec<(String, 
                 continue;
             }
         }
+        if t.install.as_ref().map(|i| !i.auto).unwrap_or(false) {
+            let takes = t
+                .install
+                .as_ref()
+                .and_then(|i| i.takes.clone())
+                .map(|d| format!(", takes {d}"))
+                .unwrap_or_default();
+            let msg = format!(
+                "`run` never starts a native build{takes}: install it with `gqlbench install {}`, which runs `{}`",
+                t.name,
+                install::command_line(t)
+            );
+            progress.line(&format!("{}: not installed: {msg}", t.name));
+            failed.push((t.name.clone(), TargetStatus::NotInstalled, msg));
+            continue;
+        }
         progress.line(&format!(
             "installing {} ({}) ...",
             t.name,
-            t.install
-                .as_ref()
-                .map(|i| i.command.join(" "))
-                .unwrap_or_default()
+            install::command_line(t)
         ));
-        match install::install(t, &node, false) {
+        let name = t.name.clone();
+        let tick = |el: Duration, line: &str| {
+            progress.message(format!("installing {name} ({}s): {line}", el.as_secs()))
+        };
+        match install::install(t, &node, false, &tick) {
             Ok(install::Outcome::Installed { seconds }) => {
                 progress.line(&format!("installed {} in {seconds:.0} s", t.name))
             }
             Ok(_) => {}
             Err(e) => {
                 progress.line(&format!("install of {} FAILED: {e:#}", t.name));
-                failed.push((t.name.clone(), format!("{e:#}")));
+                failed.push((
+                    t.name.clone(),
+                    TargetStatus::InstallFailed,
+                    format!("{e:#}"),
+                ));
             }
         }
     }
@@ -212,7 +234,7 @@ fn run_scenario(
     ctx: &RunContext,
     results: &mut RunResults,
     progress: &mut Progress,
-    install_failed: &[(String, String)],
+    install_failed: &[(String, TargetStatus, String)],
 ) -> Result<()> {
     let out = &plan.out_dir;
     let per_trial = (sp.warmup + sp.duration).as_secs_f64();
@@ -227,11 +249,12 @@ fn run_scenario(
     ));
     let probe = ctx.root.join("targets/_node/gc-probe.mjs");
     let cancelled = || ctx.cancelled();
+    let no_delays = std::collections::BTreeMap::new();
     let mut sessions: Vec<Option<Session>> = Vec::new();
     for (ti, t) in sp.targets.iter().enumerate() {
         let tr = &mut results.scenarios[si].targets[ti];
-        if let Some((_, msg)) = install_failed.iter().find(|(n, _)| n == &t.name) {
-            tr.status = TargetStatus::InstallFailed;
+        if let Some((_, status, msg)) = install_failed.iter().find(|(n, _, _)| n == &t.name) {
+            tr.status = *status;
             tr.problem = Some(msg.clone());
             sessions.push(None);
             progress.skip(per_trial * sp.trials as f64);
@@ -250,6 +273,13 @@ fn run_scenario(
                 scratch: &out.join("logs"),
                 node_probe: Some(probe.clone()),
                 cancelled: &cancelled,
+                federation: (t.kind == crate::catalog::TargetKind::Gateway).then(|| {
+                    session::FederationStart {
+                        root: &ctx.root,
+                        delays: sp.subgraphs.as_ref().unwrap_or(&no_delays),
+                        cpus: plan.isolation.generator.as_ref(),
+                    }
+                }),
             },
         );
         match started {
@@ -325,7 +355,7 @@ fn run_scenario(
                 continue;
             };
             let label = format!("{} trial {trial}/{} {}", sp.name, sp.trials, t.name);
-            let trial_result = run_trial(
+            let trial_result = trial::run_trial(
                 sp,
                 plan,
                 ctx,
@@ -392,99 +422,4 @@ fn run_scenario(
         }
     }
     Ok(())
-}
-
-#[allow(clippy::too_many_arguments)]
-fn run_trial(
-    sp: &ScenarioPlan,
-    plan: &RunPlan,
-    ctx: &RunContext,
-    sess: &mut Session,
-    ops: &[gqlbench_engine::Operation],
-    trial: u32,
-    position: u32,
-    label: &str,
-    progress: &mut Progress,
-) -> TrialResult {
-    let started_at = now_rfc3339();
-    let control = Control {
-        cancel: ctx.cancel.clone(),
-        live: Default::default(),
-    };
-    let eplan = engine_plan(
-        &sp.load,
-        sess.endpoint.clone(),
-        ops.to_vec(),
-        plan.isolation.generator.as_ref(),
-        sp.warmup,
-        Stop {
-            duration: Some(sp.duration),
-            max_requests: None,
-        },
-    );
-    let live = control.live.clone();
-    let sampler = vitals::Sampler::start(
-        sess.process.pid,
-        sess.cgroup.clone(),
-        sess.gc_file.clone(),
-        VITALS_INTERVAL,
-        Box::new(move || {
-            matches!(
-                live.phase(),
-                gqlbench_engine::Phase::Measure | gqlbench_engine::Phase::Done
-            )
-        }),
-    );
-    let secs = (sp.warmup + sp.duration).as_secs_f64();
-    let outcome = progress.follow(label, secs, &control.live, || {
-        gqlbench_engine::run(&eplan, &control)
-    });
-    let mut vitals = sampler.finish();
-    vitals.verified_cpus = sess.verified_cpus.clone();
-    let mut problems = Vec::new();
-    let load = match outcome {
-        Ok(r) => r,
-        Err(e) => {
-            problems.push(format!("engine: {e}"));
-            gqlbench_engine::LoadResult::default()
-        }
-    };
-    let cores = load.threads.max(1);
-    let cpu_cores = plan
-        .isolation
-        .generator
-        .as_ref()
-        .map(|c| c.0.len())
-        .unwrap_or(cores);
-    let generator = GeneratorUsage::measure(load.generator_cpu_s, load.elapsed_s, cpu_cores);
-    let saturation = saturation::check(&sp.load, &load, &generator);
-    let failed = load.requests - load.ok;
-    if failed > 0 {
-        problems.push(format!("{failed} failed responses"));
-    }
-    if let Some(st) = sess.process.exited() {
-        problems.push(format!("target exited ({st})"));
-    }
-    if load.interrupted {
-        problems.push("interrupted".into());
-    }
-    if let Some(hits) = sess.cgroup.as_ref().and_then(|c| c.memory_cap_hits()) {
-        if hits > 0 {
-            problems.push(format!("memory cap reached {hits} times (cgroup failcnt)"));
-        }
-    }
-    if load.requests == 0 && problems.is_empty() {
-        problems.push("no request completed".into());
-    }
-    TrialResult {
-        trial,
-        position,
-        started_at,
-        valid: problems.is_empty(),
-        problems,
-        load,
-        vitals,
-        generator,
-        saturation,
-    }
 }

@@ -8,6 +8,7 @@ use gqlbench_engine::Endpoint;
 use super::isolate::{Cgroup, CpuSet, Limits};
 use super::process::{free_port, SpawnSpec, TargetProcess};
 use super::ready::{wait_ready, Readiness};
+use super::subgraphs::{self, Subgraphs};
 use super::{procfs, vitals};
 use crate::catalog::TargetDef;
 use crate::results::TargetStatus;
@@ -20,6 +21,16 @@ pub struct Session {
     pub ready_s: f64,
     pub rss_idle_bytes: u64,
     pub verified_cpus: Option<Vec<usize>>,
+    /// The subgraphs of a federation gateway (stopped with it).
+    pub subgraphs: Option<Subgraphs>,
+}
+
+/// What a gateway target needs besides itself.
+pub struct FederationStart<'a> {
+    pub root: &'a Path,
+    pub delays: &'a std::collections::BTreeMap<String, String>,
+    /// CPUs for the subgraphs: away from the gateway.
+    pub cpus: Option<&'a CpuSet>,
 }
 
 /// Why a target could not be brought up.
@@ -39,6 +50,7 @@ pub struct StartOptions<'a> {
     /// Where the shared Node preload lives (targets/_node/gc-probe.mjs).
     pub node_probe: Option<PathBuf>,
     pub cancelled: &'a dyn Fn() -> bool,
+    pub federation: Option<FederationStart<'a>>,
 }
 
 impl Session {
@@ -53,9 +65,50 @@ impl Session {
         };
         let port =
             free_port().map_err(|e| fail(TargetStatus::StartFailed, format!("{e:#}"), None))?;
-        let mut env = t.start.env.clone();
+        let subgraphs = match &o.federation {
+            None => None,
+            Some(f) => Some(
+                Subgraphs::start(subgraphs::Start {
+                    root: f.root,
+                    version: t.federation_version(),
+                    delays: f.delays,
+                    cpus: f.cpus,
+                    log: o.log.with_extension("subgraphs.log"),
+                    supergraph_out: o.log.with_extension("supergraph.graphql"),
+                    cancelled: o.cancelled,
+                })
+                .map_err(|e| fail(TargetStatus::StartFailed, format!("subgraphs: {e:#}"), None))?,
+            ),
+        };
+        let mut vars = crate::runner::install::install_vars(t);
+        vars.insert("port", port.to_string());
+        if let Some(s) = &subgraphs {
+            vars.insert("supergraph", s.supergraph.display().to_string());
+        }
+        let expand = |s: &str| {
+            crate::catalog::vars::expand(s, &vars).map_err(|e| {
+                fail(
+                    TargetStatus::StartFailed,
+                    format!("{}: {e}", t.manifest.display()),
+                    None,
+                )
+            })
+        };
+        let mut env = std::collections::BTreeMap::new();
+        for (k, v) in &t.start.env {
+            env.insert(k.clone(), expand(v)?);
+        }
+        if let Some(s) = &subgraphs {
+            env.extend(s.env());
+        }
         env.insert(t.start.port_env.clone(), port.to_string());
         env.insert("HOST".into(), "127.0.0.1".into());
+        let program: Vec<String> = t
+            .start
+            .command
+            .iter()
+            .map(|a| expand(a))
+            .collect::<Result<_, _>>()?;
         let mut gc_file = None;
         if t.is_node() {
             if let Some(probe) = o.node_probe.as_ref().filter(|p| p.is_file()) {
@@ -100,7 +153,7 @@ impl Session {
             n.push_str(" (scenario limits NOT enforced)");
         }
         let mut process = TargetProcess::spawn(SpawnSpec {
-            program: &t.start.command,
+            program: &program,
             cwd: &t.dir,
             env,
             log: o.log.clone(),
@@ -146,6 +199,7 @@ impl Session {
                         ready_s: after.as_secs_f64(),
                         rss_idle_bytes: rss,
                         verified_cpus,
+                        subgraphs,
                     },
                     note,
                 ))
@@ -179,5 +233,8 @@ impl Session {
 
     pub fn stop(&mut self) {
         self.process.stop(Duration::from_secs(3));
+        if let Some(s) = self.subgraphs.as_mut() {
+            s.stop();
+        }
     }
 }

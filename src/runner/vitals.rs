@@ -64,6 +64,11 @@ impl Sampler {
         Sampler { stop, handle }
     }
 
+    /// Vitals of a window that never ran.
+    pub fn empty() -> Vitals {
+        Vitals::default()
+    }
+
     pub fn finish(mut self) -> Vitals {
         self.stop.store(true, Ordering::Relaxed);
         self.handle

@@ -1,0 +1,71 @@
+//! Parsed documents by query text.
+//!
+//! A gateway sends the same few operations (one per query plan node) over and over;
+//! parsing them again on every request would cost more than resolving this tiny data set.
+
+use std::collections::HashMap;
+use std::sync::{Arc, RwLock};
+
+use async_graphql::parser::parse_query;
+use async_graphql::parser::types::{ExecutableDocument, Selection};
+
+/// Beyond this many distinct queries new ones are parsed per request and not kept, so that a
+/// client sending unique queries cannot grow memory without bound.
+const CAPACITY: usize = 1024;
+
+pub struct Parsed {
+    pub doc: ExecutableDocument,
+    /// Some operation selects `_service` at its root (see `service`).
+    pub asks_service: bool,
+}
+
+#[derive(Default)]
+pub struct DocCache {
+    docs: RwLock<HashMap<String, Arc<Parsed>>>,
+}
+
+impl DocCache {
+    /// The parsed document, or None when it does not parse (the schema then reports the
+    /// syntax error itself).
+    pub fn get(&self, query: &str) -> Option<Arc<Parsed>> {
+        // A poisoned lock only means another request panicked mid-insert of a whole entry;
+        // the map itself is still sound.
+        if let Some(hit) = self
+            .docs
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(query)
+        {
+            return Some(hit.clone());
+        }
+        let doc = parse_query(query).ok()?;
+        let asks_service =
+            doc.operations.iter().any(|(_, op)| {
+                op.node.selection_set.node.items.iter().any(
+                    |s| matches!(&s.node, Selection::Field(f) if f.node.name.node == "_service"),
+                )
+            });
+        let parsed = Arc::new(Parsed { doc, asks_service });
+        let mut docs = self.docs.write().unwrap_or_else(|e| e.into_inner());
+        if docs.len() < CAPACITY {
+            docs.insert(query.to_string(), parsed.clone());
+        }
+        Some(parsed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn caches_and_spots_service_queries() {
+        let cache = DocCache::default();
+        let a = cache.get("{ _service { sdl } }").unwrap();
+        assert!(a.asks_service);
+        let b = cache.get("{ _service { sdl } }").unwrap();
+        assert!(Arc::ptr_eq(&a, &b));
+        assert!(!cache.get("query Q { me { id } }").unwrap().asks_service);
+        assert!(cache.get("{ me { ").is_none());
+    }
+}

@@ -1,0 +1,67 @@
+//! Executes one subgraph's GraphQL requests: cached parsing, `_service` routing, then the
+//! subgraph's schema.
+
+use async_graphql::{BatchRequest, BatchResponse, Request, Response};
+
+use crate::doc_cache::DocCache;
+use crate::schemas::{accounts, inventory, products, reviews};
+use crate::service::{self, ServiceSchema};
+use crate::subgraph::{Federation, Subgraph};
+
+enum SubgraphSchema {
+    Accounts(accounts::AccountsSchema),
+    Products(products::ProductsSchema),
+    Reviews(reviews::ReviewsSchema),
+    Inventory(inventory::InventorySchema),
+}
+
+pub struct Executor {
+    schema: SubgraphSchema,
+    service: ServiceSchema,
+    docs: DocCache,
+}
+
+impl Executor {
+    pub fn new(subgraph: Subgraph, federation: Federation) -> anyhow::Result<Executor> {
+        let schema = match subgraph {
+            Subgraph::Accounts => SubgraphSchema::Accounts(accounts::schema()),
+            Subgraph::Products => SubgraphSchema::Products(products::schema()),
+            Subgraph::Reviews => SubgraphSchema::Reviews(reviews::schema()),
+            Subgraph::Inventory => SubgraphSchema::Inventory(inventory::schema()),
+        };
+        Ok(Executor {
+            schema,
+            service: service::schema(crate::sdl::sdl(subgraph, federation)?),
+            docs: DocCache::default(),
+        })
+    }
+
+    pub async fn execute(&self, mut request: Request) -> Response {
+        if let Some(parsed) = self.docs.get(&request.query) {
+            let asks_service = parsed.asks_service;
+            request.set_parsed_query(parsed.doc.clone());
+            if asks_service {
+                return self.service.execute(request).await;
+            }
+        }
+        match &self.schema {
+            SubgraphSchema::Accounts(s) => s.execute(request).await,
+            SubgraphSchema::Products(s) => s.execute(request).await,
+            SubgraphSchema::Reviews(s) => s.execute(request).await,
+            SubgraphSchema::Inventory(s) => s.execute(request).await,
+        }
+    }
+
+    pub async fn execute_batch(&self, batch: BatchRequest) -> BatchResponse {
+        match batch {
+            BatchRequest::Single(request) => BatchResponse::Single(self.execute(request).await),
+            BatchRequest::Batch(requests) => {
+                let mut responses = Vec::with_capacity(requests.len());
+                for request in requests {
+                    responses.push(self.execute(request).await);
+                }
+                BatchResponse::Batch(responses)
+            }
+        }
+    }
+}

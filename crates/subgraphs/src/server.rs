@@ -1,0 +1,195 @@
+//! HTTP for the four subgraphs: one listener per subgraph on 127.0.0.1, each serving
+//! `POST /graphql`, `GET /health` and `GET /counters` over HTTP/1.1 keep-alive.
+
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full, Limited};
+use hyper::body::Incoming;
+use hyper::{header, Method, Request, Response, StatusCode};
+use hyper_util::rt::TokioIo;
+use tokio::net::TcpListener;
+
+use crate::counters::Counters;
+use crate::delay::{Delay, DelaySpec};
+use crate::executor::Executor;
+use crate::response_cache::ResponseCache;
+use crate::subgraph::{Federation, Subgraph};
+
+/// Far above any gateway request (the largest `_entities` batch is a few KB); a bound so a
+/// broken client cannot make us buffer without limit.
+const MAX_BODY: usize = 16 << 20;
+
+#[derive(Debug, Clone)]
+pub struct ServeConfig {
+    /// Port per subgraph (by [`Subgraph::index`]); 0 picks a free one (tests).
+    pub ports: [u16; 4],
+    pub federation: Federation,
+    pub delays: Vec<DelaySpec>,
+    pub seed: u64,
+    /// Answer repeated bodies from memory (see `response_cache`).
+    pub response_cache: bool,
+}
+
+/// The listeners are bound and their accept loops spawned on the current runtime.
+pub struct Running {
+    /// Bound address per subgraph (by [`Subgraph::index`]).
+    pub addrs: [SocketAddr; 4],
+    pub counters: Arc<Counters>,
+}
+
+struct SubgraphService {
+    subgraph: Subgraph,
+    executor: Executor,
+    delay: Option<Delay>,
+    counters: Arc<Counters>,
+    cache: Option<ResponseCache>,
+}
+
+/// Binds all four ports, then serves them in the background until the runtime stops.
+pub async fn start(config: &ServeConfig) -> anyhow::Result<Running> {
+    let counters = Arc::new(Counters::default());
+    let mut listeners = Vec::new();
+    for g in Subgraph::ALL {
+        let port = config.ports[g.index()];
+        let listener = TcpListener::bind(("127.0.0.1", port))
+            .await
+            .map_err(|e| anyhow::anyhow!("cannot listen on 127.0.0.1:{port} for {g}: {e}"))?;
+        listeners.push((g, listener));
+    }
+    let mut addrs = [SocketAddr::from(([127, 0, 0, 1], 0)); 4];
+    for (g, listener) in listeners {
+        addrs[g.index()] = listener.local_addr()?;
+        let delay = config
+            .delays
+            .iter()
+            .find(|d| d.subgraph == g)
+            .map(|d| Delay::new(d, config.seed));
+        let service = Arc::new(SubgraphService {
+            subgraph: g,
+            executor: Executor::new(g, config.federation)?,
+            delay,
+            counters: counters.clone(),
+            cache: config.response_cache.then(ResponseCache::default),
+        });
+        tokio::spawn(accept_loop(listener, service));
+    }
+    Ok(Running { addrs, counters })
+}
+
+async fn accept_loop(listener: TcpListener, service: Arc<SubgraphService>) {
+    loop {
+        let stream = match listener.accept().await {
+            Ok((stream, _)) => stream,
+            Err(e) => {
+                // Typically out of file descriptors: wait for connections to close rather
+                // than spin or give up on the subgraph.
+                eprintln!("{}: accept failed: {e}", service.subgraph);
+                tokio::time::sleep(Duration::from_millis(10)).await;
+                continue;
+            }
+        };
+        // Small request/response pairs: Nagle would add latency to every one.
+        let _ = stream.set_nodelay(true);
+        let service = service.clone();
+        tokio::spawn(async move {
+            let handler = hyper::service::service_fn(move |req| {
+                let service = service.clone();
+                async move { Ok::<_, Infallible>(service.handle(req).await) }
+            });
+            // A client hanging up mid-request is its business, not an error to report.
+            let _ = hyper::server::conn::http1::Builder::new()
+                .serve_connection(TokioIo::new(stream), handler)
+                .await;
+        });
+    }
+}
+
+impl SubgraphService {
+    async fn handle(&self, req: Request<Incoming>) -> Response<Full<Bytes>> {
+        match (req.method(), req.uri().path()) {
+            (&Method::POST, "/graphql") => self.graphql(req).await,
+            (&Method::GET, "/health") => text(StatusCode::OK, "ok"),
+            (&Method::GET, "/counters") => json(StatusCode::OK, self.counters.to_json().into()),
+            (_, "/graphql") => text(
+                StatusCode::METHOD_NOT_ALLOWED,
+                "POST a JSON GraphQL request",
+            ),
+            _ => text(
+                StatusCode::NOT_FOUND,
+                "not found: try POST /graphql, GET /health, GET /counters",
+            ),
+        }
+    }
+
+    async fn graphql(&self, req: Request<Incoming>) -> Response<Full<Bytes>> {
+        self.counters.hit(self.subgraph);
+        let body = match Limited::new(req.into_body(), MAX_BODY).collect().await {
+            Ok(body) => body.to_bytes(),
+            Err(e) => {
+                return graphql_error(StatusCode::BAD_REQUEST, &format!("cannot read body: {e}"))
+            }
+        };
+        let cached = self.cache.as_ref().and_then(|c| c.get(&body));
+        if let Some(delay) = &self.delay {
+            tokio::time::sleep(delay.next()).await;
+        }
+        if let Some(response) = cached {
+            return json(StatusCode::OK, response);
+        }
+        let batch: async_graphql::BatchRequest = match serde_json::from_slice(&body) {
+            Ok(batch) => batch,
+            Err(e) => {
+                return graphql_error(
+                    StatusCode::BAD_REQUEST,
+                    &format!("body is not a GraphQL JSON request: {e}"),
+                )
+            }
+        };
+        let response = self.executor.execute_batch(batch).await;
+        let bytes: Bytes = match serde_json::to_vec(&response) {
+            Ok(bytes) => bytes.into(),
+            Err(e) => {
+                return graphql_error(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    &format!("cannot encode response: {e}"),
+                )
+            }
+        };
+        // Only clean answers are kept: an error may come from a bug worth seeing afresh.
+        if let (Some(cache), true) = (&self.cache, response.is_ok()) {
+            cache.insert(body, bytes.clone());
+        }
+        json(StatusCode::OK, bytes)
+    }
+}
+
+fn text(status: StatusCode, body: &'static str) -> Response<Full<Bytes>> {
+    respond(
+        status,
+        "text/plain; charset=utf-8",
+        Bytes::from_static(body.as_bytes()),
+    )
+}
+
+fn json(status: StatusCode, body: Bytes) -> Response<Full<Bytes>> {
+    respond(status, "application/json", body)
+}
+
+fn graphql_error(status: StatusCode, message: &str) -> Response<Full<Bytes>> {
+    let body = serde_json::json!({ "errors": [{ "message": message }] }).to_string();
+    json(status, body.into())
+}
+
+fn respond(status: StatusCode, content_type: &'static str, body: Bytes) -> Response<Full<Bytes>> {
+    let mut response = Response::new(Full::new(body));
+    *response.status_mut() = status;
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        header::HeaderValue::from_static(content_type),
+    );
+    response
+}

@@ -1,0 +1,308 @@
+//! One trial of one target: a warm-up and a measured window (or, for a rate sweep, a series
+//! of measured steps), with the target's vitals, its subgraphs' usage, the generator's CPU
+//! and the saturation guard.
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use gqlbench_engine::{Control, LoadResult, Phase, Stop};
+
+use super::session::Session;
+use super::vitals::{self, Sampler};
+use super::RunContext;
+use crate::plan::{engine_plan, RunPlan, ScenarioPlan};
+use crate::progress::Progress;
+use crate::results::*;
+use crate::saturation;
+
+const VITALS_INTERVAL: Duration = Duration::from_millis(200);
+
+/// Subgraph CPU above this share of its cores means it may limit the gateway.
+pub const SUBGRAPH_CPU_LIMIT: f64 = 0.80;
+
+struct Measured {
+    load: LoadResult,
+    vitals: Vitals,
+    upstream: Option<UpstreamUsage>,
+    generator: GeneratorUsage,
+    saturation: Vec<SaturationFlag>,
+    problems: Vec<String>,
+}
+
+fn in_window(live: &gqlbench_engine::LiveStats) -> bool {
+    matches!(live.phase(), Phase::Measure | Phase::Done)
+}
+
+/// One engine run (warm-up + window) with everything sampled alongside.
+#[allow(clippy::too_many_arguments)]
+fn measure(
+    plan: &RunPlan,
+    ctx: &RunContext,
+    sess: &mut Session,
+    load_info: &LoadInfo,
+    ops: &[gqlbench_engine::Operation],
+    warmup: Duration,
+    duration: Duration,
+    label: &str,
+    progress: &mut Progress,
+) -> Measured {
+    let control = Control {
+        cancel: ctx.cancel.clone(),
+        live: Default::default(),
+    };
+    let eplan = engine_plan(
+        load_info,
+        sess.endpoint.clone(),
+        ops.to_vec(),
+        plan.isolation.generator.as_ref(),
+        warmup,
+        Stop {
+            duration: Some(duration),
+            max_requests: None,
+        },
+    );
+    let live = control.live.clone();
+    let sampler = Sampler::start(
+        sess.process.pid,
+        sess.cgroup.clone(),
+        sess.gc_file.clone(),
+        VITALS_INTERVAL,
+        Box::new(move || in_window(&live)),
+    );
+    let sub_sampler = sess.subgraphs.as_ref().map(|s| {
+        let live = control.live.clone();
+        Sampler::start(
+            s.process.pid,
+            None,
+            None,
+            VITALS_INTERVAL,
+            Box::new(move || in_window(&live)),
+        )
+    });
+    let counters_before = sess.subgraphs.as_ref().and_then(|s| s.counters());
+    let secs = (warmup + duration).as_secs_f64();
+    let outcome = progress.follow(label, secs, &control.live, || {
+        gqlbench_engine::run(&eplan, &control)
+    });
+    let mut vitals = sampler.finish();
+    vitals.verified_cpus = sess.verified_cpus.clone();
+    let mut problems = Vec::new();
+    let load = match outcome {
+        Ok(r) => r,
+        Err(e) => {
+            problems.push(format!("engine: {e}"));
+            LoadResult::default()
+        }
+    };
+    let cores = plan
+        .isolation
+        .generator
+        .as_ref()
+        .map(|c| c.0.len())
+        .unwrap_or(load.threads);
+    let generator = GeneratorUsage::measure(load.generator_cpu_s, load.elapsed_s, cores);
+    let mut saturation = saturation::check(load_info, &load, &generator);
+    let upstream = match (sess.subgraphs.as_ref(), sub_sampler) {
+        (Some(s), Some(sampler)) => {
+            let sv = sampler.finish();
+            let after = s.counters();
+            let calls: BTreeMap<String, u64> = match (&counters_before, &after) {
+                (Some(a), Some(b)) => b
+                    .iter()
+                    .map(|(k, v)| (k.clone(), v.saturating_sub(a.get(k).copied().unwrap_or(0))))
+                    .collect(),
+                _ => BTreeMap::new(),
+            };
+            if after.is_none() {
+                problems.push("subgraph counters unreadable (did the subgraphs die?)".into());
+            }
+            // Counters cover warm-up and window alike, so the ratio uses both request counts.
+            let client = load.requests + load.warmup_requests;
+            let total: u64 = calls.values().sum();
+            let sub_cores = plan
+                .isolation
+                .generator
+                .as_ref()
+                .map(|c| c.0.len())
+                .unwrap_or(1);
+            let u = UpstreamUsage {
+                calls_per_request: if client > 0 {
+                    total as f64 / client as f64
+                } else {
+                    0.0
+                },
+                calls,
+                subgraph_cpu_pct: sv.cpu_avg_pct,
+                subgraph_cores: sub_cores,
+                subgraph_rss_peak_bytes: sv.rss_peak_bytes,
+            };
+            if u.subgraph_cpu_pct > SUBGRAPH_CPU_LIMIT * 100.0 * sub_cores as f64 {
+                saturation.push(SaturationFlag {
+                    kind: "subgraph_cpu".into(),
+                    detail: format!(
+                        "the subgraphs used {:.0}% CPU of their {} core(s): they may limit the gateway",
+                        u.subgraph_cpu_pct, sub_cores
+                    ),
+                });
+            }
+            Some(u)
+        }
+        _ => None,
+    };
+    if let Some(s) = sess.subgraphs.as_mut() {
+        if let Some(st) = s.process.exited() {
+            problems.push(format!("the subgraphs exited ({st})"));
+        }
+    }
+    Measured {
+        load,
+        vitals,
+        upstream,
+        generator,
+        saturation,
+        problems,
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+pub fn run_trial(
+    sp: &ScenarioPlan,
+    plan: &RunPlan,
+    ctx: &RunContext,
+    sess: &mut Session,
+    ops: &[gqlbench_engine::Operation],
+    trial: u32,
+    position: u32,
+    label: &str,
+    progress: &mut Progress,
+) -> TrialResult {
+    let started_at = now_rfc3339();
+    let (m, sweep) = match &sp.sweep {
+        None => (
+            measure(
+                plan,
+                ctx,
+                sess,
+                &sp.load,
+                ops,
+                sp.warmup,
+                sp.duration,
+                label,
+                progress,
+            ),
+            None,
+        ),
+        Some(sw) => {
+            let (m, steps) = run_sweep(sp, sw, plan, ctx, sess, ops, label, progress);
+            (m, Some(steps))
+        }
+    };
+    let mut problems = m.problems;
+    let failed = m.load.requests - m.load.ok;
+    if failed > 0 {
+        problems.push(format!("{failed} failed responses"));
+    }
+    if let Some(st) = sess.process.exited() {
+        problems.push(format!("target exited ({st})"));
+    }
+    if m.load.interrupted {
+        problems.push("interrupted".into());
+    }
+    if let Some(hits) = sess.cgroup.as_ref().and_then(|c| c.memory_cap_hits()) {
+        if hits > 0 {
+            problems.push(format!("memory cap reached {hits} times (cgroup failcnt)"));
+        }
+    }
+    if m.load.requests == 0 && problems.is_empty() {
+        problems.push("no request completed".into());
+    }
+    TrialResult {
+        trial,
+        position,
+        started_at,
+        valid: problems.is_empty(),
+        problems,
+        load: m.load,
+        vitals: m.vitals,
+        generator: m.generator,
+        saturation: m.saturation,
+        upstream: m.upstream,
+        sweep,
+    }
+}
+
+/// Step the open-model rate from `start_rate` by `step` until p99 passes the limit, a
+/// response fails, the guard flags the step, or `max_rate` is done. The trial's figures are
+/// those of the highest step that held (or of the first step when none did).
+#[allow(clippy::too_many_arguments)]
+fn run_sweep(
+    sp: &ScenarioPlan,
+    sw: &crate::catalog::scenario::SweepSpec,
+    plan: &RunPlan,
+    ctx: &RunContext,
+    sess: &mut Session,
+    ops: &[gqlbench_engine::Operation],
+    label: &str,
+    progress: &mut Progress,
+) -> (Measured, Vec<SweepStep>) {
+    let mut steps = Vec::new();
+    let mut best: Option<Measured> = None;
+    let mut first: Option<Measured> = None;
+    let mut rate = sw.start_rate;
+    let mut k = 0;
+    while rate <= sw.max_rate + 1e-9 && !ctx.cancelled() {
+        let mut li = sp.load.clone();
+        li.model = "open".into();
+        li.rate = Some(rate);
+        li.stages.clear();
+        let warmup = if k == 0 { sp.warmup } else { Duration::ZERO };
+        let m = measure(
+            plan,
+            ctx,
+            sess,
+            &li,
+            ops,
+            warmup,
+            sw.step_duration,
+            &format!("{label} @ {rate:.0} req/s"),
+            progress,
+        );
+        let p99 = m.load.latency.p99_us;
+        let held = m.load.failed == 0
+            && m.saturation.is_empty()
+            && m.problems.is_empty()
+            && p99 as u128 <= sw.p99_limit.as_micros()
+            && !m.load.interrupted;
+        steps.push(SweepStep {
+            rate,
+            achieved_rps: m.load.throughput_rps,
+            p50_us: m.load.latency.p50_us,
+            p99_us: p99,
+            failed: m.load.failed,
+            flags: m.saturation.iter().map(|f| f.kind.clone()).collect(),
+            held,
+        });
+        let dead = sess.process.exited().is_some();
+        if held {
+            best = Some(m);
+        } else {
+            if first.is_none() && best.is_none() {
+                first = Some(m);
+            }
+            break;
+        }
+        if dead {
+            break;
+        }
+        k += 1;
+        rate += sw.step;
+    }
+    let m = best.or(first).unwrap_or(Measured {
+        load: LoadResult::default(),
+        vitals: vitals::Sampler::empty(),
+        upstream: None,
+        generator: GeneratorUsage::default(),
+        saturation: Vec::new(),
+        problems: vec!["the sweep ran no step".into()],
+    });
+    (m, steps)
+}

@@ -1,0 +1,28 @@
+// Hive Gateway (@graphql-hive/gateway: createGatewayRuntime, a GraphQL Yoga server with the
+// graphql-tools federation runtime) on bare node:http, one process (the CLI's --fork is
+// not used: every gateway gets one Node process under the same CPU quota).
+//
+// Supergraph: the file in $GQLBENCH_SUPERGRAPH, read once (no polling, no Hive/GraphOS
+// registry, no usage reporting). Off: landing page, GraphiQL, logging (the logger stays at
+// "warn": no per-request lines). Kept at defaults: Yoga's parse/validation caches, the
+// runtime's memoized delegation plans per document, batching off (`batching` unset), no
+// response cache (`responseCaching` unset), inbound in-flight request deduplication off
+// (`inboundInflightRequestDeduplication` defaults to false), error masking on.
+
+import { createServer } from 'node:http';
+import { createGatewayRuntime } from '@graphql-hive/gateway';
+import { serveHttp } from '../_node/server-common.mjs';
+import { supergraphPath } from '../_federation/gateway-common.mjs';
+
+const gateway = createGatewayRuntime({
+  supergraph: supergraphPath(),
+  graphqlEndpoint: '/graphql',
+  landingPage: false,
+  graphiql: false,
+  logging: 'warn',
+});
+
+const server = serveHttp('hive-gateway', createServer(gateway));
+// Let the runtime release its resources after the HTTP server closed (serveHttp's own
+// SIGTERM handler exits within 500 ms in any case).
+server.on('close', () => gateway.dispose?.());
