@@ -218,7 +218,7 @@ pub struct CalibrateArgs {
 
 #[derive(Args, Debug)]
 pub struct InstallArgs {
-    /// Targets to install (default: all)
+    /// Targets to install (default: all but the long native builds, which must be named)
     pub targets: Vec<String>,
     /// Reinstall even when the cache says the install is current
     #[arg(long)]

@@ -215,6 +215,12 @@ fn resolve_scenario(
     if !args.targets.is_empty() {
         targets.retain(|t| args.targets.contains(&t.name));
     }
+    if let Some(sg) = &f.subgraphs {
+        for (name, spec) in &sg.delays {
+            gqlbench_subgraphs::delay::DelaySpec::parse(&format!("{name}={spec}"))
+                .map_err(|e| bad(format!("[subgraphs] delays: {e}")))?;
+        }
+    }
     let memory_bytes = f
         .limits
         .memory

@@ -76,6 +76,30 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode> {
                     eprintln!("{}: nothing to install", t.name);
                     continue;
                 }
+                // Long native builds only when named: `gqlbench install` alone stays quick.
+                if a.targets.is_empty() && t.install.as_ref().map(|i| !i.auto).unwrap_or(false) {
+                    eprintln!(
+                        "{}: skipped (native build{}; name it to build: `gqlbench install {}`)",
+                        t.name,
+                        t.install
+                            .as_ref()
+                            .and_then(|i| i.takes.clone())
+                            .map(|d| format!(", {d}"))
+                            .unwrap_or_default(),
+                        t.name
+                    );
+                    continue;
+                }
+                let current = crate::runner::install::cache_key(t, &node)
+                    .map(|k| crate::runner::install::is_current(t, &k))
+                    .unwrap_or(false);
+                if current && !a.force {
+                    eprintln!(
+                        "{}: already installed (cache current; --force to reinstall)",
+                        t.name
+                    );
+                    continue;
+                }
                 eprintln!(
                     "{}: `{}` (log: {})",
                     t.name,

@@ -1,0 +1,311 @@
+//! End-to-end: the federation suite. The supergraph is current with the subgraph SDL, the
+//! npm gateways return exactly the expected answers through real subgraphs, upstream calls
+//! and subgraph CPU are reported, and faults (a subgraph dying mid-run, a bad delay spec,
+//! a composition error) are reported as such.
+mod common;
+use common::*;
+use std::process::Command;
+
+/// Tests that start gateways look for leftover processes: run them one at a time.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+const NPM_GATEWAYS: &str =
+    "apollo-gateway,hive-gateway,hive-gateway-router-runtime,mercurius-gateway";
+
+fn federation_tools() -> std::path::PathBuf {
+    let dir = repo().join("targets/_federation");
+    if !dir
+        .join("node_modules/@theguild/federation-composition")
+        .exists()
+    {
+        let st = Command::new("npm")
+            .args(["ci", "--no-audit", "--no-fund", "--loglevel=error"])
+            .current_dir(&dir)
+            .status()
+            .expect("npm");
+        assert!(st.success(), "npm ci in targets/_federation failed");
+    }
+    dir
+}
+
+#[test]
+fn supergraph_is_current_with_the_subgraph_sdl() {
+    let dir = federation_tools();
+    let out = Command::new("node")
+        .arg(dir.join("compose.mjs"))
+        .arg("--check")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "the committed supergraph is stale: run `node targets/_federation/compose.mjs`\n{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn composition_errors_name_the_subgraph_and_field() {
+    let dir = federation_tools();
+    let tmp = tempfile::tempdir().unwrap();
+    for n in ["accounts", "products", "reviews", "inventory"] {
+        let src = repo().join(format!("scenarios/federation/subgraphs/{n}.v2.graphql"));
+        let mut text = std::fs::read_to_string(src).unwrap();
+        if n == "inventory" {
+            // @requires on a field that does not exist.
+            text = text.replace(
+                "@requires(fields: \"price weight\")",
+                "@requires(fields: \"price nosuchfield\")",
+            );
+        }
+        std::fs::write(tmp.path().join(format!("{n}.v2.graphql")), text).unwrap();
+    }
+    let out = Command::new("node")
+        .arg(dir.join("compose.mjs"))
+        .arg("--subgraphs")
+        .arg(tmp.path())
+        .arg("--out")
+        .arg(tmp.path().join("supergraph.graphql"))
+        .output()
+        .unwrap();
+    let err =
+        String::from_utf8_lossy(&out.stderr).to_string() + &String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("inventory") && err.contains("shippingEstimate"),
+        "{err}"
+    );
+}
+
+#[test]
+fn npm_gateways_return_the_expected_answers_and_upstream_calls_are_counted() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let out_dir = tempfile::tempdir().unwrap();
+    let out = run(bin()
+        .arg("--root")
+        .arg(repo())
+        .args([
+            "run",
+            "federation",
+            "--scenarios",
+            "constant",
+            "--targets",
+            NPM_GATEWAYS,
+        ])
+        .args([
+            "--trials",
+            "1",
+            "--warmup",
+            "0s",
+            "--duration",
+            "1s",
+            "-c",
+            "4",
+            "--json",
+            "--out",
+        ])
+        .arg(out_dir.path()));
+    assert!(out.status.success());
+    let r = json(&out);
+    let s = &r["scenarios"][0];
+    assert_eq!(s["load"]["unique_request_header"], true);
+    for name in NPM_GATEWAYS.split(',') {
+        let t = target(&r, 0, name);
+        assert_eq!(
+            t["status"], "ok",
+            "{name}: {} {}",
+            t["problem"], t["log_tail"]
+        );
+        let checks = t["checks"].as_array().unwrap();
+        assert!(checks.iter().all(|c| c["ok"] == true), "{name}: {checks:?}");
+        let trial = &t["trials"][0];
+        assert_eq!(trial["load"]["failed"], 0, "{name}");
+        assert!(trial["load"]["ok"].as_u64().unwrap() > 0, "{name}");
+        let up = &trial["upstream"];
+        assert!(
+            up["calls_per_request"].as_f64().unwrap() > 0.0,
+            "{name}: {up}"
+        );
+        let calls = up["calls"].as_object().unwrap();
+        assert_eq!(calls.len(), 4, "{name}: every subgraph counted: {calls:?}");
+        assert!(up["subgraph_cpu_pct"].is_number());
+    }
+    // Mercurius' gateway needs Federation v1 subgraphs; the others v2: both worked above.
+    assert!(
+        processes_with("subgraphs serve").is_empty(),
+        "{:?}",
+        processes_with("subgraphs serve")
+    );
+}
+
+#[test]
+fn a_subgraph_that_dies_mid_run_is_reported_and_the_run_ends_cleanly() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let out_dir = tempfile::tempdir().unwrap();
+    let child = bin()
+        .arg("--root")
+        .arg(repo())
+        .args([
+            "run",
+            "federation",
+            "--scenarios",
+            "constant",
+            "--targets",
+            "apollo-gateway",
+        ])
+        .args([
+            "--trials",
+            "2",
+            "--warmup",
+            "0s",
+            "--duration",
+            "3s",
+            "-c",
+            "4",
+            "--json",
+            "--out",
+        ])
+        .arg(out_dir.path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait for the gateway's subgraphs, let the first trial start, then kill them.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let pid = loop {
+        let found: Vec<i32> = std::fs::read_dir("/proc")
+            .unwrap()
+            .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
+            .filter(|p| {
+                std::fs::read(format!("/proc/{p}/cmdline"))
+                    .map(|c| {
+                        String::from_utf8_lossy(&c)
+                            .replace('\0', " ")
+                            .contains("subgraphs serve")
+                    })
+                    .unwrap_or(false)
+            })
+            .collect();
+        if let Some(p) = found.first() {
+            break *p;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "subgraphs never started"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    std::thread::sleep(std::time::Duration::from_millis(4000));
+    unsafe {
+        libc::kill(pid, libc::SIGKILL);
+    }
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let t = target(&r, 0, "apollo-gateway");
+    let trials = t["trials"].as_array().unwrap();
+    assert!(!trials.is_empty());
+    let broken = trials.iter().any(|x| {
+        x["valid"] == false
+            && (x["load"]["failed"].as_u64().unwrap_or(0) > 0
+                || x["problems"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .any(|p| p.as_str().unwrap_or("").contains("subgraph")))
+    });
+    assert!(broken, "a trial shows the dead subgraph: {trials:?}");
+    assert_eq!(t["summary"]["valid"], false);
+    assert!(processes_with("subgraphs serve").is_empty());
+    assert!(processes_with("apollo-gateway")
+        .iter()
+        .all(|p| !p.contains("node")));
+}
+
+#[test]
+fn malformed_delay_spec_is_refused_with_an_example() {
+    let dir = tempfile::tempdir().unwrap();
+    // Only manifests and scenarios are read before the error, so a thin copy suffices.
+    for e in std::fs::read_dir(repo().join("targets")).unwrap() {
+        let p = e.unwrap().path();
+        if p.join("target.toml").exists() {
+            let to = dir.path().join("targets").join(p.file_name().unwrap());
+            std::fs::create_dir_all(&to).unwrap();
+            std::fs::copy(p.join("target.toml"), to.join("target.toml")).unwrap();
+        }
+    }
+    let copy = |rel: &str| {
+        let from = repo().join(rel);
+        let to = dir.path().join(rel);
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(from, to).unwrap();
+    };
+    copy("scenarios/profiles.toml");
+    copy("scenarios/federation/delays.toml");
+    copy("scenarios/queries/federation/large.graphql");
+    copy("scenarios/expected/federation/large.json");
+    let f = dir.path().join("scenarios/federation/delays.toml");
+    let text = std::fs::read_to_string(&f)
+        .unwrap()
+        .replace("reviews = \"20..150ms\"", "reviews = \"20-150\"");
+    std::fs::write(&f, text).unwrap();
+    let out = run(bin()
+        .arg("--root")
+        .arg(dir.path())
+        .args(["run", "federation"]));
+    assert_eq!(out.status.code(), Some(2));
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        e.contains("delays.toml")
+            && e.contains("reviews")
+            && e.contains("e.g. --delay reviews=20..150ms"),
+        "{e}"
+    );
+}
+
+/// Opt-in: the native gateways, once installed (`gqlbench install apollo-router hive-router`,
+/// ~20 min each). Run with `cargo test --release --test federation -- --ignored`.
+#[test]
+#[ignore]
+fn native_gateways_return_the_expected_answers() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let out_dir = tempfile::tempdir().unwrap();
+    let out = run(bin()
+        .arg("--root")
+        .arg(repo())
+        .args([
+            "run",
+            "federation",
+            "--scenarios",
+            "constant",
+            "--targets",
+            "apollo-router,hive-router",
+        ])
+        .args([
+            "--trials",
+            "1",
+            "--warmup",
+            "0s",
+            "--duration",
+            "2s",
+            "-c",
+            "8",
+            "--json",
+            "--out",
+        ])
+        .arg(out_dir.path()));
+    assert!(out.status.success());
+    let r = json(&out);
+    for name in ["apollo-router", "hive-router"] {
+        let t = target(&r, 0, name);
+        assert_eq!(t["status"], "ok", "{name}: {}", t["problem"]);
+        assert_eq!(t["trials"][0]["load"]["failed"], 0, "{name}");
+        assert!(
+            t["trials"][0]["upstream"]["calls_per_request"]
+                .as_f64()
+                .unwrap()
+                > 0.0
+        );
+    }
+}
