@@ -44,7 +44,12 @@ pub struct SubgraphsSpec {
 #[serde(deny_unknown_fields)]
 pub struct SweepSpec {
     pub start_rate: f64,
+    /// Added to the rate after each step that held ...
+    #[serde(default)]
     pub step: f64,
+    /// ... or, when set, the rate is multiplied by this (e.g. 1.5): a few steps then cover
+    /// gateways that differ by orders of magnitude.
+    pub factor: Option<f64>,
     pub max_rate: f64,
     #[serde(deserialize_with = "hd::deserialize")]
     pub step_duration: Duration,
@@ -204,10 +209,11 @@ impl ScenarioDef {
             .into());
         }
         if let Some(s) = &file.sweep {
-            if !(s.start_rate > 0.0 && s.step > 0.0 && s.max_rate >= s.start_rate) {
+            let grows = s.factor.map(|f| f > 1.0).unwrap_or(s.step > 0.0);
+            if !(s.start_rate > 0.0 && grows && s.max_rate >= s.start_rate) {
                 return Err(bad(format!(
-                    "[sweep]: need start_rate > 0, step > 0 and max_rate >= start_rate (got {}, {}, {})",
-                    s.start_rate, s.step, s.max_rate
+                    "[sweep]: need start_rate > 0, step > 0 (or factor > 1) and max_rate >= start_rate (got start_rate {}, step {}, factor {:?}, max_rate {})",
+                    s.start_rate, s.step, s.factor, s.max_rate
                 ))
                 .into());
             }

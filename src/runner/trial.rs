@@ -197,6 +197,14 @@ pub fn run_trial(
         }
     };
     let mut problems = m.problems;
+    if let Some(steps) = &sweep {
+        if !steps.iter().any(|s| s.held) {
+            problems.push(format!(
+                "no step of the sweep held: p99 was above the limit already at {} req/s (lower [sweep] start_rate)",
+                steps.first().map(|s| s.rate).unwrap_or(0.0)
+            ));
+        }
+    }
     let failed = m.load.requests - m.load.ok;
     if failed > 0 {
         problems.push(format!("{failed} failed responses"));
@@ -213,7 +221,10 @@ pub fn run_trial(
         }
     }
     if m.load.requests == 0 && problems.is_empty() {
-        problems.push("no request completed".into());
+        problems.push(
+            "no request was sent and answered within the measured window: the target may be slower than the window is long (raise --duration)"
+                .into(),
+        );
     }
     TrialResult {
         trial,
@@ -294,7 +305,10 @@ fn run_sweep(
             break;
         }
         k += 1;
-        rate += sw.step;
+        rate = match sw.factor {
+            Some(f) => (rate * f).round().max(rate + 1.0),
+            None => rate + sw.step,
+        };
     }
     let m = best.or(first).unwrap_or(Measured {
         load: LoadResult::default(),
