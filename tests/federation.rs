@@ -77,9 +77,8 @@ fn composition_errors_name_the_subgraph_and_field() {
     );
 }
 
-#[test]
-fn npm_gateways_return_the_expected_answers_and_upstream_calls_are_counted() {
-    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+/// One short trial of the constant scenario against `targets`, as JSON.
+fn constant_run(targets: &str, duration: &str, connections: &str) -> serde_json::Value {
     let out_dir = tempfile::tempdir().unwrap();
     let out = run(bin()
         .arg("--root")
@@ -90,45 +89,46 @@ fn npm_gateways_return_the_expected_answers_and_upstream_calls_are_counted() {
             "--scenarios",
             "constant",
             "--targets",
-            NPM_GATEWAYS,
+            targets,
         ])
-        .args([
-            "--trials",
-            "1",
-            "--warmup",
-            "0s",
-            "--duration",
-            "1s",
-            "-c",
-            "4",
-            "--json",
-            "--out",
-        ])
+        .args(["--trials", "1", "--warmup", "0s", "--duration", duration])
+        .args(["-c", connections, "--json", "--out"])
         .arg(out_dir.path()));
     assert!(out.status.success());
-    let r = json(&out);
+    json(&out)
+}
+
+/// A gateway that answered every request right and whose upstream calls were counted.
+fn assert_gateway_ok(r: &serde_json::Value, name: &str) {
+    let t = target(r, 0, name);
+    assert_eq!(
+        t["status"], "ok",
+        "{name}: {} {}",
+        t["problem"], t["log_tail"]
+    );
+    let checks = t["checks"].as_array().unwrap();
+    assert!(checks.iter().all(|c| c["ok"] == true), "{name}: {checks:?}");
+    let trial = &t["trials"][0];
+    assert_eq!(trial["load"]["failed"], 0, "{name}");
+    assert!(trial["load"]["ok"].as_u64().unwrap() > 0, "{name}");
+    let up = &trial["upstream"];
+    assert!(
+        up["calls_per_request"].as_f64().unwrap() > 0.0,
+        "{name}: {up}"
+    );
+    let calls = up["calls"].as_object().unwrap();
+    assert_eq!(calls.len(), 4, "{name}: every subgraph counted: {calls:?}");
+    assert!(up["subgraph_cpu_pct"].is_number());
+}
+
+#[test]
+fn npm_gateways_return_the_expected_answers_and_upstream_calls_are_counted() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let r = constant_run(NPM_GATEWAYS, "1s", "4");
     let s = &r["scenarios"][0];
     assert_eq!(s["load"]["unique_request_header"], true);
     for name in NPM_GATEWAYS.split(',') {
-        let t = target(&r, 0, name);
-        assert_eq!(
-            t["status"], "ok",
-            "{name}: {} {}",
-            t["problem"], t["log_tail"]
-        );
-        let checks = t["checks"].as_array().unwrap();
-        assert!(checks.iter().all(|c| c["ok"] == true), "{name}: {checks:?}");
-        let trial = &t["trials"][0];
-        assert_eq!(trial["load"]["failed"], 0, "{name}");
-        assert!(trial["load"]["ok"].as_u64().unwrap() > 0, "{name}");
-        let up = &trial["upstream"];
-        assert!(
-            up["calls_per_request"].as_f64().unwrap() > 0.0,
-            "{name}: {up}"
-        );
-        let calls = up["calls"].as_object().unwrap();
-        assert_eq!(calls.len(), 4, "{name}: every subgraph counted: {calls:?}");
-        assert!(up["subgraph_cpu_pct"].is_number());
+        assert_gateway_ok(&r, name);
     }
     // Mercurius' gateway needs Federation v1 subgraphs; the others v2: both worked above.
     assert!(
@@ -173,20 +173,7 @@ fn a_subgraph_that_dies_mid_run_is_reported_and_the_run_ends_cleanly() {
     // Wait for the gateway's subgraphs, let the first trial start, then kill them.
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
     let pid = loop {
-        let found: Vec<i32> = std::fs::read_dir("/proc")
-            .unwrap()
-            .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
-            .filter(|p| {
-                std::fs::read(format!("/proc/{p}/cmdline"))
-                    .map(|c| {
-                        String::from_utf8_lossy(&c)
-                            .replace('\0', " ")
-                            .contains("subgraphs serve")
-                    })
-                    .unwrap_or(false)
-            })
-            .collect();
-        if let Some(p) = found.first() {
+        if let Some(p) = pids_with("subgraphs serve").first() {
             break *p;
         }
         assert!(
@@ -270,42 +257,8 @@ fn malformed_delay_spec_is_refused_with_an_example() {
 #[ignore]
 fn native_gateways_return_the_expected_answers() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let out_dir = tempfile::tempdir().unwrap();
-    let out = run(bin()
-        .arg("--root")
-        .arg(repo())
-        .args([
-            "run",
-            "federation",
-            "--scenarios",
-            "constant",
-            "--targets",
-            "apollo-router,hive-router",
-        ])
-        .args([
-            "--trials",
-            "1",
-            "--warmup",
-            "0s",
-            "--duration",
-            "2s",
-            "-c",
-            "8",
-            "--json",
-            "--out",
-        ])
-        .arg(out_dir.path()));
-    assert!(out.status.success());
-    let r = json(&out);
+    let r = constant_run("apollo-router,hive-router", "2s", "8");
     for name in ["apollo-router", "hive-router"] {
-        let t = target(&r, 0, name);
-        assert_eq!(t["status"], "ok", "{name}: {}", t["problem"]);
-        assert_eq!(t["trials"][0]["load"]["failed"], 0, "{name}");
-        assert!(
-            t["trials"][0]["upstream"]["calls_per_request"]
-                .as_f64()
-                .unwrap()
-                > 0.0
-        );
+        assert_gateway_ok(&r, name);
     }
 }

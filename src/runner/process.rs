@@ -197,6 +197,21 @@ pub fn free_port() -> Result<u16> {
     Ok(l.local_addr()?.port())
 }
 
+/// A shell script as a target process, for tests.
+#[cfg(test)]
+pub fn spawn_sh(script: &str, dir: &Path) -> TargetProcess {
+    let prog = vec!["sh".to_string(), "-c".to_string(), script.to_string()];
+    TargetProcess::spawn(SpawnSpec {
+        program: &prog,
+        cwd: dir,
+        env: BTreeMap::new(),
+        log: dir.join("log"),
+        cpus: None,
+        cgroup_procs: vec![],
+    })
+    .expect("spawning sh")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -214,23 +229,10 @@ mod tests {
     fn stop_kills_the_whole_tree() {
         let dir = tempfile::tempdir().unwrap();
         // A shell that starts a grandchild ignoring SIGTERM: stop must still end both.
-        let prog: Vec<String> = [
-            "sh",
-            "-c",
+        let mut p = spawn_sh(
             "(trap '' TERM; sleep 30) & trap '' TERM; sleep 30",
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-        let mut p = TargetProcess::spawn(SpawnSpec {
-            program: &prog,
-            cwd: dir.path(),
-            env: BTreeMap::new(),
-            log: dir.path().join("log"),
-            cpus: None,
-            cgroup_procs: vec![],
-        })
-        .unwrap();
+            dir.path(),
+        );
         std::thread::sleep(Duration::from_millis(200));
         assert!(procfs::session_members(p.pid).len() >= 2);
         p.stop(Duration::from_millis(300));

@@ -142,25 +142,12 @@ fn sample_loop(sid: i32, cgroup: Option<&Cgroup>, interval: Duration, stop: &Ato
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::runner::process::{SpawnSpec, TargetProcess};
-    use std::collections::BTreeMap;
+    use crate::runner::process::spawn_sh;
 
     #[test]
     fn busy_child_shows_about_one_core() {
         let dir = tempfile::tempdir().unwrap();
-        let prog: Vec<String> = ["sh", "-c", "while :; do :; done"]
-            .iter()
-            .map(|s| s.to_string())
-            .collect();
-        let mut p = TargetProcess::spawn(SpawnSpec {
-            program: &prog,
-            cwd: dir.path(),
-            env: BTreeMap::new(),
-            log: dir.path().join("log"),
-            cpus: None,
-            cgroup_procs: vec![],
-        })
-        .unwrap();
+        let mut p = spawn_sh("while :; do :; done", dir.path());
         let s = Sampler::start(
             p.pid,
             None,

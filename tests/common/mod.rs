@@ -29,23 +29,29 @@ pub fn json(out: &Output) -> serde_json::Value {
     serde_json::from_slice(&out.stdout).expect("stdout is JSON")
 }
 
-/// Processes whose command line contains `needle` (to prove no child outlives a run).
-pub fn processes_with(needle: &str) -> Vec<String> {
-    let me = std::process::id().to_string();
+/// (pid, command line) of every process whose command line contains `needle`, this test
+/// process excepted.
+fn scan(needle: &str) -> Vec<(i32, String)> {
+    let me = std::process::id() as i32;
     std::fs::read_dir("/proc")
         .unwrap()
-        .filter_map(|e| e.ok())
-        .filter(|e| {
-            e.file_name()
-                .to_str()
-                .map(|s| s.chars().all(|c| c.is_ascii_digit()))
-                .unwrap_or(false)
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|p| *p != me)
+        .filter_map(|p| {
+            let c = std::fs::read(format!("/proc/{p}/cmdline")).ok()?;
+            Some((p, String::from_utf8_lossy(&c).replace('\0', " ")))
         })
-        .filter(|e| e.file_name().to_str() != Some(&me))
-        .filter_map(|e| std::fs::read(e.path().join("cmdline")).ok())
-        .map(|b| String::from_utf8_lossy(&b).replace('\0', " "))
-        .filter(|c| c.contains(needle))
+        .filter(|(_, c)| c.contains(needle))
         .collect()
+}
+
+/// Command lines of processes containing `needle` (to prove no child outlives a run).
+pub fn processes_with(needle: &str) -> Vec<String> {
+    scan(needle).into_iter().map(|(_, c)| c).collect()
+}
+
+pub fn pids_with(needle: &str) -> Vec<i32> {
+    scan(needle).into_iter().map(|(p, _)| p).collect()
 }
 
 pub fn target<'a>(
