@@ -118,9 +118,9 @@ pub struct LoadArgs {
     /// Connections (closed model) or the connection pool limit (open model)
     #[arg(short = 'c', long, default_value_t = 50)]
     pub connections: u32,
-    /// Measured duration
-    #[arg(short = 'd', long, default_value = "10s", value_parser = parse_duration)]
-    pub duration: std::time::Duration,
+    /// Measured duration (default 10s; with -n alone the count decides, bounded by 1 h)
+    #[arg(short = 'd', long, value_parser = parse_duration)]
+    pub duration: Option<std::time::Duration>,
     /// Stop after this many requests instead of (or before) the duration
     #[arg(short = 'n', long)]
     pub requests: Option<u64>,

@@ -38,6 +38,8 @@ pub enum RunStatus {
     Running,
     Complete,
     Interrupted,
+    /// gqlbench itself hit an error (see its output); what was measured before is kept.
+    Failed,
 }
 
 #[derive(Serialize, Deserialize, Debug, Clone)]

@@ -27,19 +27,16 @@ fn saved_run() -> (tempfile::TempDir, serde_json::Value) {
     (dir, v)
 }
 
-/// Scale one target's req/s samples (what a slower build would have measured).
-fn scaled(v: &serde_json::Value, target: &str, factor: f64) -> serde_json::Value {
+/// The same run with one target's req/s samples replaced (what another build would have
+/// measured). Fixed samples keep the test independent of how noisy the machine is.
+fn with_samples(v: &serde_json::Value, target: &str, samples: &[f64]) -> serde_json::Value {
     let mut v = v.clone();
     for t in v["scenarios"][0]["targets"].as_array_mut().unwrap() {
         if t["name"] == target {
             let s = &mut t["summary"]["rps"];
-            let samples: Vec<f64> = s["samples"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|x| x.as_f64().unwrap() * factor)
-                .collect();
-            s["median"] = (s["median"].as_f64().unwrap() * factor).into();
+            let mut sorted = samples.to_vec();
+            sorted.sort_by(f64::total_cmp);
+            s["median"] = sorted[sorted.len() / 2].into();
             s["samples"] = serde_json::json!(samples);
         }
     }
@@ -62,9 +59,13 @@ fn compare_fails_only_on_a_significant_regression() {
         std::fs::write(p.join("results.json"), serde_json::to_vec(v).unwrap()).unwrap();
         p
     };
-    let same = write("same", &a);
-    let slow = write("slow", &scaled(&a, "fx-good", 0.5));
-    let base = dir.path().join("a");
+    let a = with_samples(&a, "fx-good", &[1000.0, 1010.0, 990.0]);
+    let base = write("base", &a);
+    let same = write(
+        "same",
+        &with_samples(&a, "fx-good", &[1005.0, 995.0, 1000.0]),
+    );
+    let slow = write("slow", &with_samples(&a, "fx-good", &[500.0, 505.0, 495.0]));
 
     let out =
         run(bin()

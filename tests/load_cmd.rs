@@ -130,3 +130,45 @@ fn connection_refused_is_counted_as_connect_failures() {
     let r = json(&out);
     assert!(r["result"]["failures"]["connect"].as_u64().unwrap() > 0);
 }
+
+#[test]
+fn open_model_reopens_connections_the_server_closed_while_idle() {
+    // The server closes idle keep-alive connections after 100 ms; at 5 req/s every pooled
+    // connection has been idle longer than that when it is reused.
+    let s = start("short-keepalive");
+    let out = run(bin()
+        .args(["load", &s.url, "-q"])
+        .arg(query())
+        .args(["-c", "2", "-d", "2s", "--rate", "5", "--json"]));
+    assert!(out.status.success());
+    let r = json(&out);
+    assert_eq!(
+        r["result"]["failed"], 0,
+        "{}",
+        r["result"]["failure_examples"]
+    );
+    assert!(r["result"]["ok"].as_u64().unwrap() >= 8);
+}
+
+#[test]
+fn open_model_with_a_request_count_owes_nothing_after_the_budget() {
+    let s = start("good");
+    let out = run(bin()
+        .args(["load", &s.url, "-q"])
+        .arg(query())
+        .args(["-c", "4", "-n", "50", "--rate", "200", "--json"]));
+    assert!(out.status.success());
+    let r = json(&out);
+    assert_eq!(r["result"]["requests"], 50);
+    assert_eq!(r["result"]["unsent"], 0);
+    let kinds: Vec<&str> = r["saturation"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["kind"].as_str().unwrap())
+        .collect();
+    assert!(
+        !kinds.contains(&"unsent") && !kinds.contains(&"rate_shortfall"),
+        "{kinds:?}"
+    );
+}

@@ -68,8 +68,10 @@ pub fn run(root: &Path, a: &CheckArgs) -> Result<ExitCode> {
     let iso = resolve_isolation(&a.isolation)?;
     let progress = Progress::new(0.0, true);
     let defs: Vec<&TargetDef> = per_target.values().map(|(t, _)| t).collect();
-    let install_failed = crate::runner::install_all(&defs, &progress);
     let cancel = super::cancel_flag();
+    let install_failed = crate::runner::install_all(&defs, &progress, &|| {
+        cancel.load(std::sync::atomic::Ordering::Relaxed)
+    });
     let cancelled = || cancel.load(std::sync::atomic::Ordering::Relaxed);
     let scratch = tempfile_dir()?;
     let no_delays = BTreeMap::new();

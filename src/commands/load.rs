@@ -128,15 +128,43 @@ pub fn run(a: &LoadArgs) -> Result<ExitCode> {
             expected_data: expected.clone(),
         }],
     };
+    let duration = a.duration.unwrap_or(Duration::from_secs(10));
     let stop = Stop {
-        duration: if a.requests.is_some() && a.duration == Duration::from_secs(10) {
-            // -n alone: the count decides, the duration only bounds the run.
-            Some(Duration::from_secs(3600))
-        } else {
-            Some(a.duration)
+        duration: match (a.duration, a.requests) {
+            // -n alone: the count decides; the bound only keeps the run finite.
+            (None, Some(_)) => Some(Duration::from_secs(3600)),
+            _ => Some(duration),
         },
         max_requests: a.requests,
     };
+    for (bad, flag, message) in [
+        (
+            duration.is_zero(),
+            "--duration",
+            "must be above zero, e.g. 10s",
+        ),
+        (a.requests == Some(0), "--requests", "must be at least 1"),
+        (a.connections == 0, "--connections", "must be at least 1"),
+        (
+            a.pipelining == 0,
+            "--pipelining",
+            "must be at least 1 (1 = no pipelining)",
+        ),
+        (
+            a.rate.map(|r| !(r.is_finite() && r > 0.0)).unwrap_or(false),
+            "--rate",
+            "must be a positive number of requests per second",
+        ),
+        (a.threads == Some(0), "--threads", "must be at least 1"),
+    ] {
+        if bad {
+            return Err(UserError::Flag {
+                flag,
+                message: message.into(),
+            }
+            .into());
+        }
+    }
     let mut plan = engine_plan(&load, endpoint, vec![op], cpus.as_ref(), a.warmup, stop);
     if let Some(t) = a.threads {
         plan.threads = t.max(1);
@@ -158,26 +186,29 @@ pub fn run(a: &LoadArgs) -> Result<ExitCode> {
         load.model,
         a.connections,
         a.rate.map(|r| format!(", {r} req/s")).unwrap_or_default(),
-        humantime::format_duration(a.duration),
+        humantime::format_duration(duration),
         if a.warmup.is_zero() {
             String::new()
         } else {
             format!(" after {} warm-up", humantime::format_duration(a.warmup))
         }
     );
-    let mut progress = crate::progress::Progress::new((a.warmup + a.duration).as_secs_f64(), false);
+    let mut progress = crate::progress::Progress::new((a.warmup + duration).as_secs_f64(), false);
     let result = progress.follow(
         "load",
-        (a.warmup + a.duration).as_secs_f64(),
+        (a.warmup + duration).as_secs_f64(),
         &control.live,
         || gqlbench_engine::run(&plan, &control),
     );
     progress.finish();
-    let result = result.map_err(|e| anyhow::anyhow!("{e}"))?;
+    // What the checks above cannot know (e.g. more threads than the open model's pool).
+    let result =
+        result.map_err(|e| anyhow::anyhow!("{e} (check -c, --threads, --rate, -d, -n)"))?;
     let cores = cpus
         .as_ref()
         .map(|c| c.0.len())
-        .unwrap_or(result.threads.max(1));
+        .unwrap_or(result.threads)
+        .min(result.threads.max(1));
     let generator = GeneratorUsage::measure(result.generator_cpu_s, result.elapsed_s, cores);
     let saturation = crate::saturation::check(&load, &result, &generator);
     let report = LoadReport {

@@ -70,6 +70,7 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode> {
                 a.targets.clone()
             };
             let mut failed = 0;
+            let cancel = cancel_flag();
             for n in &names {
                 let t = cat.target(n)?;
                 if t.install.is_none() {
@@ -115,7 +116,9 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode> {
                     }
                     spinner.set_message(format!("{} {}s: {l}", t.name, el.as_secs()));
                 };
-                let outcome = crate::runner::install::install(t, &node, a.force, &tick);
+                let outcome = crate::runner::install::install(t, &node, a.force, &tick, &|| {
+                    cancel.load(std::sync::atomic::Ordering::Relaxed)
+                });
                 spinner.finish_and_clear();
                 match outcome {
                     Ok(crate::runner::install::Outcome::Cached) => {

@@ -40,7 +40,9 @@ pub fn run(root: &Path, args: &RunArgs) -> Result<ExitCode> {
     ));
     let outcome = runner::run_plan(&plan, &ctx, &mut results, &mut progress);
     progress.finish();
-    results.status = if ctx.cancelled() {
+    results.status = if outcome.is_err() {
+        RunStatus::Failed
+    } else if ctx.cancelled() {
         RunStatus::Interrupted
     } else {
         RunStatus::Complete

@@ -360,6 +360,8 @@ pub fn provenance_lines(r: &RunResults) -> Vec<String> {
                     "INTERRUPTED (partial results)".to_string(),
                 crate::results::RunStatus::Running =>
                     "still running or killed (partial results)".to_string(),
+                crate::results::RunStatus::Failed =>
+                    "FAILED: gqlbench hit an error (partial results)".to_string(),
             }
         ),
     ];

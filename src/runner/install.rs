@@ -106,6 +106,7 @@ pub fn install(
     runtime_version: &str,
     force: bool,
     on_progress: &dyn Fn(std::time::Duration, &str),
+    cancelled: &dyn Fn() -> bool,
 ) -> Result<Outcome> {
     let Some(inst) = &t.install else {
         return Ok(Outcome::NothingToInstall);
@@ -143,6 +144,11 @@ pub fn install(
     let status = loop {
         if let Some(st) = child.try_wait()? {
             break st;
+        }
+        if cancelled() {
+            let _ = child.kill();
+            let _ = child.wait();
+            bail!("install of '{}' interrupted", t.name);
         }
         on_progress(
             start.elapsed(),

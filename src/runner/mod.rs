@@ -41,11 +41,23 @@ impl RunContext {
 /// Targets that cannot run: name, status, message.
 pub type InstallFailures = Vec<(String, TargetStatus, String)>;
 
-pub fn install_all(targets: &[&TargetDef], progress: &Progress) -> InstallFailures {
+pub fn install_all(
+    targets: &[&TargetDef],
+    progress: &Progress,
+    cancelled: &dyn Fn() -> bool,
+) -> InstallFailures {
     let node = machine::node_version().unwrap_or_default();
     let mut failed = Vec::new();
     for t in targets {
         if t.install.is_none() {
+            continue;
+        }
+        if cancelled() {
+            failed.push((
+                t.name.clone(),
+                TargetStatus::Interrupted,
+                "interrupted before its install".into(),
+            ));
             continue;
         }
         let key = install::cache_key(t, &node);
@@ -79,7 +91,7 @@ pub fn install_all(targets: &[&TargetDef], progress: &Progress) -> InstallFailur
         let tick = |el: Duration, line: &str| {
             progress.message(format!("installing {name} ({}s): {line}", el.as_secs()))
         };
-        match install::install(t, &node, false, &tick) {
+        match install::install(t, &node, false, &tick, cancelled) {
             Ok(install::Outcome::Installed { seconds }) => {
                 progress.line(&format!("installed {} in {seconds:.0} s", t.name))
             }
@@ -210,7 +222,7 @@ pub fn run_plan(
         .collect();
     all.sort_by(|a, b| a.name.cmp(&b.name));
     all.dedup_by(|a, b| a.name == b.name);
-    let install_failed = install_all(&all, progress);
+    let install_failed = install_all(&all, progress, &|| ctx.cancelled());
     results.save(out)?;
 
     for sp in &plan.scenarios {

@@ -113,7 +113,12 @@ impl Session {
         if t.is_node() {
             if let Some(probe) = o.node_probe.as_ref().filter(|p| p.is_file()) {
                 let f = o.scratch.join(format!("{}-{port}.gc.json", t.name));
-                let existing = std::env::var("NODE_OPTIONS").unwrap_or_default();
+                // Keep the target's own NODE_OPTIONS (manifest first, then ours).
+                let existing = env
+                    .get("NODE_OPTIONS")
+                    .cloned()
+                    .or_else(|| std::env::var("NODE_OPTIONS").ok())
+                    .unwrap_or_default();
                 env.insert(
                     "NODE_OPTIONS".into(),
                     format!("{existing} --import={}", probe.display())

@@ -7,7 +7,7 @@ use std::time::Duration;
 use gqlbench_engine::{Control, LoadResult, Phase, Stop};
 
 use super::session::Session;
-use super::vitals::{self, Sampler};
+use super::vitals::{self, Condition, Sampler};
 use super::RunContext;
 use crate::plan::{engine_plan, RunPlan, ScenarioPlan};
 use crate::progress::Progress;
@@ -61,23 +61,30 @@ fn measure(
         },
     );
     let live = control.live.clone();
+    let window_ms = duration.as_millis() as u64;
+    // Vitals cover the measured window only: not the warm-up before it, nor the drain of
+    // in-flight requests after it (up to the request timeout).
+    let window = |live: std::sync::Arc<gqlbench_engine::LiveStats>| -> (Condition, Condition) {
+        let l2 = live.clone();
+        (
+            Box::new(move || in_window(&live)),
+            Box::new(move || l2.phase() == Phase::Done || l2.elapsed_ms() >= window_ms),
+        )
+    };
+    let (gate, end) = window(live);
     let sampler = Sampler::start(
         sess.process.pid,
         sess.cgroup.clone(),
         sess.gc_file.clone(),
         VITALS_INTERVAL,
-        Box::new(move || in_window(&live)),
+        gate,
+        end,
     );
     let sub_sampler = sess.subgraphs.as_ref().map(|s| {
-        let live = control.live.clone();
-        Sampler::start(
-            s.process.pid,
-            None,
-            None,
-            VITALS_INTERVAL,
-            Box::new(move || in_window(&live)),
-        )
+        let (gate, end) = window(control.live.clone());
+        Sampler::start(s.process.pid, None, None, VITALS_INTERVAL, gate, end)
     });
+    let cap_hits_before = sess.cgroup.as_ref().and_then(|c| c.memory_cap_hits());
     let counters_before = sess.subgraphs.as_ref().and_then(|s| s.counters());
     let secs = (warmup + duration).as_secs_f64();
     let outcome = progress.follow(label, secs, &control.live, || {
@@ -93,12 +100,14 @@ fn measure(
             LoadResult::default()
         }
     };
+    // The generator can use at most as many cores as it has worker threads.
     let cores = plan
         .isolation
         .generator
         .as_ref()
         .map(|c| c.0.len())
-        .unwrap_or(load.threads);
+        .unwrap_or(load.threads)
+        .min(load.threads.max(1));
     let generator = GeneratorUsage::measure(load.generator_cpu_s, load.elapsed_s, cores);
     let mut saturation = saturation::check(load_info, &load, &generator);
     let upstream = match (sess.subgraphs.as_ref(), sub_sampler) {
@@ -113,7 +122,10 @@ fn measure(
                 _ => BTreeMap::new(),
             };
             if after.is_none() {
-                problems.push("subgraph counters unreadable (did the subgraphs die?)".into());
+                problems.push(format!(
+                    "subgraph counters unreadable: did the subgraphs die? (their log: {})",
+                    s.process.log.display()
+                ));
             }
             // Counters cover warm-up and window alike, so the ratio uses both request counts.
             let client = load.requests + load.warmup_requests;
@@ -135,6 +147,22 @@ fn measure(
                 subgraph_cores: sub_cores,
                 subgraph_rss_peak_bytes: sv.rss_peak_bytes,
             };
+            // The subgraphs share the generator's CPUs (the target has the others): their
+            // CPU and the generator's together must leave headroom too.
+            let shared = (generator.cpu_s + u.subgraph_cpu_pct / 100.0 * load.elapsed_s)
+                / (load.elapsed_s.max(1e-9) * sub_cores as f64);
+            if shared > saturation::GENERATOR_CPU_LIMIT
+                && u.subgraph_cpu_pct <= SUBGRAPH_CPU_LIMIT * 100.0 * sub_cores as f64
+            {
+                saturation.push(SaturationFlag {
+                    kind: "shared_cpu".into(),
+                    detail: format!(
+                        "the generator and the subgraphs together used {:.0}% of the {} CPU(s) they share",
+                        shared * 100.0,
+                        sub_cores
+                    ),
+                });
+            }
             if u.subgraph_cpu_pct > SUBGRAPH_CPU_LIMIT * 100.0 * sub_cores as f64 {
                 saturation.push(SaturationFlag {
                     kind: "subgraph_cpu".into(),
@@ -151,6 +179,17 @@ fn measure(
     if let Some(s) = sess.subgraphs.as_mut() {
         if let Some(st) = s.process.exited() {
             problems.push(format!("the subgraphs exited ({st})"));
+        }
+    }
+    if let (Some(before), Some(after)) = (
+        cap_hits_before,
+        sess.cgroup.as_ref().and_then(|c| c.memory_cap_hits()),
+    ) {
+        if after > before {
+            problems.push(format!(
+                "memory cap reached {} times during the trial (cgroup failcnt)",
+                after - before
+            ));
         }
     }
     Measured {
@@ -214,11 +253,6 @@ pub fn run_trial(
     }
     if m.load.interrupted {
         problems.push("interrupted".into());
-    }
-    if let Some(hits) = sess.cgroup.as_ref().and_then(|c| c.memory_cap_hits()) {
-        if hits > 0 {
-            problems.push(format!("memory cap reached {hits} times (cgroup failcnt)"));
-        }
     }
     if m.load.requests == 0 && problems.is_empty() {
         problems.push(

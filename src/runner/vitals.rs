@@ -14,6 +14,9 @@ use super::isolate::Cgroup;
 use super::procfs;
 use crate::results::Vitals;
 
+/// A condition the sampler polls (start or end of the measured window).
+pub type Condition = Box<dyn Fn() -> bool + Send>;
+
 pub struct Sampler {
     stop: Arc<AtomicBool>,
     handle: Option<JoinHandle<Vitals>>,
@@ -42,7 +45,8 @@ impl Sampler {
         cgroup: Option<Arc<Cgroup>>,
         gc_file: Option<PathBuf>,
         interval: Duration,
-        gate: Box<dyn Fn() -> bool + Send>,
+        gate: Condition,
+        end: Condition,
     ) -> Sampler {
         let stop = Arc::new(AtomicBool::new(false));
         let flag = stop.clone();
@@ -53,7 +57,8 @@ impl Sampler {
                     std::thread::sleep(Duration::from_millis(2));
                 }
                 let gc0 = gc_file.as_deref().and_then(gc::read);
-                let mut v = sample_loop(sid, cgroup.as_deref(), interval, &flag);
+                let stop = || flag.load(Ordering::Relaxed) || end();
+                let mut v = sample_loop(sid, cgroup.as_deref(), interval, &stop);
                 let gc1 = gc_file.as_deref().and_then(gc::read);
                 if let (Some(a), Some(b)) = (gc0, gc1) {
                     v.gc = Some(gc::delta(&a, &b));
@@ -84,7 +89,13 @@ impl Drop for Sampler {
     }
 }
 
-fn sample_loop(sid: i32, cgroup: Option<&Cgroup>, interval: Duration, stop: &AtomicBool) -> Vitals {
+/// Samples until `stop()` says the window is over.
+fn sample_loop(
+    sid: i32,
+    cgroup: Option<&Cgroup>,
+    interval: Duration,
+    stop: &dyn Fn() -> bool,
+) -> Vitals {
     let t0 = Instant::now();
     let (cpu0, rss0, source) = read(sid, cgroup);
     let mut last = (t0, cpu0);
@@ -97,7 +108,7 @@ fn sample_loop(sid: i32, cgroup: Option<&Cgroup>, interval: Duration, stop: &Ato
     loop {
         // Sleep in short steps so finish() returns promptly.
         let wake = last.0 + interval;
-        while Instant::now() < wake && !stop.load(Ordering::Relaxed) {
+        while Instant::now() < wake && !stop() {
             std::thread::sleep(Duration::from_millis(5).min(interval));
         }
         let now = Instant::now();
@@ -117,7 +128,7 @@ fn sample_loop(sid: i32, cgroup: Option<&Cgroup>, interval: Duration, stop: &Ato
         rss_peak = rss_peak.max(rss);
         samples += 1;
         last = (now, cpu.or(last.1));
-        if stop.load(Ordering::Relaxed) {
+        if stop() {
             break;
         }
     }
@@ -154,6 +165,7 @@ mod tests {
             None,
             Duration::from_millis(100),
             Box::new(|| true),
+            Box::new(|| false),
         );
         std::thread::sleep(Duration::from_millis(800));
         let v = s.finish();

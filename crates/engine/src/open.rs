@@ -54,6 +54,8 @@ pub async fn run_dispatcher(ctx: Rc<Ctx>, mut cursor: RateCursor, max_connection
     let timer = PreciseTimer::new().ok();
     let mut rng = Rng::new(seed(ctx.worker, usize::MAX));
     let rel = |t: Instant| t.saturating_duration_since(ctx.run_start).as_secs_f64();
+    // A request-count stop is not a shortfall: nothing is owed after the budget is spent.
+    let mut budget_spent = false;
     loop {
         if ctx.stop.get() {
             break;
@@ -64,6 +66,7 @@ pub async fn run_dispatcher(ctx: Rc<Ctx>, mut cursor: RateCursor, max_connection
             break;
         }
         if due >= ctx.window_start && ctx.budget_exhausted() {
+            budget_spent = true;
             break;
         }
         let now = Instant::now();
@@ -110,6 +113,7 @@ pub async fn run_dispatcher(ctx: Rc<Ctx>, mut cursor: RateCursor, max_connection
         };
         let Some(in_window) = ctx.admit(due) else {
             pool.idle.borrow_mut().push(slot_index);
+            budget_spent = ctx.budget_exhausted();
             break;
         };
         let (op, variant) = ctx.pick(&mut rng);
@@ -123,7 +127,7 @@ pub async fn run_dispatcher(ctx: Rc<Ctx>, mut cursor: RateCursor, max_connection
         slot.wake.notify_one();
         cursor.advance();
     }
-    if !ctx.stop.get() {
+    if !ctx.stop.get() && !budget_spent {
         if let Some(end) = ctx.window_end {
             // Owed sends of the window: due before its end, not before its start.
             let owed = cursor
@@ -166,32 +170,58 @@ async fn run_connection(ctx: Rc<Ctx>, pool: Rc<Pool>, index: usize, slot: Rc<Slo
             in_window: job.in_window,
             bytes_out: 0,
         };
-        if conn.is_none() {
-            match conn::connect(ctx.addr, ctx.timeout).await {
-                Ok(c) => conn = Some(c),
-                Err(e) => {
-                    ctx.fail(
-                        index,
-                        &p,
-                        FailureKind::Connect,
-                        &e.to_string(),
-                        Instant::now(),
-                    );
-                    release(&pool, index);
-                    continue;
+        // A kept-alive connection may have been closed by the server while it sat idle in
+        // the pool (Node's keep-alive timeout is 5 s): such a request never reached the
+        // server, so it is sent once more on a fresh connection (its intended time kept)
+        // instead of being counted as a failure of the target.
+        let mut attempt = 0;
+        let outcome = loop {
+            attempt += 1;
+            let fresh = conn.is_none();
+            if fresh {
+                match conn::connect(ctx.addr, ctx.timeout).await {
+                    Ok(c) => conn = Some(c),
+                    Err(e) => break Attempt::Connect(e),
                 }
             }
-        }
-        let Some(c) = conn.as_mut() else { continue };
-        wbuf.clear();
-        ctx.write_request(p.op, p.variant, &mut wbuf);
-        p.bytes_out = wbuf.len() as u64;
-        p.sent = Instant::now();
-        let deadline = p.sent + ctx.timeout;
-        let outcome = match c.write_all(&wbuf, deadline, timer.as_mut()).await {
-            Ok(()) => c.next_response(deadline, timer.as_mut()).await,
-            Err(e) => Err(e),
+            let Some(c) = conn.as_mut() else {
+                continue;
+            };
+            wbuf.clear();
+            ctx.write_request(p.op, p.variant, &mut wbuf);
+            p.bytes_out = wbuf.len() as u64;
+            p.sent = Instant::now();
+            let deadline = p.sent + ctx.timeout;
+            let r = match c.write_all(&wbuf, deadline, timer.as_mut()).await {
+                Ok(()) => c.next_response(deadline, timer.as_mut()).await,
+                Err(e) => Err(e),
+            };
+            let stale = matches!(
+                r,
+                Err(ReadError::Closed { partial: false }) | Err(ReadError::Io(_))
+            );
+            if stale && !fresh && attempt == 1 {
+                conn = None;
+                ctx.count_reconnect(p.in_window);
+                continue;
+            }
+            break Attempt::Done(r);
         };
+        let outcome = match outcome {
+            Attempt::Done(r) => r,
+            Attempt::Connect(e) => {
+                ctx.fail(
+                    index,
+                    &p,
+                    FailureKind::Connect,
+                    &e.to_string(),
+                    Instant::now(),
+                );
+                release(&pool, index);
+                continue;
+            }
+        };
+        let Some(c) = conn.as_mut() else { continue };
         let done = Instant::now();
         match outcome {
             Ok(r) => {
@@ -219,6 +249,14 @@ async fn run_connection(ctx: Rc<Ctx>, pool: Rc<Pool>, index: usize, slot: Rc<Slo
         }
         release(&pool, index);
     }
+}
+
+/// How the sending of one request ended.
+enum Attempt {
+    /// No connection could be opened.
+    Connect(std::io::Error),
+    /// Sent on a connection: its response or why there is none.
+    Done(Result<crate::parse::Response, ReadError>),
 }
 
 fn release(pool: &Pool, index: usize) {
