@@ -30,12 +30,54 @@ pub fn sdl(subgraph: Subgraph, federation: Federation) -> anyhow::Result<String>
 fn v2_sdl(subgraph: Subgraph) -> String {
     // The same options async-graphql uses for its own `_service` answer.
     let options = SDLExportOptions::new().federation().compose_directive();
-    match subgraph {
+    let sdl = match subgraph {
         Subgraph::Accounts => accounts::schema().sdl_with_options(options),
         Subgraph::Products => products::schema().sdl_with_options(options),
         Subgraph::Reviews => reviews::schema().sdl_with_options(options),
         Subgraph::Inventory => inventory::schema().sdl_with_options(options),
+    };
+    without_builtin_directives(&sdl)
+}
+
+/// Built-in directives every GraphQL server already has.
+const BUILTIN_DIRECTIVES: [&str; 5] = ["include", "skip", "deprecated", "specifiedBy", "oneOf"];
+
+/// async-graphql prints definitions of the built-in `@include`/`@skip`; composition passes
+/// them into the supergraph, where Apollo Router's query planner refuses them ("Directive
+/// "@skip" has already been pre-inserted"). They are dropped, with their descriptions.
+fn without_builtin_directives(sdl: &str) -> String {
+    let mut out = String::with_capacity(sdl.len());
+    let mut pending = String::new(); // a description block waiting for what it describes
+    let mut in_description = false;
+    for line in sdl.lines() {
+        if in_description || line.trim_start().starts_with("\"\"\"") {
+            pending.push_str(line);
+            pending.push('\n');
+            let quotes = line.matches("\"\"\"").count();
+            if in_description {
+                in_description = quotes == 0;
+            } else {
+                in_description = quotes == 1;
+            }
+            continue;
+        }
+        let builtin = line
+            .strip_prefix("directive @")
+            .map(|rest| {
+                BUILTIN_DIRECTIVES
+                    .iter()
+                    .any(|d| rest.starts_with(&format!("{d}(")))
+            })
+            .unwrap_or(false);
+        if !builtin {
+            out.push_str(&pending);
+            out.push_str(line);
+            out.push('\n');
+        }
+        pending.clear();
     }
+    out.push_str(&pending);
+    out
 }
 
 /// Entity types a subgraph extends rather than owns: Federation 1 spells them
@@ -159,6 +201,23 @@ fn write_directives(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn builtin_directive_definitions_are_dropped_with_their_descriptions() {
+        let sdl = "type A {\n\ta: Int\n}\n\n\"\"\"\nDirects the executor to skip.\n\"\"\"\ndirective @skip(if: Boolean!) on FIELD\n\"\"\"\nmine\n\"\"\"\ndirective @mine on FIELD\n";
+        let out = without_builtin_directives(sdl);
+        assert!(
+            !out.contains("@skip") && !out.contains("Directs the executor"),
+            "{out}"
+        );
+        assert!(
+            out.contains("\"\"\"\nmine\n\"\"\"\ndirective @mine"),
+            "{out}"
+        );
+        for sg in Subgraph::ALL {
+            assert!(!v2_sdl(sg).contains("directive @include"));
+        }
+    }
 
     #[test]
     fn v2_links_the_federation_2_spec() {
