@@ -21,21 +21,25 @@ fn start(mode: &str) -> Server {
         .local_addr()
         .unwrap()
         .port();
-    let child = Command::new("node")
+    let mut child = Command::new("node")
         .arg(fixtures().join("targets/_fixture/server.mjs"))
         .arg(mode)
         .env("PORT", port.to_string())
-        .stdout(Stdio::null())
+        .stdout(Stdio::piped())
         .spawn()
         .unwrap();
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "fixture server did not start"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(30));
-    }
+    // Wait for the server's own "listening" line: polling connect() can succeed against
+    // nobody (a TCP self-connect when the source port equals the free port chosen).
+    let mut line = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(child.stdout.take().unwrap()),
+        &mut line,
+    )
+    .unwrap();
+    assert!(
+        line.contains("fixture"),
+        "fixture server did not start: {line:?}"
+    );
     Server {
         child,
         url: format!("http://127.0.0.1:{port}/graphql"),
