@@ -74,9 +74,12 @@ pub struct RunArgs {
     /// Only these targets (comma separated)
     #[arg(long, value_delimiter = ',')]
     pub targets: Vec<String>,
-    /// Only these scenarios of the suite (comma separated)
+    /// Only these scenarios of the suite (comma separated); naming an optional scenario runs it
     #[arg(long, value_delimiter = ',')]
     pub scenarios: Vec<String>,
+    /// Also run the suite's optional scenarios (long runs, load sweeps, constrained cold starts)
+    #[arg(long)]
+    pub all: bool,
     /// Profile: quick (default, minutes), standard, full (the published parameters)
     #[arg(long, default_value = "quick")]
     pub profile: String,
@@ -92,6 +95,15 @@ pub struct RunArgs {
     /// Override the number of connections of closed-model scenarios
     #[arg(long, short = 'c')]
     pub connections: Option<u32>,
+    /// Load sweep: run each closed-model scenario at these connection counts (e.g. 50,100,250,500)
+    #[arg(long, value_delimiter = ',', value_name = "N,N,...")]
+    pub connection_sweep: Option<Vec<u32>>,
+    /// Database scenarios: users to seed (10 posts each, 5 comments a post); the published scale is 1000000
+    #[arg(long, default_value_t = 10_000)]
+    pub scale: u64,
+    /// Database scenarios: folder for the temporary PostgreSQL data directory (default: the system temp folder, or $GQLBENCH_PG_DIR)
+    #[arg(long, value_name = "DIR", env = "GQLBENCH_PG_DIR")]
+    pub db_dir: Option<PathBuf>,
     /// Output folder (default: results/<timestamp>-<suite>)
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,

@@ -5,7 +5,9 @@ use std::time::Duration;
 
 use anyhow::Result;
 
-use crate::catalog::scenario::{parse_size, Model, ScenarioDef};
+use crate::catalog::scenario::{
+    parse_size, DepthSpec, LongRunSpec, Model, Resolvers, ScenarioDef, Transport,
+};
 use crate::catalog::{Catalog, OperationDef, Profile, TargetDef};
 use crate::cli::{IsolationArgs, RunArgs};
 use crate::error::UserError;
@@ -29,7 +31,47 @@ pub struct ScenarioPlan {
     /// `[subgraphs]` or its workload is "federation".
     pub subgraphs: Option<std::collections::BTreeMap<String, String>>,
     pub sweep: Option<crate::catalog::scenario::SweepSpec>,
+    /// Closed-model load sweep: connection counts, run in this order within each trial.
+    pub connection_sweep: Option<Vec<u32>>,
+    /// Served from the run's PostgreSQL with these resolvers.
+    pub database: Option<Resolvers>,
+    /// Cold starts: fresh starts per target (trials and load are not used).
+    pub cold_start: Option<u32>,
+    pub long_run: Option<LongRunSpec>,
+    pub depth: Option<DepthPlan>,
+    pub subscriptions: Option<SubscriptionsPlan>,
 }
+
+#[derive(Debug, Clone)]
+pub struct DepthPlan {
+    pub limit: u32,
+    /// At the limit: answered and checked against its expected data.
+    pub allowed: OperationDef,
+    /// One level deeper: must be refused with a GraphQL error.
+    pub rejected_name: String,
+    pub rejected_document: String,
+}
+
+#[derive(Debug, Clone)]
+pub struct SubscriptionsPlan {
+    pub transport: Transport,
+    pub publish_rate: f64,
+    pub connect_rate: f64,
+    pub operation: String,
+    pub document: String,
+}
+
+/// The run's PostgreSQL, when a scenario needs one.
+#[derive(Debug, Clone)]
+pub struct DatabasePlan {
+    /// Users to seed (posts, comments and followers follow from it).
+    pub scale: u64,
+    /// Folder for the temporary data directory (default: the system temp folder).
+    pub dir: Option<PathBuf>,
+}
+
+/// Fewest users a database can be seeded with: the expected answers need the first 10,000.
+pub const MIN_SCALE: u64 = 10_000;
 
 #[derive(Debug, Clone)]
 pub struct IsolationPlan {
@@ -48,6 +90,7 @@ pub struct RunPlan {
     pub out_dir: PathBuf,
     pub isolation: IsolationPlan,
     pub json: bool,
+    pub database: Option<DatabasePlan>,
 }
 
 impl RunPlan {
@@ -55,10 +98,28 @@ impl RunPlan {
     pub fn planned_load_secs(&self) -> f64 {
         self.scenarios
             .iter()
-            .map(|s| {
-                (s.warmup + s.duration).as_secs_f64() * s.trials as f64 * s.targets.len() as f64
-            })
+            .map(ScenarioPlan::planned_load_secs)
             .sum()
+    }
+}
+
+impl ScenarioPlan {
+    /// Seconds of load this scenario asks for (a cold start counts a nominal 2 s a start).
+    pub fn planned_load_secs(&self) -> f64 {
+        let per_trial = self.per_target_trial_secs();
+        match self.cold_start {
+            Some(n) => 2.0 * n as f64 * self.targets.len() as f64,
+            None => per_trial * self.trials as f64 * self.targets.len() as f64,
+        }
+    }
+
+    /// Seconds of load one trial of one target takes.
+    pub fn per_target_trial_secs(&self) -> f64 {
+        let one = (self.warmup + self.duration).as_secs_f64();
+        match &self.connection_sweep {
+            Some(steps) => one * steps.len() as f64,
+            None => one,
+        }
     }
 }
 
@@ -189,13 +250,63 @@ fn resolve_scenario(
         unique_request_header: spec.unique_request_header.unwrap_or(false),
     };
     let mut operations = Vec::new();
-    for o in &f.operations {
-        operations.push((
-            cat.operation(&o.name)
-                .map_err(|e| bad(format!("operation '{}': {e:#}", o.name)))?,
-            o.weight,
-        ));
+    let mut subscriptions = None;
+    if let Some(sub) = &f.subscriptions {
+        // A subscription has no expected answer file: every message is checked for its
+        // fields instead.
+        let o = &f.operations[0];
+        let document = cat
+            .document(&o.name)
+            .map_err(|e| bad(format!("operation '{}': {e:#}", o.name)))?;
+        subscriptions = Some(SubscriptionsPlan {
+            transport: sub.transport,
+            publish_rate: sub.publish_rate,
+            connect_rate: sub.connect_rate,
+            operation: o.name.clone(),
+            document,
+        });
+    } else {
+        for o in &f.operations {
+            operations.push((
+                cat.operation(&o.name)
+                    .map_err(|e| bad(format!("operation '{}': {e:#}", o.name)))?,
+                o.weight,
+            ));
+        }
     }
+    let depth = match &f.depth {
+        None => None,
+        Some(DepthSpec {
+            limit,
+            allowed,
+            rejected,
+        }) => Some(DepthPlan {
+            limit: *limit,
+            allowed: cat
+                .operation(allowed)
+                .map_err(|e| bad(format!("[depth] allowed '{allowed}': {e:#}")))?,
+            rejected_name: rejected.clone(),
+            rejected_document: cat
+                .document(rejected)
+                .map_err(|e| bad(format!("[depth] rejected '{rejected}': {e:#}")))?,
+        }),
+    };
+    let connection_sweep = match (&args.connection_sweep, model) {
+        (Some(c), Model::Closed) if f.cold_start.is_none() && f.subscriptions.is_none() => {
+            Some(c.clone())
+        }
+        _ => f.connection_sweep.clone(),
+    };
+    if connection_sweep.is_some() && model != Model::Closed {
+        return Err(bad(
+            "`connection_sweep` needs the closed model ([load] model = \"closed\")".into(),
+        )
+        .into());
+    }
+    let cold_start = f
+        .cold_start
+        .as_ref()
+        .map(|c| args.trials.unwrap_or(c.starts));
     let mut targets: Vec<TargetDef> = match &f.targets {
         Some(names) => names
             .iter()
@@ -249,6 +360,12 @@ fn resolve_scenario(
             .map(|s| s.delays.clone())
             .or_else(|| (f.workload == "federation").then(Default::default)),
         sweep: over.sweep.clone().or_else(|| f.sweep.clone()),
+        connection_sweep,
+        database: f.database.as_ref().map(|d| d.resolvers),
+        cold_start,
+        long_run: f.long_run.clone(),
+        depth,
+        subscriptions,
     })
 }
 
@@ -273,6 +390,9 @@ pub fn resolve_run(cat: &Catalog, args: &RunArgs) -> Result<RunPlan> {
             continue;
         }
         let def = cat.scenario(&args.suite, n)?;
+        if def.file.optional && !args.all && !args.scenarios.contains(n) {
+            continue;
+        }
         let sp = resolve_scenario(cat, &def, base, &args.profile, args)?;
         if !sp.targets.is_empty() {
             scenarios.push(sp);
@@ -287,6 +407,44 @@ pub fn resolve_run(cat: &Catalog, args: &RunArgs) -> Result<RunPlan> {
             ),
         }
         .into());
+    }
+    if args.scale < MIN_SCALE {
+        return Err(UserError::Flag {
+            flag: "--scale",
+            message: format!(
+                "{} users is below the minimum {MIN_SCALE}: the expected answers need the first 10,000 users and their 100,000 posts",
+                args.scale
+            ),
+        }
+        .into());
+    }
+    if let Some(c) = &args.connection_sweep {
+        if c.is_empty() || c.contains(&0) {
+            return Err(UserError::Flag {
+                flag: "--connection-sweep",
+                message: "give connection counts above zero, e.g. 50,100,250,500".into(),
+            }
+            .into());
+        }
+    }
+    let database = scenarios
+        .iter()
+        .any(|s| s.database.is_some())
+        .then(|| DatabasePlan {
+            scale: args.scale,
+            dir: args.db_dir.clone(),
+        });
+    if let Some(dp) = &database {
+        // Refuse a scale the disk cannot hold before anything starts.
+        let dir = crate::db::DbOptions {
+            dir: dp.dir.clone(),
+            ..Default::default()
+        }
+        .base_dir();
+        crate::db::check_scale_and_disk(dp.scale, &dir).map_err(|e| UserError::Flag {
+            flag: "--scale",
+            message: format!("{e:#}"),
+        })?;
     }
     let out_dir = match &args.out {
         Some(d) => d.clone(),
@@ -303,6 +461,7 @@ pub fn resolve_run(cat: &Catalog, args: &RunArgs) -> Result<RunPlan> {
         out_dir,
         isolation: resolve_isolation(&args.isolation)?,
         json: args.json,
+        database,
     })
 }
 

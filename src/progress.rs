@@ -64,6 +64,34 @@ impl Progress {
         live: &Arc<LiveStats>,
         f: impl FnOnce() -> T,
     ) -> T {
+        let live = live.clone();
+        self.follow_with(
+            label,
+            secs,
+            move || match live.phase() {
+                Phase::Warmup => "warm-up".to_string(),
+                Phase::Measure => {
+                    let ms = live.elapsed_ms().max(1);
+                    format!(
+                        "{:.0} req/s, {} failed",
+                        live.requests() as f64 * 1000.0 / ms as f64,
+                        live.failures()
+                    )
+                }
+                _ => "connecting".to_string(),
+            },
+            f,
+        )
+    }
+
+    /// As `follow`, with the status line given by `status` (polled every 100 ms).
+    pub fn follow_with<T>(
+        &mut self,
+        label: &str,
+        secs: f64,
+        status: impl Fn() -> String + Send,
+        f: impl FnOnce() -> T,
+    ) -> T {
         let Some(bar) = self.bar.clone() else {
             self.done_ms += (secs * 1000.0) as u64;
             return f();
@@ -72,26 +100,13 @@ impl Progress {
         let stop = Arc::new(AtomicBool::new(false));
         let out = std::thread::scope(|s| {
             let stop2 = stop.clone();
-            let live2 = live.clone();
             let label = label.to_string();
             s.spawn(move || {
                 let t0 = std::time::Instant::now();
                 while !stop2.load(Ordering::Relaxed) {
                     let el = t0.elapsed().as_millis() as u64;
                     bar.set_position(base + el.min((secs * 1000.0) as u64));
-                    let phase = match live2.phase() {
-                        Phase::Warmup => "warm-up".to_string(),
-                        Phase::Measure => {
-                            let ms = live2.elapsed_ms().max(1);
-                            format!(
-                                "{:.0} req/s, {} failed",
-                                live2.requests() as f64 * 1000.0 / ms as f64,
-                                live2.failures()
-                            )
-                        }
-                        _ => "connecting".to_string(),
-                    };
-                    bar.set_message(format!("{label}: {phase}"));
+                    bar.set_message(format!("{label}: {}", status()));
                     std::thread::sleep(Duration::from_millis(100));
                 }
             });

@@ -89,6 +89,62 @@ pub struct ScenarioResult {
     pub targets: Vec<TargetResult>,
     /// Fastest valid target and its margin over the runner-up, when at least two are valid.
     pub ranking: Option<Ranking>,
+    /// What the scenario measures: throughput under load (default), fresh starts, or held
+    /// subscriptions.
+    #[serde(default)]
+    pub kind: ScenarioKind,
+    /// Served from PostgreSQL: which resolvers, which data.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub database: Option<DatabaseInfo>,
+    /// Closed-model load sweep: the connection counts of every trial's steps.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub connection_sweep: Option<Vec<u32>>,
+    /// A long run: the leak thresholds applied to the memory trend.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub long_run: Option<crate::catalog::scenario::LongRunSpec>,
+    /// The depth limit the scenario checks (see each target's `depth_check`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub depth_limit: Option<u32>,
+    /// Subscriptions: transport and publish rate.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subscriptions: Option<SubscriptionsInfo>,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum ScenarioKind {
+    #[default]
+    Load,
+    ColdStart,
+    Subscriptions,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, Default)]
+pub struct DatabaseInfo {
+    /// "naive" (one query per field) or "dataloader" (batched per request).
+    pub resolvers: String,
+    /// Users seeded (posts = 10x, comments = 50x, followers = 25x).
+    pub scale: u64,
+    /// PostgreSQL server version.
+    pub server_version: String,
+    /// Rows per table after seeding.
+    pub rows: BTreeMap<String, u64>,
+    /// Seconds the seed took (load, indexes, ANALYZE).
+    pub seed_s: f64,
+    /// Size of the data directory after seeding.
+    pub data_bytes: u64,
+    /// Connection pool size each target was given.
+    pub pool_size: u32,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, Default)]
+pub struct SubscriptionsInfo {
+    /// "ws" (graphql-ws) or "sse".
+    pub transport: String,
+    /// Messages the server published per second (every subscriber gets each one).
+    pub publish_rate: f64,
+    pub connect_rate: f64,
+    pub operation: String,
 }
 
 #[derive(Serialize, Deserialize, Debug, Clone)]
@@ -180,6 +236,63 @@ pub struct TargetResult {
     pub checks: Vec<CheckOutcome>,
     pub trials: Vec<TrialResult>,
     pub summary: Option<TargetSummary>,
+    /// Depth scenarios: whether the server answered at the limit and refused beyond it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub depth_check: Option<DepthCheck>,
+    /// Cold-start scenarios: every fresh start, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cold_starts: Vec<ColdStartSample>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cold_start: Option<ColdStartSummary>,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone)]
+pub struct DepthCheck {
+    pub limit: u32,
+    /// The operation at the limit answered with the expected data.
+    pub at_limit_ok: bool,
+    pub at_limit_detail: Option<String>,
+    /// The deeper operation was refused with a GraphQL error (no data).
+    pub over_limit_rejected: bool,
+    /// HTTP status of the refusal (or of the answer, when it was not refused).
+    pub over_limit_status: Option<u16>,
+    /// The server's error message, or what it answered instead.
+    pub over_limit_detail: String,
+}
+
+impl DepthCheck {
+    pub fn passed(&self) -> bool {
+        self.at_limit_ok && self.over_limit_rejected
+    }
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone)]
+pub struct ColdStartSample {
+    /// 1-based start number.
+    pub start: u32,
+    /// "ok", or why this start failed ("not ready", "failed to start", "killed: memory cap").
+    pub outcome: String,
+    /// Spawn to the first good `{ __typename }` answer, seconds.
+    pub ready_s: Option<f64>,
+    /// Latency of the first real request (the scenario's first operation, checked), seconds.
+    pub first_request_s: Option<f64>,
+    /// Latency of the same request right after, for contrast, seconds.
+    pub second_request_s: Option<f64>,
+    /// RSS of the process tree right when ready.
+    pub rss_at_ready_bytes: Option<u64>,
+    /// RSS after the first request.
+    pub rss_after_first_bytes: Option<u64>,
+    pub problem: Option<String>,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone)]
+pub struct ColdStartSummary {
+    pub starts: u32,
+    pub ok: u32,
+    pub ready_s: Estimate,
+    pub first_request_s: Estimate,
+    pub second_request_s: Estimate,
+    pub rss_at_ready_bytes: Estimate,
 }
 
 #[derive(Serialize, Deserialize, Debug, Clone)]
@@ -209,8 +322,40 @@ pub struct TrialResult {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub upstream: Option<UpstreamUsage>,
     /// Rate sweep: every step; the trial's `load` is the highest step that held.
+    /// Connection sweep: every step; the trial's `load` is the step with the most req/s.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sweep: Option<Vec<SweepStep>>,
+    /// Database scenarios: queries the database executed for this trial.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub database: Option<DatabaseUsage>,
+    /// Subscription scenarios: what the engine held and received.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subscriptions: Option<SubscriptionUsage>,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, Default)]
+pub struct DatabaseUsage {
+    /// Statements the targets' database role executed during the trial (warm-up and window),
+    /// from PostgreSQL's pg_stat_statements — the database's count, not the resolvers'.
+    pub queries: u64,
+    /// `queries` / GraphQL requests (warm-up and window).
+    pub queries_per_request: f64,
+    /// CPU of the PostgreSQL server over the measured window, % of one core.
+    pub db_cpu_pct: f64,
+    pub db_rss_peak_bytes: u64,
+    /// The database was still up at the end of the trial.
+    pub db_alive: bool,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone)]
+pub struct SubscriptionUsage {
+    /// Everything the engine measured.
+    pub engine: gqlbench_engine::SubscribeResult,
+    /// Server RSS before the first connection and with every subscription held.
+    pub rss_before_bytes: u64,
+    pub rss_held_bytes: u64,
+    /// (held − before) per 1,000 held subscriptions.
+    pub memory_per_1000_bytes: Option<u64>,
 }
 
 #[derive(Serialize, Deserialize, Debug, Clone, Default)]
@@ -228,8 +373,12 @@ pub struct UpstreamUsage {
 
 #[derive(Serialize, Deserialize, Debug, Clone)]
 pub struct SweepStep {
-    /// Intended arrival rate of this step, requests per second.
-    pub rate: f64,
+    /// Rate sweep: intended arrival rate of this step, requests per second.
+    #[serde(default)]
+    pub rate: Option<f64>,
+    /// Connection sweep: connections of this step.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub connections: Option<u32>,
     pub achieved_rps: f64,
     pub p50_us: u64,
     pub p99_us: u64,
@@ -257,6 +406,39 @@ pub struct Vitals {
     pub gc: Option<GcStats>,
     /// The CPUs each target process was allowed to run on, as read back from /proc.
     pub verified_cpus: Option<Vec<usize>>,
+    /// One point per second of the window: CPU, memory and GC so far.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub series: Vec<VitalsPoint>,
+    /// Straight-line fit of RSS over the window (every sample).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_trend: Option<MemoryTrend>,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, Default, PartialEq)]
+pub struct VitalsPoint {
+    /// Seconds since the window began.
+    pub t_s: f64,
+    /// CPU over the last interval, % of one core.
+    pub cpu_pct: f64,
+    pub rss_bytes: u64,
+    /// GC pauses since the window began (Node targets).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gc_count: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gc_total_ms: Option<f64>,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, Default, PartialEq)]
+pub struct MemoryTrend {
+    /// Slope of the least-squares line through (time, RSS), MiB per minute.
+    pub slope_mib_per_min: f64,
+    /// How well the line explains the samples (0..1).
+    pub r2: f64,
+    /// The line's value at the start and end of the window.
+    pub fit_start_bytes: u64,
+    pub fit_end_bytes: u64,
+    pub window_s: f64,
+    pub samples: u32,
 }
 
 #[derive(Serialize, Deserialize, Debug, Clone, Default, PartialEq)]
@@ -342,10 +524,44 @@ pub struct TargetSummary {
     /// Rate sweep: the highest arrival rate that held, per trial.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_sustained_rate: Option<Estimate>,
+    /// Database scenarios: median database queries per GraphQL request.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub db_queries_per_request: Option<f64>,
+    /// Long runs: the leak verdict of the longest valid trial.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub leak: Option<LeakVerdict>,
+    /// Subscriptions: medians over trials.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subscriptions: Option<SubscriptionSummary>,
     /// Any trial flagged by the saturation guard.
     pub saturated: bool,
     /// Every trial valid and at least one trial run.
     pub valid: bool,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct LeakVerdict {
+    /// "stable", "growing" (leak suspected) or "too_short" to judge.
+    pub verdict: String,
+    pub trend: MemoryTrend,
+    /// Baseline (idle before load), peak and average RSS of that trial.
+    pub baseline_bytes: Option<u64>,
+    pub peak_bytes: u64,
+    pub avg_bytes: u64,
+    pub detail: String,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, Default, PartialEq)]
+pub struct SubscriptionSummary {
+    pub connections: u32,
+    pub held: Estimate,
+    pub dropped: u64,
+    /// Messages per second per connection.
+    pub msgs_per_conn_s: Estimate,
+    /// Delivery latency, merged over trials.
+    pub latency: gqlbench_engine::LatencySummary,
+    pub memory_per_1000_bytes: Option<Estimate>,
+    pub gaps: u64,
 }
 
 /// Median of trials with a 95% bootstrap confidence interval.

@@ -70,11 +70,12 @@ pub fn summarize(t: &TargetResult) -> Option<TargetSummary> {
                 .trials
                 .iter()
                 .filter_map(|x| x.sweep.as_ref())
+                .filter(|steps| steps.iter().any(|s| s.rate.is_some()))
                 .map(|steps| {
                     steps
                         .iter()
                         .filter(|s| s.held)
-                        .map(|s| s.rate)
+                        .filter_map(|s| s.rate)
                         .fold(0.0, f64::max)
                 })
                 .collect();
@@ -85,6 +86,12 @@ pub fn summarize(t: &TargetResult) -> Option<TargetSummary> {
             .iter()
             .map(|x| x.generator.utilization)
             .fold(0.0, f64::max),
+        db_queries_per_request: median_of(
+            used.iter()
+                .filter_map(|x| x.database.as_ref().map(|d| d.queries_per_request)),
+        ),
+        leak: None,
+        subscriptions: None,
         saturated: t.trials.iter().any(|x| !x.saturation.is_empty()),
         valid: t.status == TargetStatus::Ok && valid.len() == t.trials.len(),
     })

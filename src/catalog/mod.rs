@@ -128,6 +128,11 @@ impl Catalog {
     pub fn operation(&self, name: &str) -> Result<OperationDef> {
         load_operation(&self.root.join("scenarios"), name)
     }
+
+    /// A document without expected answers (a query that must be refused, a subscription).
+    pub fn document(&self, name: &str) -> Result<String> {
+        operation::load_document(&self.root.join("scenarios"), name).map(|(d, _)| d)
+    }
 }
 
 /// Parse a TOML file into `T`, turning serde's message (which carries line, column and the

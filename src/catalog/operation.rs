@@ -54,7 +54,9 @@ pub fn request_body(document: &str, variables: Option<&Value>) -> Vec<u8> {
     serde_json::to_vec(&Value::Object(obj)).unwrap_or_default()
 }
 
-pub fn load_operation(scenarios: &Path, name: &str) -> Result<OperationDef> {
+/// A document alone, for operations that have no expected answer: one a server must refuse
+/// (a depth-limit probe) or a subscription.
+pub fn load_document(scenarios: &Path, name: &str) -> Result<(String, PathBuf)> {
     if name
         .split('/')
         .any(|p| p.is_empty() || p == "." || p == "..")
@@ -66,13 +68,18 @@ pub fn load_operation(scenarios: &Path, name: &str) -> Result<OperationDef> {
         .into());
     }
     let doc_path = scenarios.join("queries").join(format!("{name}.graphql"));
-    let exp_path = scenarios.join("expected").join(format!("{name}.json"));
     if !doc_path.is_file() {
         let valid = list_operations(scenarios);
         return Err(UserError::unknown("operation", name, valid).into());
     }
     let document = std::fs::read_to_string(&doc_path)
         .with_context(|| format!("reading {}", doc_path.display()))?;
+    Ok((document, doc_path))
+}
+
+pub fn load_operation(scenarios: &Path, name: &str) -> Result<OperationDef> {
+    let (document, doc_path) = load_document(scenarios, name)?;
+    let exp_path = scenarios.join("expected").join(format!("{name}.json"));
     let text = std::fs::read_to_string(&exp_path).with_context(|| {
         format!(
             "reading the expected answers {} of operation '{name}'",

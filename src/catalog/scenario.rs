@@ -16,6 +16,9 @@ use crate::error::UserError;
 pub struct ScenarioFile {
     #[serde(default)]
     pub description: String,
+    /// Left out of a suite run unless named with --scenarios or --all (long or special runs).
+    #[serde(default)]
+    pub optional: bool,
     pub workload: String,
     /// Targets to run; omitted means every target implementing the workload.
     pub targets: Option<Vec<String>>,
@@ -30,6 +33,124 @@ pub struct ScenarioFile {
     pub subgraphs: Option<SubgraphsSpec>,
     /// Open-model rate sweep: step the rate until p99 passes a limit.
     pub sweep: Option<SweepSpec>,
+    /// Closed-model load sweep: the same scenario at each of these connection counts.
+    pub connection_sweep: Option<Vec<u32>>,
+    /// Serve the workload from a throwaway PostgreSQL instead of memory.
+    pub database: Option<DatabaseSpec>,
+    /// Measure fresh starts instead of throughput.
+    pub cold_start: Option<ColdStartSpec>,
+    /// A sustained run: memory and GC series and a leak verdict.
+    pub long_run: Option<LongRunSpec>,
+    /// Check the server's depth limit before measuring.
+    pub depth: Option<DepthSpec>,
+    /// Hold subscriptions instead of sending queries.
+    pub subscriptions: Option<SubscriptionsSpec>,
+}
+
+#[derive(Deserialize, Serialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Resolvers {
+    /// One SQL query per resolved field (the N+1 pattern).
+    Naive,
+    /// Per-request DataLoader batching.
+    Dataloader,
+}
+
+impl Resolvers {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Resolvers::Naive => "naive",
+            Resolvers::Dataloader => "dataloader",
+        }
+    }
+}
+
+#[derive(Deserialize, Debug, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct DatabaseSpec {
+    pub resolvers: Resolvers,
+}
+
+#[derive(Deserialize, Debug, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct ColdStartSpec {
+    /// Fresh starts per target (at least 5 for statistics).
+    #[serde(default = "five")]
+    pub starts: u32,
+}
+
+fn five() -> u32 {
+    5
+}
+
+#[derive(Deserialize, Serialize, Debug, Clone, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct LongRunSpec {
+    /// A leak is suspected when the fitted memory growth over the window is at least this
+    /// many MiB ...
+    #[serde(default = "leak_mib")]
+    pub leak_min_growth_mib: f64,
+    /// ... and at least this share of the memory at the start of the window, in % ...
+    #[serde(default = "leak_pct")]
+    pub leak_min_growth_pct: f64,
+    /// ... and the straight line explains the samples at least this well (R²).
+    #[serde(default = "leak_r2")]
+    pub leak_min_r2: f64,
+}
+
+fn leak_mib() -> f64 {
+    8.0
+}
+fn leak_pct() -> f64 {
+    5.0
+}
+fn leak_r2() -> f64 {
+    0.6
+}
+
+impl Default for LongRunSpec {
+    fn default() -> Self {
+        LongRunSpec {
+            leak_min_growth_mib: leak_mib(),
+            leak_min_growth_pct: leak_pct(),
+            leak_min_r2: leak_r2(),
+        }
+    }
+}
+
+#[derive(Deserialize, Debug, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct DepthSpec {
+    /// The depth limit every server is expected to enforce.
+    pub limit: u32,
+    /// An operation at the limit: must be answered correctly.
+    pub allowed: String,
+    /// An operation one level deeper: must be refused with a GraphQL error.
+    pub rejected: String,
+}
+
+#[derive(Deserialize, Serialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Transport {
+    /// graphql-ws (`graphql-transport-ws` subprotocol) over WebSocket.
+    Ws,
+    /// GraphQL over server-sent events.
+    Sse,
+}
+
+#[derive(Deserialize, Debug, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct SubscriptionsSpec {
+    pub transport: Transport,
+    /// Messages per second the server publishes (each subscriber receives every one).
+    pub publish_rate: f64,
+    /// Connections opened per second while connecting.
+    #[serde(default = "connect_rate")]
+    pub connect_rate: f64,
+}
+
+fn connect_rate() -> f64 {
+    2000.0
 }
 
 #[derive(Deserialize, Debug, Clone, Default)]
@@ -217,6 +338,42 @@ impl ScenarioDef {
                 ))
                 .into());
             }
+        }
+        if let Some(c) = &file.connection_sweep {
+            if c.is_empty() || c.contains(&0) {
+                return Err(bad(format!(
+                    "`connection_sweep` needs connection counts above zero, e.g. [50, 100, 250, 500] (got {c:?})"
+                ))
+                .into());
+            }
+        }
+        if let Some(c) = &file.cold_start {
+            if c.starts == 0 {
+                return Err(bad(
+                    "[cold_start] `starts` must be at least 1 (5 or more for statistics)".into(),
+                )
+                .into());
+            }
+        }
+        if let Some(s) = &file.subscriptions {
+            if !(s.publish_rate > 0.0 && s.connect_rate > 0.0) {
+                return Err(bad(format!(
+                    "[subscriptions] `publish_rate` and `connect_rate` must be above zero (got {} and {})",
+                    s.publish_rate, s.connect_rate
+                ))
+                .into());
+            }
+        }
+        let kinds = [
+            file.cold_start.is_some(),
+            file.subscriptions.is_some(),
+            file.sweep.is_some() || file.connection_sweep.is_some(),
+        ];
+        if kinds.iter().filter(|k| **k).count() > 1 {
+            return Err(bad(
+                "a scenario is one of: [cold_start], [subscriptions], a sweep ([sweep] or connection_sweep); split it into several files".into(),
+            )
+            .into());
         }
         if file.operations.iter().all(|o| o.weight == 0) {
             return Err(bad(

@@ -115,6 +115,9 @@ pub struct Settings {
     /// Gateways: query plans cached between requests.
     #[serde(default)]
     pub query_plan_cache: bool,
+    /// Maximum query depth the server enforces (None: no limit configured).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub depth_limit: Option<u32>,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub notes: String,
 }

@@ -67,7 +67,13 @@ pub fn run(a: &CalibrateArgs) -> Result<ExitCode> {
     })?;
     let endpoint = Endpoint::from_url(&format!("http://127.0.0.1:{port}/graphql"))
         .map_err(|e| anyhow::anyhow!("{e}"))?;
-    match wait_ready(&mut server, &endpoint, Duration::from_secs(10), &|| false) {
+    match wait_ready(
+        &mut server,
+        &endpoint,
+        Duration::from_secs(10),
+        crate::runner::ready::READY_POLL,
+        &|| false,
+    ) {
         Readiness::Ready { .. } => {}
         _ => bail!("the static server did not start:\n{}", server.log_tail(10)),
     }

@@ -49,6 +49,24 @@ pub fn render(cat: &Catalog) -> Result<String> {
             let d = cat.scenario(&suite, &name)?;
             let f = &d.file;
             let load = match f.load.model {
+                _ if f.cold_start.is_some() => format!(
+                    "{} fresh starts{}",
+                    f.cold_start.as_ref().map(|c| c.starts).unwrap_or(0),
+                    f.limits
+                        .memory
+                        .as_ref()
+                        .map(|m| format!(", cap {m}"))
+                        .unwrap_or_default()
+                ),
+                _ if f.subscriptions.is_some() => format!(
+                    "{} subscriptions ({:?})",
+                    f.load.connections.unwrap_or(100),
+                    f.subscriptions.as_ref().map(|s| s.transport)
+                ),
+                _ if f.connection_sweep.is_some() => format!(
+                    "sweep {:?} conn",
+                    f.connection_sweep.clone().unwrap_or_default()
+                ),
                 Some(crate::catalog::scenario::Model::Open) => {
                     format!("open {} req/s", f.load.rate.unwrap_or(0.0))
                 }
@@ -62,8 +80,17 @@ pub fn render(cat: &Catalog) -> Result<String> {
                         .unwrap_or_default()
                 ),
             };
+            let load = match (&f.database, f.long_run.is_some()) {
+                (Some(d), _) => format!("{load}, PostgreSQL {}", d.resolvers.as_str()),
+                (None, true) => format!("{load}, long run"),
+                _ => load,
+            };
             s.add_row([
-                format!("{suite}/{name}"),
+                if f.optional {
+                    format!("{suite}/{name} (optional)")
+                } else {
+                    format!("{suite}/{name}")
+                },
                 f.operations
                     .iter()
                     .map(|o| {

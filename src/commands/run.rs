@@ -53,6 +53,10 @@ pub fn run(root: &Path, args: &RunArgs) -> Result<ExitCode> {
     let md = report::markdown::render(&results);
     let md_path = plan.out_dir.join("report.md");
     std::fs::write(&md_path, md).with_context(|| format!("writing {}", md_path.display()))?;
+    for (name, text) in report::chart_files(&results) {
+        let p = plan.out_dir.join(&name);
+        std::fs::write(&p, text).with_context(|| format!("writing {}", p.display()))?;
+    }
     let table = report::terminal::render(&results);
     if plan.json {
         eprint!("{table}");

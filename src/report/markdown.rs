@@ -40,20 +40,22 @@ Field meanings: docs/results.md.\n",
         {
             out.push_str(&format!("- limits: {}\n", esc(&s.limits.applied)));
         }
-        out.push('\n');
-        out.push_str(&format!("| {} |\n", HEADERS.join(" | ")));
-        out.push_str(&format!("|{}\n", "---|".repeat(HEADERS.len())));
-        for row in rows(s) {
-            out.push_str(&format!(
-                "| {} |\n",
-                row.cells()
-                    .iter()
-                    .map(|c| esc(c))
-                    .collect::<Vec<_>>()
-                    .join(" | ")
-            ));
+        if super::has_main_table(s) {
+            out.push('\n');
+            out.push_str(&format!("| {} |\n", HEADERS.join(" | ")));
+            out.push_str(&format!("|{}\n", "---|".repeat(HEADERS.len())));
+            for row in rows(s) {
+                out.push_str(&format!(
+                    "| {} |\n",
+                    row.cells()
+                        .iter()
+                        .map(|c| esc(c))
+                        .collect::<Vec<_>>()
+                        .join(" | ")
+                ));
+            }
+            out.push_str(&format!("\n**{}**\n", verdict(s)));
         }
-        out.push_str(&format!("\n**{}**\n", verdict(s)));
         let n = notes(s);
         if !n.is_empty() {
             out.push('\n');

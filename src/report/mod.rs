@@ -1,4 +1,5 @@
 //! Exporters. Each renders the one result model (`results.rs`); none measures anything.
+pub mod extras;
 pub mod markdown;
 pub mod terminal;
 
@@ -235,6 +236,24 @@ pub fn notes(s: &ScenarioResult) -> Vec<String> {
         if let Some(p) = &t.problem {
             out.push(format!("{}: {} — {}", t.name, t.status.label(), p));
         }
+        if let Some(d) = t.depth_check.as_ref().filter(|d| !d.passed()) {
+            out.push(format!(
+                "{}: DEPTH LIMIT CHECK FAILED — depth {}: {}; depth {}: {}",
+                t.name,
+                d.limit,
+                d.at_limit_detail.as_deref().unwrap_or("answered"),
+                d.limit + 1,
+                d.over_limit_detail
+            ));
+        }
+        if let Some(l) = t
+            .summary
+            .as_ref()
+            .and_then(|x| x.leak.as_ref())
+            .filter(|l| l.verdict == "growing")
+        {
+            out.push(format!("{}: memory leak suspected — {}", t.name, l.detail));
+        }
         let mut seen = std::collections::BTreeSet::new();
         for tr in &t.trials {
             for p in &tr.problems {
@@ -267,10 +286,57 @@ pub fn notes(s: &ScenarioResult) -> Vec<String> {
     out
 }
 
+/// Throughput scenarios have the main req/s table; cold starts and subscriptions have
+/// only their own table.
+pub fn has_main_table(s: &ScenarioResult) -> bool {
+    s.kind == crate::results::ScenarioKind::Load
+}
+
+/// Files with the data behind charts (CSV), generated from the model: (file name, text).
+pub fn chart_files(r: &RunResults) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for s in &r.scenarios {
+        if let Some(csv) = extras::connection_sweep_csv(s) {
+            out.push((format!("sweep-{}.csv", s.name), csv));
+        }
+        if let Some(csv) = extras::memory_csv(s) {
+            out.push((format!("memory-{}.csv", s.name), csv));
+        }
+    }
+    out
+}
+
 pub fn load_line(s: &ScenarioResult) -> String {
     let l = &s.load;
+    match s.kind {
+        crate::results::ScenarioKind::ColdStart => {
+            return format!(
+                "{} fresh starts per target, interleaved; no load",
+                s.targets
+                    .iter()
+                    .map(|t| t.cold_starts.len())
+                    .max()
+                    .unwrap_or(0)
+            )
+        }
+        crate::results::ScenarioKind::Subscriptions => {
+            return format!(
+                "{} subscriptions held, {} trials × ({} s warm-up + {} s measured)",
+                l.connections, s.trials_planned, s.warmup_s, s.duration_s
+            )
+        }
+        crate::results::ScenarioKind::Load => {}
+    }
     let mut parts = vec![format!("{} model", l.model)];
-    if l.model == "open" {
+    if let Some(c) = &s.connection_sweep {
+        parts.push(format!(
+            "connections swept: {} (each step with its own warm-up)",
+            c.iter()
+                .map(|x| x.to_string())
+                .collect::<Vec<_>>()
+                .join(" → ")
+        ));
+    } else if l.model == "open" {
         parts.push(format!("{} req/s", l.rate.unwrap_or(0.0)));
         parts.push(format!("up to {} connections", l.connections));
     } else {
@@ -380,7 +446,17 @@ pub struct ExtraTable {
 }
 
 pub fn extra_tables(s: &ScenarioResult) -> Vec<ExtraTable> {
-    let mut out = Vec::new();
+    let mut out: Vec<ExtraTable> = [
+        extras::cold_start(s),
+        extras::subscriptions(s),
+        extras::depth(s),
+        extras::database(s),
+        extras::long_run(s),
+        extras::connection_sweep(s),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
     let fed: Vec<&TargetResult> = s
         .targets
         .iter()
@@ -438,7 +514,13 @@ pub fn extra_tables(s: &ScenarioResult) -> Vec<ExtraTable> {
         });
     }
     for t in &s.targets {
-        let Some(steps) = t.trials.iter().rev().find_map(|x| x.sweep.as_ref()) else {
+        let Some(steps) = t
+            .trials
+            .iter()
+            .rev()
+            .find_map(|x| x.sweep.as_ref())
+            .filter(|steps| steps.iter().all(|s| s.rate.is_some()))
+        else {
             continue;
         };
         out.push(ExtraTable {
@@ -466,7 +548,7 @@ pub fn extra_tables(s: &ScenarioResult) -> Vec<ExtraTable> {
                 .iter()
                 .map(|st| {
                     vec![
-                        fmt_rps(st.rate),
+                        fmt_rps(st.rate.unwrap_or(0.0)),
                         fmt_rps(st.achieved_rps),
                         fmt_ms(st.p50_us as f64),
                         fmt_ms(st.p99_us as f64),

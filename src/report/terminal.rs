@@ -14,14 +14,16 @@ pub fn scenario_table(s: &ScenarioResult) -> String {
         t.add_row(r.cells());
     }
     let mut out = format!(
-        "\n{}/{} — {}\n  operations: {}\n  load: {}\n{t}\n  {}\n",
+        "\n{}/{} — {}\n  operations: {}\n  load: {}\n",
         s.suite,
         s.name,
         s.description,
         ops_line(s),
         load_line(s),
-        verdict(s)
     );
+    if super::has_main_table(s) {
+        out.push_str(&format!("{t}\n  {}\n", verdict(s)));
+    }
     for n in notes(s) {
         out.push_str(&format!("  ! {n}\n"));
     }

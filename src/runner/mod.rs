@@ -1,6 +1,9 @@
 //! The runner: installs targets, starts them in isolation, checks their answers, runs
 //! interleaved trials, samples vitals, and saves results after every trial so an
 //! interrupted run loses nothing.
+pub mod cold_start;
+pub mod database;
+pub mod depth;
 pub mod gc;
 pub mod install;
 pub mod isolate;
@@ -9,6 +12,7 @@ pub mod procfs;
 pub mod ready;
 pub mod session;
 pub mod subgraphs;
+pub mod subscriptions;
 pub mod trial;
 pub mod vitals;
 
@@ -173,6 +177,9 @@ fn empty_target_result(t: &TargetDef) -> TargetResult {
         checks: Vec::new(),
         trials: Vec::new(),
         summary: None,
+        depth_check: None,
+        cold_starts: Vec::new(),
+        cold_start: None,
     }
 }
 
@@ -182,15 +189,22 @@ fn scenario_result(sp: &ScenarioPlan) -> ScenarioResult {
         name: sp.name.clone(),
         description: sp.description.clone(),
         workload: sp.workload.clone(),
-        operations: sp
-            .operations
-            .iter()
-            .map(|(o, w)| OperationInfo {
-                name: o.name.clone(),
-                weight: *w,
-                cases: o.cases.len(),
-            })
-            .collect(),
+        operations: match &sp.subscriptions {
+            Some(sub) => vec![OperationInfo {
+                name: sub.operation.clone(),
+                weight: 1,
+                cases: 1,
+            }],
+            None => sp
+                .operations
+                .iter()
+                .map(|(o, w)| OperationInfo {
+                    name: o.name.clone(),
+                    weight: *w,
+                    cases: o.cases.len(),
+                })
+                .collect(),
+        },
         load: sp.load.clone(),
         trials_planned: sp.trials,
         warmup_s: sp.warmup.as_secs_f64(),
@@ -202,6 +216,27 @@ fn scenario_result(sp: &ScenarioPlan) -> ScenarioResult {
         },
         targets: sp.targets.iter().map(empty_target_result).collect(),
         ranking: None,
+        kind: if sp.cold_start.is_some() {
+            ScenarioKind::ColdStart
+        } else if sp.subscriptions.is_some() {
+            ScenarioKind::Subscriptions
+        } else {
+            ScenarioKind::Load
+        },
+        database: None,
+        connection_sweep: sp.connection_sweep.clone(),
+        long_run: sp.long_run.clone(),
+        depth_limit: sp.depth.as_ref().map(|d| d.limit),
+        subscriptions: sp.subscriptions.as_ref().map(|s| SubscriptionsInfo {
+            transport: match s.transport {
+                crate::catalog::scenario::Transport::Ws => "ws",
+                crate::catalog::scenario::Transport::Sse => "sse",
+            }
+            .into(),
+            publish_rate: s.publish_rate,
+            connect_rate: s.connect_rate,
+            operation: s.operation.clone(),
+        }),
     }
 }
 
@@ -225,13 +260,80 @@ pub fn run_plan(
     let install_failed = install_all(&all, progress, &|| ctx.cancelled());
     results.save(out)?;
 
-    for sp in &plan.scenarios {
+    // The database lives from the first database scenario to the last one (stopped then,
+    // so later scenarios do not share the machine with it); Drop stops it on any exit.
+    let last_db = plan.scenarios.iter().rposition(|s| s.database.is_some());
+    let mut db: Option<database::RunDatabase> = None;
+    let mut db_error: Option<String> = None;
+    for (k, sp) in plan.scenarios.iter().enumerate() {
         if ctx.cancelled() {
             break;
         }
         results.scenarios.push(scenario_result(sp));
         let si = results.scenarios.len() - 1;
-        run_scenario(sp, si, plan, ctx, results, progress, &install_failed)?;
+        let mut env = scenario_env(sp);
+        if let (Some(resolvers), Some(dp)) = (sp.database, &plan.database) {
+            if db.is_none() && db_error.is_none() {
+                match database::RunDatabase::start(dp, plan, progress, &|| ctx.cancelled()) {
+                    Ok(d) => db = Some(d),
+                    Err(e) => {
+                        progress.line(&format!("database: FAILED — {e:#}"));
+                        db_error = Some(format!("{e:#}"));
+                    }
+                }
+                results.save(out)?;
+            }
+            match &db {
+                Some(d) => {
+                    env.extend(d.env(resolvers.as_str()));
+                    results.scenarios[si].database = Some(d.info(resolvers.as_str()));
+                }
+                None => {
+                    let msg = format!(
+                        "PostgreSQL could not be started, so this database scenario did not run: {}",
+                        db_error.as_deref().unwrap_or("unknown error")
+                    );
+                    for t in &mut results.scenarios[si].targets {
+                        t.status = TargetStatus::StartFailed;
+                        t.problem = Some(msg.clone());
+                    }
+                    progress.skip(sp.planned_load_secs());
+                    results.save(out)?;
+                    continue;
+                }
+            }
+        }
+        match sp.cold_start {
+            Some(starts) => cold_start::run(
+                sp,
+                starts,
+                si,
+                plan,
+                ctx,
+                results,
+                progress,
+                &install_failed,
+                &env,
+            )?,
+            None => run_scenario(
+                sp,
+                si,
+                plan,
+                ctx,
+                results,
+                progress,
+                &install_failed,
+                &env,
+                db.as_mut().filter(|_| sp.database.is_some()),
+            )?,
+        }
+        if Some(k) == last_db {
+            if let Some(mut d) = db.take() {
+                if let Err(e) = d.db.stop() {
+                    progress.line(&format!("database: stopping it: {e:#}"));
+                }
+            }
+        }
         let s = &mut results.scenarios[si];
         s.ranking = summary::rank(s);
         results.save(out)?;
@@ -239,6 +341,16 @@ pub fn run_plan(
     Ok(())
 }
 
+/// What a scenario tells its targets through the environment.
+fn scenario_env(sp: &ScenarioPlan) -> std::collections::BTreeMap<String, String> {
+    let mut env = std::collections::BTreeMap::new();
+    if let Some(s) = &sp.subscriptions {
+        env.insert("GQLBENCH_PUBLISH_RATE".into(), s.publish_rate.to_string());
+    }
+    env
+}
+
+#[allow(clippy::too_many_arguments)]
 fn run_scenario(
     sp: &ScenarioPlan,
     si: usize,
@@ -247,6 +359,8 @@ fn run_scenario(
     results: &mut RunResults,
     progress: &mut Progress,
     install_failed: &[(String, TargetStatus, String)],
+    env: &std::collections::BTreeMap<String, String>,
+    mut db: Option<&mut database::RunDatabase>,
 ) -> Result<()> {
     let out = &plan.out_dir;
     let per_trial = (sp.warmup + sp.duration).as_secs_f64();
@@ -285,6 +399,8 @@ fn run_scenario(
                 scratch: &out.join("logs"),
                 node_probe: Some(probe.clone()),
                 cancelled: &cancelled,
+                env: env.clone(),
+                cold: false,
                 federation: (t.kind == crate::catalog::TargetKind::Gateway).then(|| {
                     session::FederationStart {
                         root: &ctx.root,
@@ -318,6 +434,22 @@ fn run_scenario(
                 };
                 results.scenarios[si].limits.applied = applied;
                 let tr = &mut results.scenarios[si].targets[ti];
+                // The depth check comes first: a server whose limit refuses the operation
+                // at the limit fails the answer check below, and the depth table says why.
+                if let Some(d) = &sp.depth {
+                    let check = depth::check(&s.endpoint, d, Duration::from_secs(30));
+                    if !check.passed() {
+                        progress.line(&format!(
+                            "  {}: DEPTH CHECK FAILED — depth {}: {}; depth {}: {}",
+                            t.name,
+                            d.limit,
+                            check.at_limit_detail.as_deref().unwrap_or("answered"),
+                            d.limit + 1,
+                            check.over_limit_detail
+                        ));
+                    }
+                    tr.depth_check = Some(check);
+                }
                 tr.checks =
                     ready::check_operations(&s.endpoint, &sp.operations, Duration::from_secs(10));
                 if let Some(bad) = tr.checks.iter().find(|c| !c.ok) {
@@ -367,17 +499,43 @@ fn run_scenario(
                 continue;
             };
             let label = format!("{} trial {trial}/{} {}", sp.name, sp.trials, t.name);
-            let trial_result = trial::run_trial(
-                sp,
-                plan,
-                ctx,
-                sess,
-                &engine_ops,
-                trial,
-                pos as u32 + 1,
-                &label,
-                progress,
-            );
+            let db_before = db.as_ref().map(|d| d.probe());
+            let mut trial_result = match &sp.subscriptions {
+                Some(sub) => subscriptions::run_trial(
+                    sp,
+                    sub,
+                    plan,
+                    ctx,
+                    sess,
+                    trial,
+                    pos as u32 + 1,
+                    &label,
+                    progress,
+                ),
+                None => trial::run_trial(
+                    sp,
+                    plan,
+                    ctx,
+                    sess,
+                    &engine_ops,
+                    trial,
+                    pos as u32 + 1,
+                    &label,
+                    progress,
+                ),
+            };
+            if let (Some(d), Some(before)) = (db.as_mut(), db_before.as_ref()) {
+                let l = &trial_result.load;
+                let usage = d.finish(before, l.requests + l.warmup_requests);
+                if !usage.db_alive {
+                    trial_result.valid = false;
+                    trial_result.problems.push(format!(
+                        "the database stopped answering during this trial (its log: {})",
+                        d.db.log().display()
+                    ));
+                }
+                trial_result.database = Some(usage);
+            }
             let tr = &mut results.scenarios[si].targets[ti];
             let crashed = sess.process.exited();
             tr.trials.push(trial_result);
@@ -399,7 +557,34 @@ fn run_scenario(
                 tr.problem = Some("run interrupted (Ctrl-C) during this trial".into());
             }
             tr.summary = summary::summarize(tr);
-            if let Some(last) = tr.trials.last() {
+            if let (Some(spec), Some(sum)) = (&sp.long_run, tr.summary.as_ref()) {
+                let leak = crate::leak::judge(spec, tr);
+                let mut sum = sum.clone();
+                sum.leak = leak;
+                tr.summary = Some(sum);
+            }
+            if sp.subscriptions.is_some() {
+                let x = subscriptions::summarize(tr, sp.load.connections);
+                if let Some(sum) = tr.summary.as_mut() {
+                    sum.subscriptions = x;
+                }
+            }
+            if let Some(sub) = tr.trials.last().and_then(|l| l.subscriptions.as_ref()) {
+                let e = &sub.engine;
+                progress.line(&format!(
+                    "  {label}: {} of {} held, {:.2} msg/s per connection, p99 {:.1} ms, {} dropped{}",
+                    e.connections.held_at_end,
+                    e.connections.attempted,
+                    e.per_connection.mean_per_s,
+                    e.latency.p99_us as f64 / 1000.0,
+                    e.connections.dropped,
+                    if tr.trials.last().map(|l| l.valid).unwrap_or(false) {
+                        ""
+                    } else {
+                        " [INVALID]"
+                    }
+                ));
+            } else if let Some(last) = tr.trials.last() {
                 progress.line(&format!(
                     "  {label}: {:.0} req/s, p99 {:.1} ms, {} failed{}{}",
                     last.load.throughput_rps,

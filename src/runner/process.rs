@@ -25,6 +25,45 @@ pub struct SpawnSpec<'a> {
     pub cgroup_procs: Vec<PathBuf>,
 }
 
+/// The user a child runs as (set after fork, before exec). Needed for programs that refuse to
+/// run as root, like PostgreSQL's `initdb` and `postgres`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunAs {
+    pub name: String,
+    pub uid: u32,
+    pub gid: u32,
+}
+
+impl RunAs {
+    /// The system user `name` from the password database, or None when there is no such
+    /// user (or the lookup failed).
+    pub fn by_name(name: &str) -> Option<RunAs> {
+        let cname = CString::new(name).ok()?;
+        let mut buf = vec![0u8; 16 * 1024];
+        // SAFETY: getpwnam_r fills `pwd` with pointers into `buf`, which we own and keep
+        // alive while reading; only the numeric ids are copied out.
+        unsafe {
+            let mut pwd: libc::passwd = std::mem::zeroed();
+            let mut out: *mut libc::passwd = std::ptr::null_mut();
+            let rc = libc::getpwnam_r(
+                cname.as_ptr(),
+                &mut pwd,
+                buf.as_mut_ptr().cast(),
+                buf.len(),
+                &mut out,
+            );
+            if rc != 0 || out.is_null() {
+                return None;
+            }
+            Some(RunAs {
+                name: name.to_string(),
+                uid: pwd.pw_uid,
+                gid: pwd.pw_gid,
+            })
+        }
+    }
+}
+
 pub struct TargetProcess {
     child: Option<Child>,
     pub pid: i32,
@@ -34,6 +73,13 @@ pub struct TargetProcess {
 
 impl TargetProcess {
     pub fn spawn(spec: SpawnSpec<'_>) -> Result<TargetProcess> {
+        Self::spawn_as(spec, None)
+    }
+
+    /// As `spawn`, and when `run_as` is given the child switches to that user and group
+    /// (only the primary group) after joining the cgroup and pinning, which need the
+    /// parent's rights, and before exec.
+    pub fn spawn_as(spec: SpawnSpec<'_>, run_as: Option<&RunAs>) -> Result<TargetProcess> {
         let log =
             File::create(&spec.log).with_context(|| format!("creating {}", spec.log.display()))?;
         let log2 = log.try_clone()?;
@@ -52,8 +98,10 @@ impl TargetProcess {
             .iter()
             .filter_map(|p| CString::new(p.as_os_str().as_bytes()).ok())
             .collect();
+        let creds = run_as.map(|r| (r.uid, r.gid));
         // SAFETY: the closure only calls async-signal-safe functions (setsid, prctl,
-        // sched_setaffinity, open/write/close, getpid) on memory prepared before fork.
+        // sched_setaffinity, open/write/close, getpid, setgroups/setgid/setuid) on memory
+        // prepared before fork.
         unsafe {
             cmd.pre_exec(move || {
                 if libc::setsid() < 0 {
@@ -78,6 +126,18 @@ impl TargetProcess {
                     {
                         return Err(std::io::Error::last_os_error());
                     }
+                }
+                if let Some((uid, gid)) = creds {
+                    // Group first: once the uid is dropped we may no longer change groups.
+                    if libc::setgroups(1, &gid) != 0
+                        || libc::setgid(gid) != 0
+                        || libc::setuid(uid) != 0
+                    {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                    // The kernel clears the parent-death signal when credentials change, so
+                    // it is set again for the new user.
+                    libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
                 }
                 Ok(())
             });

@@ -29,10 +29,14 @@ pub fn problem(v: &Verdict) -> Option<String> {
         .map(|kind| format!("{}: {}", crate::results::kind_name(kind), v.detail))
 }
 
+/// Poll interval of readiness checks; cold-start measurements poll faster.
+pub const READY_POLL: Duration = Duration::from_millis(50);
+
 pub fn wait_ready(
     proc_: &mut TargetProcess,
     endpoint: &Endpoint,
     timeout: Duration,
+    poll: Duration,
     cancelled: &dyn Fn() -> bool,
 ) -> Readiness {
     let start = Instant::now();
@@ -55,7 +59,7 @@ pub fn wait_ready(
         if start.elapsed() >= timeout {
             return Readiness::TimedOut { last_problem: last };
         }
-        std::thread::sleep(Duration::from_millis(50));
+        std::thread::sleep(poll);
     }
 }
 

@@ -93,7 +93,13 @@ impl Subgraphs {
         })?;
         for n in NAMES {
             let ep = Endpoint::from_url(&url(ports[n])).map_err(|e| anyhow::anyhow!("{e}"))?;
-            match wait_ready(&mut process, &ep, Duration::from_secs(15), o.cancelled) {
+            match wait_ready(
+                &mut process,
+                &ep,
+                Duration::from_secs(15),
+                super::ready::READY_POLL,
+                o.cancelled,
+            ) {
                 Readiness::Ready { .. } => {}
                 Readiness::Exited { status } => bail!(
                     "the subgraphs exited during start-up ({status}):\n{}",

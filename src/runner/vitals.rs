@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use super::gc;
 use super::isolate::Cgroup;
 use super::procfs;
-use crate::results::Vitals;
+use crate::results::{GcStats, MemoryTrend, Vitals, VitalsPoint};
 
 /// A condition the sampler polls (start or end of the measured window).
 pub type Condition = Box<dyn Fn() -> bool + Send>;
@@ -58,7 +58,11 @@ impl Sampler {
                 }
                 let gc0 = gc_file.as_deref().and_then(gc::read);
                 let stop = || flag.load(Ordering::Relaxed) || end();
-                let mut v = sample_loop(sid, cgroup.as_deref(), interval, &stop);
+                let gc_now = || {
+                    let g = gc_file.as_deref().and_then(gc::read)?;
+                    Some(gc::delta(gc0.as_ref()?, &g))
+                };
+                let mut v = sample_loop(sid, cgroup.as_deref(), interval, &stop, &gc_now);
                 let gc1 = gc_file.as_deref().and_then(gc::read);
                 if let (Some(a), Some(b)) = (gc0, gc1) {
                     v.gc = Some(gc::delta(&a, &b));
@@ -89,12 +93,16 @@ impl Drop for Sampler {
     }
 }
 
+/// Seconds between the points of the stored series (samples are taken more often).
+const SERIES_STEP_S: f64 = 1.0;
+
 /// Samples until `stop()` says the window is over.
 fn sample_loop(
     sid: i32,
     cgroup: Option<&Cgroup>,
     interval: Duration,
     stop: &dyn Fn() -> bool,
+    gc_now: &dyn Fn() -> Option<GcStats>,
 ) -> Vitals {
     let t0 = Instant::now();
     let (cpu0, rss0, source) = read(sid, cgroup);
@@ -105,6 +113,10 @@ fn sample_loop(
     let mut samples: u32 = 1;
     let mut cpu_end = cpu0;
     let mut t_end = t0;
+    // Every sample feeds the trend; one point a second goes into the stored series.
+    let mut rss_samples: Vec<(f64, u64)> = vec![(0.0, rss0)];
+    let mut series = Vec::new();
+    let mut last_point = (0.0, cpu0);
     loop {
         // Sleep in short steps so finish() returns promptly.
         let wake = last.0 + interval;
@@ -127,6 +139,23 @@ fn sample_loop(
         rss_sum += rss as u128;
         rss_peak = rss_peak.max(rss);
         samples += 1;
+        let t = now.duration_since(t0).as_secs_f64();
+        rss_samples.push((t, rss));
+        if t - last_point.0 >= SERIES_STEP_S * 0.999 || stop() {
+            let cpu_pct = match (cpu, last_point.1) {
+                (Some(c), Some(p)) if t > last_point.0 => (c - p) / (t - last_point.0) * 100.0,
+                _ => 0.0,
+            };
+            let g = gc_now();
+            series.push(VitalsPoint {
+                t_s: (t * 1000.0).round() / 1000.0,
+                cpu_pct: (cpu_pct * 10.0).round() / 10.0,
+                rss_bytes: rss,
+                gc_count: g.as_ref().map(|g| g.count),
+                gc_total_ms: g.map(|g| g.total_ms),
+            });
+            last_point = (t, cpu.or(last_point.1));
+        }
         last = (now, cpu.or(last.1));
         if stop() {
             break;
@@ -147,7 +176,48 @@ fn sample_loop(
         interval_s: interval.as_secs_f64(),
         gc: None,
         verified_cpus: None,
+        series,
+        memory_trend: memory_trend(&rss_samples),
     }
+}
+
+/// Least-squares line through (seconds, bytes); None with fewer than 3 samples or no time.
+pub fn memory_trend(samples: &[(f64, u64)]) -> Option<MemoryTrend> {
+    let n = samples.len();
+    if n < 3 {
+        return None;
+    }
+    let nf = n as f64;
+    let mx = samples.iter().map(|s| s.0).sum::<f64>() / nf;
+    let my = samples.iter().map(|s| s.1 as f64).sum::<f64>() / nf;
+    let (mut sxx, mut sxy, mut syy) = (0.0, 0.0, 0.0);
+    for &(x, y) in samples {
+        let (dx, dy) = (x - mx, y as f64 - my);
+        sxx += dx * dx;
+        sxy += dx * dy;
+        syy += dy * dy;
+    }
+    if sxx <= 0.0 {
+        return None;
+    }
+    let slope = sxy / sxx;
+    // A flat series explains itself perfectly: call it R² = 1 with slope 0.
+    let r2 = if syy > 0.0 {
+        (sxy * sxy) / (sxx * syy)
+    } else {
+        1.0
+    };
+    let x0 = samples[0].0;
+    let x1 = samples[n - 1].0;
+    let at = |x: f64| (my + slope * (x - mx)).max(0.0) as u64;
+    Some(MemoryTrend {
+        slope_mib_per_min: slope * 60.0 / (1024.0 * 1024.0),
+        r2,
+        fit_start_bytes: at(x0),
+        fit_end_bytes: at(x1),
+        window_s: x1 - x0,
+        samples: n as u32,
+    })
 }
 
 #[cfg(test)]
@@ -175,5 +245,32 @@ mod tests {
         assert!(v.cpu_avg_pct > 40.0 && v.cpu_avg_pct < 130.0, "{v:?}");
         assert!(v.rss_peak_bytes > 0);
         assert!(v.samples >= 5);
+        // One point a second (the last one closes the window).
+        assert!(
+            !v.series.is_empty() && v.series.len() <= 2,
+            "{:?}",
+            v.series
+        );
+    }
+
+    #[test]
+    fn trend_fits_a_line() {
+        let mib = 1024.0 * 1024.0;
+        // 2 MiB per second on top of 100 MiB: 120 MiB per minute, a perfect fit.
+        let s: Vec<(f64, u64)> = (0..20)
+            .map(|i| (i as f64 * 0.5, ((100.0 + i as f64) * mib) as u64))
+            .collect();
+        let t = memory_trend(&s).unwrap();
+        assert!((t.slope_mib_per_min - 120.0).abs() < 0.01, "{t:?}");
+        assert!(t.r2 > 0.999);
+        assert_eq!(t.fit_start_bytes, (100.0 * mib) as u64);
+        // A sawtooth around a flat level: no slope to speak of, poor fit.
+        let saw: Vec<(f64, u64)> = (0..40)
+            .map(|i| (i as f64, ((100 + (i % 4) * 5) as f64 * mib) as u64))
+            .collect();
+        let t = memory_trend(&saw).unwrap();
+        assert!(t.slope_mib_per_min.abs() < 5.0, "{t:?}");
+        assert!(t.r2 < 0.2, "{t:?}");
+        assert!(memory_trend(&s[..2]).is_none());
     }
 }

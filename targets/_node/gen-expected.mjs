@@ -12,6 +12,10 @@
 // Expected file format (what the Rust side reads): a JSON array of cases
 //   [{ "variables": { ... } | null, "data": { ... } }, ...]
 // The benchmark rotates through the cases per request and compares `data` as canonical JSON.
+//
+// Skipped (no file written; see notGenerated in operations.mjs): documents outside the
+// Node workloads (federation/, subscriptions/) and documents marked `# gqlbench: rejected`
+// (they must be refused by the servers' depth limit; --check fails if one has a file).
 
 import { readFileSync, writeFileSync, mkdirSync, readdirSync, existsSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -19,6 +23,7 @@ import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 import { typeDefs, attachResolvers } from './index.mjs';
 import { canonicalJson } from './canonical.mjs';
+import { listOperations, notGenerated } from './operations.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = resolve(here, '..', '..');
@@ -51,15 +56,6 @@ function loadGraphql(args) {
   throw new Error('graphql not found: run `npm ci` in a target folder (e.g. targets/graphql-jit) or pass --graphql-from <dir>');
 }
 
-function listOperations(dir, prefix = '') {
-  const ops = [];
-  for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
-    if (entry.isDirectory()) ops.push(...listOperations(join(dir, entry.name), `${prefix}${entry.name}/`));
-    else if (entry.name.endsWith('.graphql')) ops.push(prefix + entry.name.slice(0, -'.graphql'.length));
-  }
-  return ops;
-}
-
 async function generate(graphql, schema, op) {
   const source = readFileSync(join(queriesDir, `${op}.graphql`), 'utf8');
   const cases = [];
@@ -82,8 +78,16 @@ async function main() {
   console.error(`graphql ${graphql.version} from ${relative(repo, from) || '.'}; ${ops.length} operations`);
   let stale = 0;
   for (const op of ops) {
-    const cases = await generate(graphql, schema, op);
     const file = join(expectedDir, `${op}.json`);
+    const skip = notGenerated(queriesDir, op);
+    if (skip) {
+      // A rejected document with an answer file would be benchmarked as a valid operation.
+      const forbidden = skip.rejected && existsSync(file);
+      if (forbidden) stale++;
+      console.log(`${forbidden ? 'DIFF ' : 'skip '} ${op}: ${skip.why}${forbidden ? `, but ${relative(repo, file)} exists: delete it` : ''}`);
+      continue;
+    }
+    const cases = await generate(graphql, schema, op);
     const text = `${JSON.stringify(cases, null, 2)}\n`;
     if (check) {
       const same = existsSync(file) && canonicalJson(JSON.parse(readFileSync(file, 'utf8'))) === canonicalJson(cases);

@@ -1,5 +1,7 @@
 // The one schema every Node target serves: both workloads (social + authors) merged into a
 // single `type Query`, so one running server answers every operation of every scenario.
+// The Subscription type is in every schema too, but only the servers with a subscription
+// transport (Apollo, Yoga, Mercurius) add its resolver (subscriptions.mjs).
 //
 // Plain JS only (see social.mjs for why): each target builds the executable schema with its
 // own graphql copy, either from { typeDefs, resolvers } (Apollo, Yoga, Mercurius) or with
@@ -7,14 +9,20 @@
 
 import { SOCIAL_TYPES, SOCIAL_QUERY_FIELDS, socialResolvers } from './social.mjs';
 import { AUTHORS_TYPES, AUTHORS_QUERY_FIELDS, authorsResolvers } from './authors.mjs';
+import { SUBSCRIPTION_TYPES } from './subscriptions.mjs';
 
 export const WORKLOADS = ['social', 'authors'];
 
 export const typeDefs = `type Query {${SOCIAL_QUERY_FIELDS}${AUTHORS_QUERY_FIELDS}}
-${SOCIAL_TYPES}${AUTHORS_TYPES}`;
+${SOCIAL_TYPES}${AUTHORS_TYPES}${SUBSCRIPTION_TYPES}`;
+
+// The maximum operation depth the servers with a limit are configured with, each in its own
+// way (their target.toml says how). scenarios/queries/social/deep.graphql sits exactly at it
+// and deep-11.graphql one level above, both as graphql-depth-limit counts depth.
+export const DEPTH_LIMIT = 10;
 
 // Merge per-type resolver maps; a field defined twice is a programming error, so fail loudly.
-function mergeResolvers(...maps) {
+export function mergeResolvers(...maps) {
   const out = {};
   for (const map of maps) {
     for (const [type, fields] of Object.entries(map)) {

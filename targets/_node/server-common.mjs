@@ -54,13 +54,16 @@ export function closeHttpServer(server) {
 }
 
 // Listen a node:http server on HOST:PORT, print the ready line, install shutdown handling.
-export function serveHttp(name, server) {
+// `alsoClose` (optional, may be async) runs on shutdown alongside closing the server: for
+// what the HTTP server does not own, such as upgraded WebSockets (server.close() waits for
+// them but closeAllConnections() does not end them) or a database pool.
+export function serveHttp(name, server, { alsoClose } = {}) {
   server.on('error', (err) => {
     console.error(`${name}: server error:`, err);
     process.exit(1);
   });
   server.listen(PORT, HOST, () => logReady(name, server.address().port));
-  onShutdown(name, () => closeHttpServer(server));
+  onShutdown(name, () => Promise.all([alsoClose?.(), closeHttpServer(server)]));
   return server;
 }
 

@@ -28,6 +28,10 @@ type User {
   createdAt: String!
   posts(limit: Int): [Post!]!
   followers(limit: Int): [User!]!
+  displayName: String!
+  initials: String!
+  emailDomain: String!
+  accountAgeDays: Int!
 }
 
 type Post {
@@ -38,12 +42,18 @@ type Post {
   viewCount: Int!
   author: User!
   comments(limit: Int): [Comment!]!
+  slug: String!
+  wordCount: Int!
+  excerpt(length: Int): String!
+  readingTimeMinutes: Int!
 }
 
 type Comment {
   id: ID!
   text: String!
   author: User!
+  length: Int!
+  shout: String!
 }
 `;
 
@@ -162,6 +172,49 @@ export function getUser(id) {
   return n < 0 ? null : users[n];
 }
 
+// Computed fields: pure functions of the parent object alone (no lookups, no clock), so
+// the in-memory resolvers below and the database resolvers (db.mjs), which build parent
+// objects of the same shape, share them and give identical answers. They add resolver
+// work per field without any I/O, which is what the deep query exercises.
+
+// Account age is measured to a fixed date, not to "now", so answers never change.
+const AGE_REFERENCE_MS = Date.UTC(2025, 0, 1);
+const DAY_MS = 86_400_000;
+const EXCERPT_DEFAULT_LENGTH = 80;
+const WORDS_PER_MINUTE = 200;
+
+const wordCount = (text) => {
+  let n = 0;
+  for (const w of text.split(' ')) if (w.length > 0) n++;
+  return n;
+};
+
+export const computedResolvers = {
+  User: {
+    displayName: (user) => `${user.firstName} ${user.lastName.charAt(0)}.`,
+    initials: (user) => `${user.firstName.charAt(0)}${user.lastName.charAt(0)}`,
+    emailDomain: (user) => user.email.slice(user.email.indexOf('@') + 1),
+    // Accounts created after the reference date (only in a database scaled far beyond
+    // USER_COUNT) are 0 days old rather than negative.
+    accountAgeDays: (user) => Math.max(0, Math.floor((AGE_REFERENCE_MS - Date.parse(user.createdAt)) / DAY_MS)),
+  },
+  Post: {
+    slug: (post) => `${post.title.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '')}-${post.index}`,
+    wordCount: (post) => wordCount(post.content),
+    // Same `limit`-style semantics as the lists: absent or null = default, negative = empty.
+    excerpt: (post, args) => {
+      const n = args.length === undefined || args.length === null ? EXCERPT_DEFAULT_LENGTH : Math.max(0, args.length);
+      if (post.content.length <= n) return post.content;
+      return n === 0 ? '' : `${post.content.slice(0, n).trimEnd()}...`;
+    },
+    readingTimeMinutes: (post) => Math.max(1, Math.ceil(wordCount(post.content) / WORDS_PER_MINUTE)),
+  },
+  Comment: {
+    length: (c) => c.text.length,
+    shout: (c) => c.text.toUpperCase(),
+  },
+};
+
 export const socialResolvers = {
   Query: {
     user: (_root, args) => getUser(args.id),
@@ -172,6 +225,7 @@ export const socialResolvers = {
     },
   },
   User: {
+    ...computedResolvers.User,
     posts: (user, args) => {
       const n = cap(POSTS_PER_USER, args.limit);
       const first = user.index * POSTS_PER_USER;
@@ -187,6 +241,7 @@ export const socialResolvers = {
     },
   },
   Post: {
+    ...computedResolvers.Post,
     author: (post) => users[post.authorIndex],
     comments: (post, args) => {
       const n = cap(COMMENTS_PER_POST, args.limit);
@@ -196,6 +251,7 @@ export const socialResolvers = {
     },
   },
   Comment: {
+    ...computedResolvers.Comment,
     author: (c) => users[c.authorIndex],
   },
 };

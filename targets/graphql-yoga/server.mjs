@@ -3,17 +3,94 @@
 // Only GraphiQL (the default landing page for GET) is turned off; everything else is Yoga's
 // default, including its parse and validate caches (useParserAndValidationCache), error
 // masking, the CORS plugin and the health check route, because that is what users run.
+//
+// Added the way Yoga's docs show them:
+// - depth limit: GraphQL Armor's max-depth plugin (n = DEPTH_LIMIT = 10), as Yoga recommends;
+// - subscriptions: Yoga's built-in GraphQL over SSE (distinct connections mode: POST
+//   /graphql with Accept: text/event-stream) and graphql-ws on a `ws` WebSocketServer on the
+//   same port and path, executing through yoga.getEnveloped() so plugins (the depth limit,
+//   context) apply there too; Yoga's createPubSub carries the ticks;
+// - GQLBENCH_RESOLVERS: PostgreSQL resolvers, DataLoaders per request via `context`.
 
 import { createServer } from 'node:http';
-import { createSchema, createYoga } from 'graphql-yoga';
-import { typeDefs, resolvers } from '../_node/index.mjs';
+import { setMaxListeners } from 'node:events';
+import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
+import { GraphQLError } from 'graphql';
+import { createPubSub, createSchema, createYoga } from 'graphql-yoga';
+import { useServer } from 'graphql-ws/use/ws';
+import { WebSocketServer } from 'ws';
+import { typeDefs, DEPTH_LIMIT } from '../_node/index.mjs';
+import { dataSourceFromEnv } from '../_node/db.mjs';
+import { TICKS_TOPIC, closeWebSockets, tickerFromEnv } from '../_node/subscriptions.mjs';
 import { GRAPHQL_PATH, serveHttp } from '../_node/server-common.mjs';
 
+const ticker = tickerFromEnv('graphql-yoga');
+const data = await dataSourceFromEnv({
+  name: 'graphql-yoga',
+  load: async () => ({ pg: (await import('pg')).default, DataLoader: (await import('dataloader')).default }),
+});
+
+// Node warns past 10 listeners per EventTarget event, and every subscriber is one here.
+const eventTarget = new EventTarget();
+setMaxListeners(0, eventTarget);
+const pubsub = createPubSub({ eventTarget });
+
 const yoga = createYoga({
-  schema: createSchema({ typeDefs, resolvers }),
+  schema: createSchema({
+    typeDefs,
+    resolvers: [data.resolvers, { Subscription: { ticks: { subscribe: () => pubsub.subscribe(TICKS_TOPIC) } } }],
+  }),
   graphqlEndpoint: GRAPHQL_PATH,
   graphiql: false,
   landingPage: false,
+  plugins: [maxDepthPlugin({ n: DEPTH_LIMIT })],
+  ...(data.makeContext ? { context: () => data.makeContext() } : {}),
 });
 
-serveHttp('graphql-yoga', createServer(yoga));
+const server = createServer(yoga);
+const wss = new WebSocketServer({ server, path: yoga.graphqlEndpoint });
+useServer(
+  {
+    execute: (args) => args.rootValue.execute(args),
+    subscribe: (args) => args.rootValue.subscribe(args),
+    onSubscribe: async (ctx, _id, params) => {
+      const { schema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({
+        ...ctx,
+        req: ctx.extra.request,
+        socket: ctx.extra.socket,
+        params,
+      });
+      // Unlike the recipe, GraphQL errors thrown by parse or validate (a syntax error, or the
+      // max-depth plugin, which throws instead of reporting) are returned as the operation's
+      // errors: graphql-ws would otherwise close the whole socket with 4500.
+      let document;
+      try {
+        document = parse(params.query);
+        const errors = validate(schema, document);
+        if (errors.length > 0) return errors;
+      } catch (err) {
+        if (err instanceof GraphQLError) return [err];
+        throw err;
+      }
+      return {
+        schema,
+        operationName: params.operationName,
+        document,
+        variableValues: params.variables,
+        contextValue: await contextFactory(),
+        rootValue: { execute, subscribe },
+      };
+    },
+  },
+  wss,
+);
+
+ticker.start((tick) => pubsub.publish(TICKS_TOPIC, { ticks: tick }));
+
+// SSE streams are ordinary HTTP responses: closeAllConnections() in serveHttp ends them.
+serveHttp('graphql-yoga', server, {
+  alsoClose: () => {
+    ticker.stop();
+    return Promise.all([closeWebSockets(wss.clients), data.close()]);
+  },
+});

@@ -2,19 +2,53 @@
 // execution), as in the Mercurius article. Fastify's logger is off (per-request logging would
 // dominate). Mercurius' defaults stay otherwise: its LRU cache of parsed/validated (and
 // compiled) documents, GraphiQL off unless asked for, path /graphql.
+//
+// Added with Mercurius' own options:
+// - depth limit: queryDepth (DEPTH_LIMIT = 10; Mercurius applies it to subscriptions too);
+// - subscriptions: `subscription: true`, its built-in WebSocket transport (@fastify/websocket
+//   on the same path; accepts the graphql-transport-ws and legacy graphql-ws subprotocols)
+//   with its built-in pubsub (app.graphql.pubsub). @fastify/websocket is registered here
+//   first, as Mercurius' docs allow, only to give it a preClose that ends sockets promptly;
+//   Mercurius then uses that instance instead of registering its own;
+// - GQLBENCH_RESOLVERS: PostgreSQL resolvers, DataLoaders per request via `context`.
 
 import Fastify from 'fastify';
+import fastifyWebsocket from '@fastify/websocket';
 import mercurius from 'mercurius';
-import { typeDefs, resolvers } from '../_node/index.mjs';
+import { typeDefs, mergeResolvers, DEPTH_LIMIT } from '../_node/index.mjs';
+import { dataSourceFromEnv } from '../_node/db.mjs';
+import { TICKS_TOPIC, closeWebSockets, tickerFromEnv } from '../_node/subscriptions.mjs';
 import { HOST, PORT, GRAPHQL_PATH, logReady, onShutdown } from '../_node/server-common.mjs';
 
+const ticker = tickerFromEnv('mercurius');
+const data = await dataSourceFromEnv({
+  name: 'mercurius',
+  load: async () => ({ pg: (await import('pg')).default, DataLoader: (await import('dataloader')).default }),
+});
+
 const app = Fastify({ logger: false, forceCloseConnections: true });
+app.register(fastifyWebsocket, {
+  // The value Mercurius sets when it registers the plugin itself.
+  options: { maxPayload: 1048576 },
+  // The default preClose only sends a close frame (no code), and forceCloseConnections does
+  // not reach upgraded sockets, so a peer that never answers would hold app.close() for
+  // ws's 30 s closing timeout: close with 1001 and terminate whoever does not answer.
+  preClose: async function preClose() {
+    await closeWebSockets(this.websocketServer.clients);
+    await new Promise((resolve) => this.websocketServer.close(() => resolve()));
+  },
+});
 app.register(mercurius, {
   schema: typeDefs,
-  resolvers,
+  resolvers: mergeResolvers(data.resolvers, {
+    Subscription: { ticks: { subscribe: (_root, _args, { pubsub }) => pubsub.subscribe(TICKS_TOPIC) } },
+  }),
   path: GRAPHQL_PATH,
   graphiql: false,
   jit: 1,
+  queryDepth: DEPTH_LIMIT,
+  subscription: true,
+  ...(data.makeContext ? { context: () => data.makeContext() } : {}),
 });
 
 try {
@@ -24,4 +58,10 @@ try {
   process.exit(1);
 }
 logReady('mercurius', app.server.address().port);
-onShutdown('mercurius', () => app.close());
+
+ticker.start((tick) => app.graphql.pubsub.publish({ topic: TICKS_TOPIC, payload: { ticks: tick } }));
+
+onShutdown('mercurius', () => {
+  ticker.stop();
+  return Promise.all([app.close(), data.close()]);
+});

@@ -5,13 +5,27 @@
 // Answers stay correct for any operation and variables (the key is the whole body), but
 // resolver work, e.g. the authors' per-request md5, is NOT redone: a cache by design
 // (target.toml says response_cache = true), never to be ranked as a GraphQL server.
+//
+// With GQLBENCH_RESOLVERS set (the PostgreSQL workload) the answer cache is OFF: replaying
+// stored bytes would never reach the database, and the row would measure a Map lookup
+// instead of the data source. Every request then runs graphql() against the database, and
+// the baseline is "graphql-js with no framework" for that workload.
+//
+// No depth limit on purpose: the baseline is the control that shows what a server without
+// one does with scenarios/queries/social/deep-11.graphql (it answers it).
 
 import { createServer } from 'node:http';
 import { buildSchema, graphql } from 'graphql';
 import { typeDefs, attachResolvers } from '../_node/index.mjs';
+import { dataSourceFromEnv } from '../_node/db.mjs';
 import { GRAPHQL_PATH, serveHttp, readBody, sendJson, sendError } from '../_node/server-common.mjs';
 
-const schema = attachResolvers(buildSchema(typeDefs));
+const data = await dataSourceFromEnv({
+  name: 'node-baseline',
+  load: async () => ({ pg: (await import('pg')).default, DataLoader: (await import('dataloader')).default }),
+});
+const schema = attachResolvers(buildSchema(typeDefs), data.resolvers);
+const cacheAnswers = data.mode === 'memory';
 
 // Bounded for hygiene; benchmark operations have at most a few dozen distinct bodies.
 const MAX_CACHED = 10_000;
@@ -32,9 +46,10 @@ async function execute(raw) {
     source: body.query,
     variableValues: body.variables ?? undefined,
     operationName: body.operationName ?? undefined,
+    contextValue: data.makeContext?.(),
   });
   // Answers with errors are not stored: only correct, complete answers are replayed.
-  return { status: 200, bytes: Buffer.from(JSON.stringify(result)), cacheable: !result.errors };
+  return { status: 200, bytes: Buffer.from(JSON.stringify(result)), cacheable: cacheAnswers && !result.errors };
 }
 
 async function handle(req, res) {
@@ -47,7 +62,7 @@ async function handle(req, res) {
   } catch (err) {
     return sendError(res, err.status || 400, err.message);
   }
-  let hit = answers.get(raw);
+  let hit = cacheAnswers ? answers.get(raw) : undefined;
   if (!hit) {
     hit = await execute(raw);
     if (hit.cacheable) {
@@ -64,4 +79,4 @@ serveHttp('node-baseline', createServer((req, res) => {
     if (!res.headersSent) sendError(res, 500, 'internal error');
     else res.destroy();
   });
-}));
+}), { alsoClose: data.close });

@@ -17,13 +17,16 @@ mod open;
 mod parse;
 mod plan;
 mod prepare;
+pub mod publisher;
 mod record;
 mod result;
 mod run;
 mod schedule;
+mod subscribe;
 mod timer;
 mod validate;
 mod worker;
+mod wsio;
 
 pub use canonical::{canonical_eq, diff as canonical_diff, to_canonical_string};
 pub use check::{check_once, Verdict};
@@ -37,4 +40,9 @@ pub use result::{
 };
 pub use run::run;
 pub use schedule::Curve;
+pub use subscribe::{
+    run_subscriptions, ConnectionFailureKind, FailureStage, MessageFailureKind, PerConnectionRate,
+    SubscribeConnections, SubscribeControl, SubscribeFailureExample, SubscribeLive, SubscribePhase,
+    SubscribePlan, SubscribeResult, SubscribeSecond, SubscribeTransport, GRAPHQL_TRANSPORT_WS,
+};
 pub use validate::{judge, FailureKind};

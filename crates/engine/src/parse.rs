@@ -271,7 +271,7 @@ fn parse_head(buf: &[u8]) -> Result<Option<Head>, ParseError> {
     }))
 }
 
-fn parse_chunk_size(line: &[u8]) -> Result<usize, ParseError> {
+pub(crate) fn parse_chunk_size(line: &[u8]) -> Result<usize, ParseError> {
     // Chunk extensions (";name=value") are allowed and ignored.
     let hex = line
         .split(|&b| b == b';')

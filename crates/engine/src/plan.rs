@@ -22,19 +22,23 @@ pub struct Endpoint {
 }
 
 impl Endpoint {
-    /// Parses `http://host[:port][/path]` and resolves the host. `https` is refused
-    /// because the engine speaks plain HTTP/1.1 only.
+    /// Parses `http://host[:port][/path]` and resolves the host. `ws://` is taken as
+    /// `http://` (a WebSocket endpoint is an HTTP one that upgrades). `https` and `wss` are
+    /// refused because the engine speaks plain HTTP/1.1 only.
     pub fn from_url(url: &str) -> Result<Endpoint, EngineError> {
         let bad = |reason: &str| EngineError::InvalidUrl {
             url: url.to_string(),
             reason: reason.to_string(),
         };
-        let rest = if let Some(rest) = url.strip_prefix("http://") {
+        let rest = if let Some(rest) = url
+            .strip_prefix("http://")
+            .or_else(|| url.strip_prefix("ws://"))
+        {
             rest
-        } else if url.starts_with("https://") {
+        } else if url.starts_with("https://") || url.starts_with("wss://") {
             return Err(bad("https is not supported (plain HTTP/1.1 only)"));
         } else {
-            return Err(bad("must start with http://"));
+            return Err(bad("must start with http:// (or ws://)"));
         };
         let (authority, path) = match rest.find(['/', '?']) {
             Some(i) if rest.as_bytes()[i] == b'/' => (&rest[..i], &rest[i..]),

@@ -1,0 +1,281 @@
+//! One subscription over WebSocket, protocol `graphql-transport-ws` (the graphql-ws
+//! library's): upgrade with the subprotocol, `connection_init` → `connection_ack`,
+//! `subscribe` with id "1", then `next` messages until the run ends. `ping` is answered with
+//! `pong`; `error`, `complete`, a close or a broken frame end the connection and are counted.
+//!
+//! Handshake, framing, control frames and close are tungstenite's, driven directly over a
+//! non-blocking socket rather than through tokio-tungstenite's `Stream`: with 10,000
+//! connections each receiving a message every 100 ms, the receive path is the whole cost
+//! of the generator, and the stream adapter adds two waker registrations and an extra
+//! wake-up per message. Here a message costs one readiness wait, one `read` syscall (after a
+//! short read the socket is known drained, so no second `read` only to see `EWOULDBLOCK`),
+//! tungstenite's frame decoding over a small buffer, and one extraction pass.
+
+use std::cell::Cell;
+use std::io;
+use std::rc::Rc;
+use std::time::Instant;
+
+use tokio::net::TcpStream;
+use tokio::time::timeout_at;
+use tokio_tungstenite::tungstenite::client::{client_with_config, IntoClientRequest};
+use tokio_tungstenite::tungstenite::error::ProtocolError;
+use tokio_tungstenite::tungstenite::handshake::HandshakeError;
+use tokio_tungstenite::tungstenite::protocol::frame::Utf8Bytes;
+use tokio_tungstenite::tungstenite::protocol::{CloseFrame, WebSocketConfig};
+use tokio_tungstenite::tungstenite::{Error as WsError, Message, WebSocket};
+
+use super::extract::{extract, Val};
+use super::record::SubRecorder;
+use super::run::{Ctx, Prepared};
+use super::ConnectionFailureKind as Kind;
+use crate::validate::excerpt;
+use crate::wsio::{recv, send, Io, Sock};
+
+/// Read buffer per connection: several messages' worth. Small on purpose: tungstenite
+/// zeroes the free part of it before every read attempt.
+pub const READ_BUFFER: usize = 512;
+
+/// The client's WebSocket settings.
+pub fn config() -> WebSocketConfig {
+    WebSocketConfig::default()
+        .read_buffer_size(READ_BUFFER)
+        // Messages are sent rarely and each is flushed at once.
+        .write_buffer_size(0)
+}
+
+type Ws = WebSocket<Io>;
+
+pub const PONG: Utf8Bytes = Utf8Bytes::from_static(r#"{"type":"pong"}"#);
+
+/// Where the setup is, for the detail of a timeout.
+#[derive(Debug, Clone, Copy)]
+enum Stage {
+    Connect,
+    Upgrade,
+    Ack,
+}
+
+impl Stage {
+    fn what(self) -> &'static str {
+        match self {
+            Stage::Connect => "TCP connection",
+            Stage::Upgrade => "WebSocket upgrade",
+            Stage::Ack => "connection_ack",
+        }
+    }
+}
+
+/// Kind of a tungstenite error on an established connection.
+pub fn classify(e: &WsError) -> Kind {
+    match e {
+        WsError::ConnectionClosed | WsError::AlreadyClosed => Kind::Closed,
+        // tungstenite's name for a TCP end of stream without a close frame.
+        WsError::Protocol(ProtocolError::ResetWithoutClosingHandshake) => Kind::Closed,
+        WsError::Io(io) if io.kind() == io::ErrorKind::UnexpectedEof => Kind::Closed,
+        WsError::Io(_) => Kind::Reset,
+        _ => Kind::Protocol,
+    }
+}
+
+/// Detail of a tungstenite error, in the words of this module's kinds.
+pub fn error_detail(e: &WsError) -> String {
+    match e {
+        WsError::Protocol(ProtocolError::ResetWithoutClosingHandshake) => {
+            "connection closed without close frame".to_string()
+        }
+        other => other.to_string(),
+    }
+}
+
+pub fn close_detail(f: Option<&CloseFrame>) -> String {
+    match f {
+        Some(f) => format!("close frame {} {:?}", u16::from(f.code), f.reason.as_str()),
+        None => "close frame without code".to_string(),
+    }
+}
+
+/// Runs one connection to its end (or until the worker drops it).
+pub async fn connection(ctx: &Rc<Ctx>, slot: usize, t0: Instant) {
+    let prep = &ctx.prep;
+    let stage = Cell::new(Stage::Connect);
+    let deadline = tokio::time::Instant::from_std(t0 + prep.ack_timeout);
+    let (mut ws, sock) = match timeout_at(deadline, setup(ctx, &stage)).await {
+        Ok(Ok(pair)) => pair,
+        Ok(Err((kind, detail))) => return ctx.setup_failed(slot, kind, || detail),
+        Err(_) => {
+            return ctx.setup_failed(slot, Kind::Timeout, || {
+                format!("no {} within {:?}", stage.get().what(), prep.ack_timeout)
+            })
+        }
+    };
+    let subscribed_at = ctx.subscribed(slot, t0);
+    let subscribe = Message::text(prep.subscribe_msg.clone());
+    if let Err(e) = send(&mut ws, &sock, subscribe).await {
+        return ctx.dropped(slot, classify(&e), || format!("sending subscribe: {e}"));
+    }
+    // From here on the worker's epoll loop receives (see poll.rs); the socket must have no
+    // other owner to leave the runtime.
+    drop(sock);
+    let first_deadline = prep.first_message_timeout.map(|t| subscribed_at + t);
+    if let Err((kind, detail)) = ctx.poller.add(ctx, slot, ws, first_deadline) {
+        ctx.dropped(slot, kind, || detail);
+    }
+}
+
+/// What to do after a text message.
+pub enum Step {
+    Next,
+    Ignore,
+    Ping,
+    End(Kind, String),
+}
+
+/// Judges a text message of a subscribed connection (the hot path: one pass, no tree).
+pub fn on_text(
+    prep: &Prepared,
+    rec: &mut SubRecorder,
+    slot: usize,
+    raw: &[u8],
+    now: Instant,
+    wall_us: u64,
+) -> Step {
+    let rp = &prep.ws_paths;
+    let mut vals: [Val; super::run::MAX_RESULT_PATHS] = Default::default();
+    let vals = &mut vals[..rp.paths.len()];
+    if let Err(e) = extract(raw, &rp.paths, vals) {
+        return Step::End(
+            Kind::Protocol,
+            format!("message is not JSON ({e}): {}", excerpt(raw)),
+        );
+    }
+    let ty = rp.kind.and_then(|i| vals[i].as_str());
+    match ty {
+        Some("next") => {
+            if rp.id.and_then(|i| vals[i].as_str()) != Some(super::run::SUBSCRIPTION_ID) {
+                return Step::End(
+                    Kind::Protocol,
+                    format!("next for an unknown id: {}", excerpt(raw)),
+                );
+            }
+            let judged = rp.judge(vals);
+            rec.message(slot, now, wall_us, judged, raw);
+            Step::Next
+        }
+        Some("ping") => Step::Ping,
+        Some("pong") | Some("connection_ack") => Step::Ignore,
+        Some("error") => Step::End(Kind::ErrorMessage, excerpt(raw)),
+        Some("complete") => Step::End(Kind::Complete, excerpt(raw)),
+        _ => Step::End(
+            Kind::Protocol,
+            format!("unexpected message: {}", excerpt(raw)),
+        ),
+    }
+}
+
+/// TCP connect, upgrade with the subprotocol, `connection_init` → `connection_ack`.
+async fn setup(ctx: &Ctx, stage: &Cell<Stage>) -> Result<(Ws, Rc<Sock>), (Kind, String)> {
+    let prep = &ctx.prep;
+    let tcp = TcpStream::connect(prep.addr)
+        .await
+        .map_err(|e| (Kind::Connect, e.to_string()))?;
+    // Messages are small and written whole: no reason to delay them.
+    let _ = tcp.set_nodelay(true);
+    stage.set(Stage::Upgrade);
+    let mut req = prep.ws_uri.clone().into_client_request().map_err(|e| {
+        (
+            Kind::Handshake,
+            format!("building the upgrade request: {e}"),
+        )
+    })?;
+    req.headers_mut().extend(prep.ws_headers.clone());
+    let sock = Sock::new(tcp);
+    let mut attempt = client_with_config(req, Io::new(sock.clone()), Some(config()));
+    let mut ws = loop {
+        match attempt {
+            Ok((ws, _resp)) => break ws,
+            Err(HandshakeError::Failure(e)) => return Err(handshake_error(e)),
+            Err(HandshakeError::Interrupted(mid)) => {
+                sock.wait()
+                    .await
+                    .map_err(|e| (Kind::Reset, format!("during the upgrade: {e}")))?;
+                attempt = mid.handshake();
+            }
+        }
+    };
+    ctx.connected();
+    stage.set(Stage::Ack);
+    send(&mut ws, &sock, Message::text(prep.init_msg.clone()))
+        .await
+        .map_err(|e| (classify(&e), format!("sending connection_init: {e}")))?;
+    loop {
+        match recv(&mut ws, &sock).await {
+            Ok(Message::Text(t)) => {
+                let raw = t.as_bytes();
+                let mut vals: [Val; 1] = Default::default();
+                extract(raw, &prep.type_only, &mut vals).map_err(|e| {
+                    (
+                        Kind::Protocol,
+                        format!("message is not JSON ({e}): {}", excerpt(raw)),
+                    )
+                })?;
+                match vals[0].as_str() {
+                    Some("connection_ack") => return Ok((ws, sock)),
+                    Some("ping") => send(&mut ws, &sock, Message::Text(PONG))
+                        .await
+                        .map_err(|e| (classify(&e), format!("sending pong: {e}")))?,
+                    Some("pong") => {}
+                    Some("error") => return Err((Kind::ErrorMessage, excerpt(raw))),
+                    _ => {
+                        return Err((
+                            Kind::Protocol,
+                            format!("expected connection_ack, got {}", excerpt(raw)),
+                        ))
+                    }
+                }
+            }
+            Ok(Message::Close(f)) => {
+                return Err((
+                    Kind::Closed,
+                    format!("before connection_ack: {}", close_detail(f.as_ref())),
+                ))
+            }
+            Ok(Message::Binary(b)) => {
+                return Err((Kind::Protocol, format!("binary message: {}", excerpt(&b))))
+            }
+            Ok(_) => {}
+            Err(e) => {
+                return Err((
+                    classify(&e),
+                    format!("before connection_ack: {}", error_detail(&e)),
+                ))
+            }
+        }
+    }
+}
+
+/// Kind and detail of a failed upgrade.
+fn handshake_error(e: WsError) -> (Kind, String) {
+    match e {
+        WsError::Http(resp) => {
+            let body = resp.body().as_deref().map(excerpt).unwrap_or_default();
+            (
+                Kind::Handshake,
+                format!("HTTP {} instead of 101: {body}", resp.status().as_u16()),
+            )
+        }
+        WsError::Protocol(ProtocolError::SecWebSocketSubProtocolError(s)) => (
+            Kind::Subprotocol,
+            format!("subprotocol {} refused: {s}", super::GRAPHQL_TRANSPORT_WS),
+        ),
+        WsError::Io(io) => {
+            let kind = if io.kind() == io::ErrorKind::UnexpectedEof {
+                Kind::Handshake
+            } else {
+                Kind::Reset
+            };
+            (kind, format!("during the upgrade: {io}"))
+        }
+        other => (Kind::Handshake, other.to_string()),
+    }
+}

@@ -1,0 +1,268 @@
+//! Cold starts: each target is started fresh again and again (targets interleaved, so drift
+//! hits all alike), and for every start we record spawn → ready, the latency of the first
+//! real request and of the one after it, and memory at readiness. A start that fails (a
+//! crash, never ready, killed by the memory cap) is recorded as such; the others go on.
+use std::time::Duration;
+
+use anyhow::Result;
+
+use super::session::{Session, StartOptions};
+use super::{ready, vitals, RunContext};
+use crate::plan::{RunPlan, ScenarioPlan};
+use crate::progress::Progress;
+use crate::results::{ColdStartSample, ColdStartSummary, RunResults, TargetStatus};
+use crate::stats;
+
+const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Nominal seconds one start takes, for progress (matches `ScenarioPlan::planned_load_secs`).
+const NOMINAL_START_S: f64 = 2.0;
+
+#[allow(clippy::too_many_arguments)]
+pub fn run(
+    sp: &ScenarioPlan,
+    starts: u32,
+    si: usize,
+    plan: &RunPlan,
+    ctx: &RunContext,
+    results: &mut RunResults,
+    progress: &mut Progress,
+    install_failed: &[(String, TargetStatus, String)],
+    env: &std::collections::BTreeMap<String, String>,
+) -> Result<()> {
+    let out = &plan.out_dir;
+    progress.line(&format!(
+        "scenario {}/{}: {} targets x {starts} fresh starts{}",
+        sp.suite,
+        sp.name,
+        sp.targets.len(),
+        match (sp.limits.cpus, sp.limits.memory_bytes) {
+            (None, None) => String::new(),
+            (c, m) => format!(
+                " (limits:{}{})",
+                c.map(|c| format!(" {c} cores")).unwrap_or_default(),
+                m.map(|m| format!(" {}", crate::report::fmt_bytes(m)))
+                    .unwrap_or_default()
+            ),
+        }
+    ));
+    let Some((op, _)) = sp.operations.first() else {
+        anyhow::bail!("cold-start scenario {} has no operation", sp.name);
+    };
+    let first = op.to_engine(1);
+    let Some(variant) = first.variants.first() else {
+        anyhow::bail!("operation {} has no case", op.name);
+    };
+    let probe = ctx.root.join("targets/_node/gc-probe.mjs");
+    let cancelled = || ctx.cancelled();
+    let runnable: Vec<usize> = (0..sp.targets.len())
+        .filter(|&ti| {
+            let t = &sp.targets[ti];
+            match install_failed.iter().find(|(n, _, _)| n == &t.name) {
+                Some((_, status, msg)) => {
+                    let tr = &mut results.scenarios[si].targets[ti];
+                    tr.status = *status;
+                    tr.problem = Some(msg.clone());
+                    progress.skip(NOMINAL_START_S * starts as f64);
+                    false
+                }
+                None => true,
+            }
+        })
+        .collect();
+    'starts: for start in 1..=starts {
+        if runnable.is_empty() {
+            break;
+        }
+        let k = (start as usize - 1) % runnable.len();
+        let order: Vec<usize> = runnable[k..]
+            .iter()
+            .chain(runnable[..k].iter())
+            .copied()
+            .collect();
+        for ti in order {
+            if ctx.cancelled() {
+                break 'starts;
+            }
+            let t = &sp.targets[ti];
+            let log_rel = format!("logs/{}-{}-start{start}.log", sp.name, t.name);
+            progress.message(format!(
+                "{}: fresh start {start}/{starts} of {}",
+                sp.name, t.name
+            ));
+            let started = Session::start(
+                t,
+                StartOptions {
+                    cpus: plan.isolation.target.as_ref(),
+                    use_cgroups: plan.isolation.cgroups,
+                    limits: &sp.limits,
+                    log: out.join(&log_rel),
+                    scratch: &out.join("logs"),
+                    node_probe: Some(probe.clone()),
+                    cancelled: &cancelled,
+                    env: env.clone(),
+                    cold: true,
+                    federation: None,
+                },
+            );
+            let sample = match started {
+                Err(f) => {
+                    let mut problem = f.problem.clone();
+                    if (problem.contains("SIGKILL") || problem.contains("signal: 9"))
+                        && sp.limits.memory_bytes.is_some()
+                    {
+                        problem
+                            .push_str(" — killed (SIGKILL) under the memory cap: the OOM killer");
+                    }
+                    let tr = &mut results.scenarios[si].targets[ti];
+                    if tr.log_tail.is_none() {
+                        tr.log_tail = f.log_tail.clone();
+                        tr.log_file = Some(log_rel.clone());
+                    }
+                    ColdStartSample {
+                        start,
+                        outcome: f.status.label().into(),
+                        ready_s: None,
+                        first_request_s: None,
+                        second_request_s: None,
+                        rss_at_ready_bytes: None,
+                        rss_after_first_bytes: None,
+                        problem: Some(problem),
+                    }
+                }
+                Ok((mut s, note)) => {
+                    if let Some(n) = note {
+                        results.scenarios[si].limits.applied = n;
+                    } else if let Some(c) = &s.cgroup {
+                        results.scenarios[si].limits.applied = c.applied.clone();
+                    }
+                    let sample = measure_start(&mut s, start, variant);
+                    s.stop();
+                    sample
+                }
+            };
+            progress.line(&format!(
+                "  {} start {start}/{starts}: {}",
+                t.name,
+                match (&sample.ready_s, &sample.first_request_s) {
+                    (Some(r), Some(f)) => format!(
+                        "ready in {:.0} ms, first request {:.1} ms",
+                        r * 1000.0,
+                        f * 1000.0
+                    ),
+                    _ => format!(
+                        "{} — {}",
+                        sample.outcome,
+                        sample.problem.as_deref().unwrap_or("")
+                    ),
+                }
+            ));
+            progress.skip(NOMINAL_START_S);
+            let tr = &mut results.scenarios[si].targets[ti];
+            tr.cold_starts.push(sample);
+            tr.cold_start = summarize(&tr.cold_starts);
+            results.save(out)?;
+        }
+    }
+    for &ti in &runnable {
+        let tr = &mut results.scenarios[si].targets[ti];
+        let ok = tr.cold_starts.iter().filter(|c| c.outcome == "ok").count();
+        if ctx.cancelled() && tr.cold_starts.len() < starts as usize {
+            tr.status = TargetStatus::Interrupted;
+            tr.problem = Some(format!(
+                "run interrupted after {} of {starts} starts",
+                tr.cold_starts.len()
+            ));
+        } else if ok == 0 {
+            // Never came up in this setting: that is the finding, with the reason.
+            tr.status = TargetStatus::StartFailed;
+            tr.problem = tr
+                .cold_starts
+                .iter()
+                .find_map(|c| c.problem.clone())
+                .map(|p| format!("no start succeeded: {p}"));
+        }
+    }
+    Ok(())
+}
+
+/// The first request (checked against its expected answer), the second, and memory.
+fn measure_start(
+    s: &mut Session,
+    start: u32,
+    variant: &gqlbench_engine::Variant,
+) -> ColdStartSample {
+    let ready_s = s.ready_s;
+    let rss_at_ready = s.rss_idle_bytes;
+    let v1 = gqlbench_engine::check_once(&s.endpoint, variant, REQUEST_TIMEOUT);
+    let (_, rss_after, _) = vitals::read(s.process.pid, s.cgroup.as_deref());
+    let v2 = gqlbench_engine::check_once(&s.endpoint, variant, REQUEST_TIMEOUT);
+    let problem = ready::problem(&v1)
+        .map(|p| format!("first request: {p}"))
+        .or_else(|| ready::problem(&v2).map(|p| format!("second request: {p}")));
+    ColdStartSample {
+        start,
+        outcome: if problem.is_none() {
+            "ok".into()
+        } else {
+            "wrong answer".into()
+        },
+        ready_s: Some(ready_s),
+        first_request_s: v1.is_ok().then_some(v1.latency.as_secs_f64()),
+        second_request_s: v2.is_ok().then_some(v2.latency.as_secs_f64()),
+        rss_at_ready_bytes: Some(rss_at_ready),
+        rss_after_first_bytes: Some(rss_after),
+        problem,
+    }
+}
+
+pub fn summarize(samples: &[ColdStartSample]) -> Option<ColdStartSummary> {
+    let ok: Vec<&ColdStartSample> = samples.iter().filter(|c| c.outcome == "ok").collect();
+    if ok.is_empty() {
+        return None;
+    }
+    let col = |f: &dyn Fn(&ColdStartSample) -> Option<f64>| -> Vec<f64> {
+        ok.iter().filter_map(|c| f(c)).collect()
+    };
+    Some(ColdStartSummary {
+        starts: samples.len() as u32,
+        ok: ok.len() as u32,
+        ready_s: stats::estimate(&col(&|c| c.ready_s)),
+        first_request_s: stats::estimate(&col(&|c| c.first_request_s)),
+        second_request_s: stats::estimate(&col(&|c| c.second_request_s)),
+        rss_at_ready_bytes: stats::estimate(&col(&|c| c.rss_at_ready_bytes.map(|b| b as f64))),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample(start: u32, ok: bool, ready: f64) -> ColdStartSample {
+        ColdStartSample {
+            start,
+            outcome: if ok { "ok" } else { "never ready" }.into(),
+            ready_s: ok.then_some(ready),
+            first_request_s: ok.then_some(0.01),
+            second_request_s: ok.then_some(0.002),
+            rss_at_ready_bytes: ok.then_some(50 << 20),
+            rss_after_first_bytes: ok.then_some(52 << 20),
+            problem: (!ok).then(|| "not ready after 30s".into()),
+        }
+    }
+
+    #[test]
+    fn failed_starts_are_counted_not_averaged() {
+        let s = vec![
+            sample(1, true, 0.5),
+            sample(2, false, 0.0),
+            sample(3, true, 0.7),
+            sample(4, true, 0.6),
+        ];
+        let x = summarize(&s).unwrap();
+        assert_eq!((x.starts, x.ok), (4, 3));
+        assert_eq!(x.ready_s.n, 3);
+        assert!((x.ready_s.median - 0.6).abs() < 1e-9);
+        assert!(summarize(&[sample(1, false, 0.0)]).is_none());
+    }
+}
