@@ -42,6 +42,9 @@ pub enum Command {
     /// Serve a fixed GraphQL answer as fast as possible (used by calibrate)
     #[command(hide = true)]
     ServeStatic(ServeStaticArgs),
+    /// Publish subscription ticks over graphql-ws and SSE (a reference and test target)
+    #[command(hide = true)]
+    ServeSubscriptions(ServeSubscriptionsArgs),
     /// The federation subgraphs (accounts, products, reviews, inventory); see `gqlbench subgraphs --help`
     #[command(hide = true, disable_help_flag = true)]
     Subgraphs {
@@ -235,6 +238,19 @@ pub struct InstallArgs {
     /// Reinstall even when the cache says the install is current
     #[arg(long)]
     pub force: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct ServeSubscriptionsArgs {
+    /// Port on 127.0.0.1
+    #[arg(long)]
+    pub port: u16,
+    /// Ticks published per second to every subscriber
+    #[arg(long, default_value_t = 10.0)]
+    pub rate: f64,
+    /// Misbehave: drop every connection this long after it was accepted
+    #[arg(long, value_parser = parse_duration)]
+    pub drop_after: Option<std::time::Duration>,
 }
 
 #[derive(Args, Debug)]

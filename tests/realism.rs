@@ -167,3 +167,36 @@ fn bad_realism_settings_are_refused_with_the_file_and_field() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--scale"));
 }
+
+#[test]
+fn a_subscription_server_that_drops_connections_is_counted_and_reported() {
+    let (r, dir) = run_e2e("subs");
+    let s = &r["scenarios"][0];
+    assert_eq!(s["kind"], "subscriptions");
+    let good = target(&r, 0, "fx-subs-good");
+    let e = &good["trials"][0]["subscriptions"]["engine"];
+    assert_eq!(
+        good["trials"][0]["valid"], true,
+        "{}",
+        good["trials"][0]["problems"]
+    );
+    assert_eq!(e["connections"]["held_at_end"], 20);
+    assert_eq!(e["missed"], 0);
+    // 20 ticks a second over a 2 s window.
+    let per_conn = e["per_connection"]["mean_per_s"].as_f64().unwrap();
+    assert!((15.0..=25.0).contains(&per_conn), "{per_conn}");
+
+    let drop = target(&r, 0, "fx-subs-drop");
+    let trial = &drop["trials"][0];
+    assert_eq!(trial["valid"], false);
+    let e = &trial["subscriptions"]["engine"];
+    assert!(e["connections"]["dropped"].as_u64().unwrap() >= 20, "{e}");
+    assert_eq!(e["connections"]["held_at_end"], 0);
+    assert!(trial["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|p| p.as_str().unwrap().contains("dropped")));
+    let md = std::fs::read_to_string(dir.path().join("report.md")).unwrap();
+    assert!(md.contains("subscriptions over ws"), "{md}");
+}

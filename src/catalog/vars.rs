@@ -1,11 +1,12 @@
-//! Placeholders in manifests: `{port}`, `{supergraph}`, `{cache}`, `{target_dir}` in start
+//! Placeholders in manifests: `{port}`, `{supergraph}`, `{cache}`, `{target_dir}`,
+//! `{gqlbench}` (this program, for targets it serves itself, e.g. test publishers) in start
 //! and install commands and environment values, replaced when the target is started or
 //! installed. Only `{lowercase_name}` is a placeholder, so JSON or shell text with other
 //! braces passes through untouched.
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-pub const KNOWN: [&str; 4] = ["port", "supergraph", "cache", "target_dir"];
+pub const KNOWN: [&str; 5] = ["port", "supergraph", "cache", "target_dir", "gqlbench"];
 
 /// `{name}` occurrences in `s` (name: lowercase letters and underscores).
 fn placeholders(s: &str) -> Vec<(usize, usize, &str)> {

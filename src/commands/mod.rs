@@ -152,6 +152,27 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode> {
             crate::static_server::serve(a.port)?;
             Ok(ExitCode::SUCCESS)
         }
+        Command::ServeSubscriptions(a) => {
+            let p = gqlbench_engine::publisher::Publisher::start(
+                gqlbench_engine::publisher::PublisherOptions {
+                    rate: a.rate,
+                    port: a.port,
+                    misbehavior: gqlbench_engine::publisher::Misbehavior {
+                        drop_after: a.drop_after,
+                        ..Default::default()
+                    },
+                    ..Default::default()
+                },
+            )?;
+            println!("publishing {} ticks/s on {}", a.rate, p.url());
+            // Serve until a signal ends the process (the runner stops targets by group).
+            let cancel = cancel_flag();
+            while !cancel.load(std::sync::atomic::Ordering::Relaxed) {
+                std::thread::sleep(std::time::Duration::from_millis(50));
+            }
+            p.stop();
+            Ok(ExitCode::SUCCESS)
+        }
     }
 }
 

@@ -164,10 +164,13 @@ pub fn long_run(s: &ScenarioResult) -> Option<ExtraTable> {
                 sum.gc
                     .as_ref()
                     .map(|g| {
-                        format!(
-                            "{} / {:.0} ms (max {:.1} ms)",
-                            g.count, g.total_ms, g.max_ms
-                        )
+                        // The probe's max is lifetime-wide: shown only when set in the window.
+                        let max = if g.max_ms > 0.0 {
+                            format!(" (max {:.1} ms)", g.max_ms)
+                        } else {
+                            String::new()
+                        };
+                        format!("{} / {:.0} ms{max}", g.count, g.total_ms)
                     })
                     .unwrap_or_else(dash),
                 leak.map(|l| {

@@ -56,6 +56,9 @@ pub fn install_vars(t: &TargetDef) -> BTreeMap<&'static str, String> {
     let mut v = BTreeMap::new();
     v.insert("cache", vars::cache_dir().display().to_string());
     v.insert("target_dir", t.dir.display().to_string());
+    if let Ok(exe) = std::env::current_exe() {
+        v.insert("gqlbench", exe.display().to_string());
+    }
     v
 }
 

@@ -454,11 +454,23 @@ fn run_scenario(
                     ready::check_operations(&s.endpoint, &sp.operations, Duration::from_secs(10));
                 if let Some(bad) = tr.checks.iter().find(|c| !c.ok) {
                     tr.status = TargetStatus::WrongAnswers;
-                    tr.problem = Some(format!(
-                        "operation {}: {}",
-                        bad.operation,
-                        bad.detail.clone().unwrap_or_default()
-                    ));
+                    let refused_by_limit = tr
+                        .depth_check
+                        .as_ref()
+                        .map(|d| !d.at_limit_ok)
+                        .unwrap_or(false);
+                    tr.problem = Some(if refused_by_limit {
+                        format!(
+                            "its depth limit refuses the operation at the limit, so it is not measured (it counts depth differently): {}",
+                            bad.detail.clone().unwrap_or_default()
+                        )
+                    } else {
+                        format!(
+                            "operation {}: {}",
+                            bad.operation,
+                            bad.detail.clone().unwrap_or_default()
+                        )
+                    });
                     progress.line(&format!(
                         "  {}: WRONG ANSWERS — {}",
                         t.name,

@@ -26,13 +26,13 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use bytes::Bytes;
 use tokio::net::{TcpSocket, TcpStream};
 use tokio::sync::watch;
-use tokio_tungstenite::tungstenite::handshake::server::{ErrorResponse, Request, Response};
-use tokio_tungstenite::tungstenite::handshake::HandshakeError;
-use tokio_tungstenite::tungstenite::http::{HeaderValue, StatusCode};
-use tokio_tungstenite::tungstenite::protocol::frame::coding::{CloseCode, Data as OpData, OpCode};
-use tokio_tungstenite::tungstenite::protocol::frame::{Frame, Utf8Bytes};
-use tokio_tungstenite::tungstenite::protocol::{CloseFrame, WebSocketConfig};
-use tokio_tungstenite::tungstenite::{accept_hdr_with_config, Message, WebSocket};
+use tungstenite::handshake::server::{ErrorResponse, Request, Response};
+use tungstenite::handshake::HandshakeError;
+use tungstenite::http::{HeaderValue, StatusCode};
+use tungstenite::protocol::frame::coding::{CloseCode, Data as OpData, OpCode};
+use tungstenite::protocol::frame::{Frame, Utf8Bytes};
+use tungstenite::protocol::{CloseFrame, WebSocketConfig};
+use tungstenite::{accept_hdr_with_config, Message, WebSocket};
 
 use crate::affinity;
 use crate::plan::Endpoint;
@@ -820,6 +820,17 @@ async fn sse(mut tcp: TcpStream, mut buf: Vec<u8>, head: RequestHead, shared: Ar
         }
     };
     if !head.accepts_event_stream {
+        // A plain `{ __typename }` query is answered, so that the runner's readiness check
+        // works on the publisher like on any GraphQL server.
+        let is_typename = payload
+            .get("query")
+            .and_then(|q| q.as_str())
+            .map(|q| q.trim() == "{ __typename }")
+            .unwrap_or(false);
+        if is_typename {
+            let ok = r#"{"data":{"__typename":"Query"}}"#;
+            return respond(&mut tcp, "200 OK", "application/json", ok).await;
+        }
         let e =
             r#"{"errors":[{"message":"this publisher streams only (Accept: text/event-stream)"}]}"#;
         return respond(&mut tcp, "406 Not Acceptable", "application/json", e).await;

@@ -1,20 +1,26 @@
-//! tungstenite driven directly over a non-blocking tokio socket (client and publisher).
+//! tungstenite driven directly over a non-blocking tokio socket (client set-up and the
+//! reference publisher).
 //!
 //! tokio-tungstenite's `Stream`/`Sink` adapter registers two wakers and adds a wake-up per
-//! message; with thousands of connections each receiving a message every 100 ms the receive
-//! path is the whole cost, so here tungstenite's blocking-style API is given a `Read + Write`
-//! that returns `WouldBlock`, and the task waits on the socket's readiness itself. After a
-//! read that returned less than asked the socket is known drained: the cached readiness is
-//! cleared and the next read attempt returns `WouldBlock` without a syscall.
+//! message; here tungstenite's blocking-style API is given a `Read + Write` that returns
+//! `WouldBlock`, and the task waits on the socket's readiness itself. After a read that
+//! returned less than asked the socket is known drained: the cached readiness is cleared and
+//! the next read attempt returns `WouldBlock` without a syscall.
+//!
+//! A client connection can be handed over to a receive loop of its own once subscribed
+//! (`subscribe::poll`). For that, tungstenite must hold no received bytes at that moment:
+//! in *frame-exact* mode every read stops at the end of the HTTP head or of the current
+//! frame (found by peeking), so when tungstenite returns a message its buffer is empty.
 
 use std::cell::Cell;
-use std::io::{self, Read, Write};
-use std::os::fd::{AsRawFd, RawFd};
+use std::io::{self, Cursor, Read, Write};
+use std::os::fd::AsRawFd;
 use std::rc::Rc;
 
 use tokio::io::Interest;
 use tokio::net::TcpStream;
-use tokio_tungstenite::tungstenite::{Error as WsError, Message, WebSocket};
+use tungstenite::protocol::frame::FrameHeader;
+use tungstenite::{Error as WsError, Message, WebSocket};
 
 /// The socket and what the last attempts learned about it.
 #[derive(Debug)]
@@ -75,31 +81,126 @@ impl Sock {
         }
         Ok(())
     }
+
+    /// Reads into `buf`, clearing the cached readiness after a short read.
+    fn read(&self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.drained.get() {
+            return Err(io::ErrorKind::WouldBlock.into());
+        }
+        match self.tcp.try_read(buf) {
+            Ok(n) => {
+                if n > 0 && n < buf.len() {
+                    // The kernel buffer was empty at that moment; any later arrival raises
+                    // a new epoll edge, so clearing the cached readiness cannot lose data.
+                    self.drained.set(true);
+                    let _ = self.tcp.try_io(Interest::READABLE, || {
+                        Err::<(), _>(io::ErrorKind::WouldBlock.into())
+                    });
+                }
+                Ok(n)
+            }
+            Err(e) => {
+                if e.kind() == io::ErrorKind::WouldBlock {
+                    self.drained.set(true);
+                }
+                Err(e)
+            }
+        }
+    }
+
+    /// Copies what the socket holds into `buf` without consuming it.
+    fn peek(&self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.drained.get() {
+            return Err(io::ErrorKind::WouldBlock.into());
+        }
+        let fd = self.tcp.as_raw_fd();
+        let r = self.tcp.try_io(Interest::READABLE, || {
+            // SAFETY: `buf` is valid for writes of its length; `fd` is the open socket.
+            let n = unsafe { libc::recv(fd, buf.as_mut_ptr().cast(), buf.len(), libc::MSG_PEEK) };
+            if n < 0 {
+                Err(io::Error::last_os_error())
+            } else {
+                Ok(n as usize)
+            }
+        });
+        if matches!(&r, Err(e) if e.kind() == io::ErrorKind::WouldBlock) {
+            self.drained.set(true);
+        }
+        r
+    }
 }
 
-/// Where an [`Io`] reads and writes.
-#[derive(Debug)]
-enum Transport {
-    /// A socket driven by the tokio runtime (readiness through [`Sock`]).
-    Tokio(Rc<Sock>),
-    /// A plain non-blocking socket whose readiness someone else watches (an epoll loop),
-    /// telling it with [`Io::set_readable`] / [`Io::set_writable`].
-    Raw {
-        stream: std::net::TcpStream,
-        drained: bool,
-        write_blocked: bool,
-    },
-    /// Only while [`Io::detach`] swaps the others.
-    Gone,
+/// Where a frame-exact reader is.
+#[derive(Debug, Clone, PartialEq)]
+enum Exact {
+    /// In the HTTP response head; how much of `\r\n\r\n` was just seen.
+    Head { matched: usize },
+    /// In a frame header; its bytes so far.
+    Header { got: Vec<u8> },
+    /// In a frame payload; bytes left.
+    Payload { left: u64 },
+    /// Not limiting reads (the bytes stopped making sense as frames: tungstenite fails).
+    Off,
+}
+
+impl Exact {
+    /// How many of the `avail` bytes (the next ones on the socket) belong to the current
+    /// head or frame, advancing over them.
+    fn take(&mut self, avail: &[u8]) -> usize {
+        let mut used = 0;
+        while used < avail.len() {
+            match self {
+                Exact::Off => return avail.len(),
+                Exact::Head { matched } => {
+                    let b = avail[used];
+                    used += 1;
+                    *matched = match (*matched, b) {
+                        (0 | 2, b'\r') => *matched + 1,
+                        (1 | 3, b'\n') => *matched + 1,
+                        (_, b'\r') => 1,
+                        _ => 0,
+                    };
+                    if *matched == 4 {
+                        *self = Exact::Header { got: Vec::new() };
+                        return used;
+                    }
+                }
+                Exact::Header { got } => {
+                    got.push(avail[used]);
+                    used += 1;
+                    match FrameHeader::parse(&mut Cursor::new(&got[..])) {
+                        Ok(None) => {}
+                        Ok(Some((_, 0))) => {
+                            *self = Exact::Header { got: Vec::new() };
+                            return used;
+                        }
+                        Ok(Some((_, len))) => *self = Exact::Payload { left: len },
+                        Err(_) => *self = Exact::Off,
+                    }
+                }
+                Exact::Payload { left } => {
+                    let n = (avail.len() - used).min(usize::try_from(*left).unwrap_or(usize::MAX));
+                    used += n;
+                    *left -= n as u64;
+                    if *left == 0 {
+                        *self = Exact::Header { got: Vec::new() };
+                        return used;
+                    }
+                }
+            }
+        }
+        used
+    }
 }
 
 /// `Read + Write` over the non-blocking socket, for tungstenite. Bytes already read from
 /// the socket by someone else (a request head read to route it) are replayed first.
 #[derive(Debug)]
 pub struct Io {
-    transport: Transport,
+    sock: Rc<Sock>,
     prefix: Vec<u8>,
     pos: usize,
+    exact: Option<Exact>,
 }
 
 impl Io {
@@ -109,54 +210,34 @@ impl Io {
 
     pub fn with_prefix(sock: Rc<Sock>, prefix: Vec<u8>) -> Io {
         Io {
-            transport: Transport::Tokio(sock),
+            sock,
             prefix,
             pos: 0,
+            exact: None,
         }
     }
 
-    /// Takes the socket away from the tokio runtime (deregistering it) so an epoll loop can
-    /// watch it; tungstenite's state and buffers stay as they are. The caller must hold no
-    /// other reference to the [`Sock`].
-    pub fn detach(&mut self) -> io::Result<RawFd> {
-        let sock = match std::mem::replace(&mut self.transport, Transport::Gone) {
-            Transport::Tokio(sock) => sock,
-            other => {
-                self.transport = other;
-                return Err(io::Error::other("socket already detached"));
-            }
-        };
-        let sock = match Rc::try_unwrap(sock) {
-            Ok(sock) => sock,
-            Err(shared) => {
-                self.transport = Transport::Tokio(shared);
-                return Err(io::Error::other("socket still shared; cannot detach"));
-            }
-        };
-        let stream = sock.tcp.into_std()?;
-        let fd = stream.as_raw_fd();
-        self.transport = Transport::Raw {
-            stream,
-            // Data may have arrived since tokio last looked: try once before waiting.
-            drained: false,
-            write_blocked: false,
-        };
-        Ok(fd)
-    }
-
-    /// The epoll loop saw the socket readable.
-    pub fn set_readable(&mut self) {
-        if let Transport::Raw { drained, .. } = &mut self.transport {
-            *drained = false;
+    /// A client's reader in frame-exact mode (see the module doc), from the HTTP response
+    /// head on.
+    pub fn frame_exact(sock: Rc<Sock>) -> Io {
+        Io {
+            exact: Some(Exact::Head { matched: 0 }),
+            ..Io::new(sock)
         }
     }
 
-    /// The epoll loop saw the socket writable; true if output was waiting for it.
-    pub fn set_writable(&mut self) -> bool {
-        match &mut self.transport {
-            Transport::Raw { write_blocked, .. } => std::mem::take(write_blocked),
-            Transport::Tokio(_) | Transport::Gone => false,
-        }
+    /// True when every byte read so far ended a head or a whole frame: tungstenite, having
+    /// returned its last message, holds nothing more.
+    pub fn at_frame_boundary(&self) -> bool {
+        matches!(&self.exact, Some(Exact::Header { got }) if got.is_empty())
+    }
+
+    /// The socket, taken away from the tokio runtime (deregistered, still non-blocking).
+    /// Fails if someone else still holds the [`Sock`].
+    pub fn into_std(self) -> io::Result<std::net::TcpStream> {
+        let sock = Rc::try_unwrap(self.sock)
+            .map_err(|_| io::Error::other("socket still shared; cannot hand it over"))?;
+        sock.tcp.into_std()
     }
 }
 
@@ -172,75 +253,37 @@ impl Read for Io {
             }
             return Ok(n);
         }
-        match &mut self.transport {
-            Transport::Tokio(s) => {
-                if s.drained.get() {
-                    return Err(io::ErrorKind::WouldBlock.into());
-                }
-                match s.tcp.try_read(buf) {
-                    Ok(n) => {
-                        if n > 0 && n < buf.len() {
-                            // The kernel buffer was empty at that moment; any later arrival
-                            // raises a new epoll edge, so clearing the cached readiness
-                            // cannot lose data.
-                            s.drained.set(true);
-                            let _ = s.tcp.try_io(Interest::READABLE, || {
-                                Err::<(), _>(io::ErrorKind::WouldBlock.into())
-                            });
-                        }
-                        Ok(n)
-                    }
-                    Err(e) => {
-                        if e.kind() == io::ErrorKind::WouldBlock {
-                            s.drained.set(true);
-                        }
-                        Err(e)
-                    }
-                }
-            }
-            Transport::Gone => Err(io::ErrorKind::NotConnected.into()),
-            Transport::Raw {
-                stream, drained, ..
-            } => {
-                if *drained {
-                    return Err(io::ErrorKind::WouldBlock.into());
-                }
-                match (&*stream).read(buf) {
-                    Ok(n) => {
-                        // Edge-triggered epoll reports the next arrival: no need to read
-                        // again only to see EWOULDBLOCK.
-                        *drained = n > 0 && n < buf.len();
-                        Ok(n)
-                    }
-                    Err(e) => {
-                        *drained = e.kind() == io::ErrorKind::WouldBlock;
-                        Err(e)
-                    }
-                }
-            }
+        let Some(exact) = &mut self.exact else {
+            return self.sock.read(buf);
+        };
+        if *exact == Exact::Off {
+            return self.sock.read(buf);
         }
+        let mut peeked = [0u8; 4096];
+        let cap = buf.len().min(peeked.len());
+        let n = self.sock.peek(&mut peeked[..cap])?;
+        if n == 0 {
+            return Ok(0);
+        }
+        let mut probe = exact.clone();
+        let want = probe.take(&peeked[..n]);
+        let got = self.sock.read(&mut buf[..want])?;
+        if got == want {
+            *exact = probe;
+        } else {
+            // Fewer bytes than peeked (cannot happen on a TCP socket with one reader):
+            // account for what was really read.
+            exact.take(&buf[..got]);
+        }
+        Ok(got)
     }
 }
 
 impl Write for Io {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        let (r, blocked) = match &mut self.transport {
-            Transport::Tokio(s) => (s.tcp.try_write(buf), &s.write_blocked),
-            Transport::Raw {
-                stream,
-                write_blocked,
-                ..
-            } => {
-                let r = (&*stream).write(buf);
-                if matches!(&r, Err(e) if e.kind() == io::ErrorKind::WouldBlock) {
-                    *write_blocked = true;
-                }
-                return r;
-            }
-            Transport::Gone => return Err(io::ErrorKind::NotConnected.into()),
-        };
+        let r = self.sock.tcp.try_write(buf);
         if matches!(&r, Err(e) if e.kind() == io::ErrorKind::WouldBlock) {
-            blocked.set(true);
+            self.sock.write_blocked.set(true);
         }
         r
     }
@@ -289,5 +332,43 @@ async fn finish(
             }
             r => return r,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exact_reads_stop_at_the_head_and_at_each_frame() {
+        let mut e = Exact::Head { matched: 0 };
+        let head = b"HTTP/1.1 101 S\r\nA: b\r\n\r\n";
+        let mut bytes = head.to_vec();
+        // A text frame "hi", an empty ping, then a frame with a 16-bit length.
+        bytes.extend_from_slice(&[0x81, 2, b'h', b'i', 0x89, 0]);
+        bytes.extend_from_slice(&[0x81, 126, 0, 200]);
+        bytes.extend_from_slice(&[b'x'; 200]);
+        let mut cuts = Vec::new();
+        let mut at = 0;
+        while at < bytes.len() {
+            let n = e.take(&bytes[at..]);
+            at += n;
+            cuts.push(at);
+        }
+        assert_eq!(
+            cuts,
+            vec![head.len(), head.len() + 4, head.len() + 6, bytes.len()]
+        );
+        assert_eq!(e, Exact::Header { got: Vec::new() });
+        // Byte by byte gives the same boundaries.
+        let mut e = Exact::Head { matched: 0 };
+        let mut ends = Vec::new();
+        for (i, b) in bytes.iter().enumerate() {
+            e.take(std::slice::from_ref(b));
+            if e == (Exact::Header { got: Vec::new() }) {
+                ends.push(i + 1);
+            }
+        }
+        assert_eq!(ends, cuts);
     }
 }

@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use tokio_tungstenite::tungstenite::http::{HeaderMap, HeaderName, HeaderValue, Uri};
+use tungstenite::http::{HeaderMap, HeaderName, HeaderValue, Uri};
 
 use super::extract::{parse_pointer, Paths, Val};
 use super::live::{LiveCounts, SubscribeLive, SubscribePhase};
@@ -246,6 +246,22 @@ pub struct Ctx {
 }
 
 impl Ctx {
+    /// A worker context for unit tests.
+    #[cfg(test)]
+    pub fn for_tests(plan: &SubscribePlan, slots: usize) -> Ctx {
+        Ctx {
+            prep: Arc::new(Prepared::new(plan).expect("valid test plan")),
+            rec: RefCell::new(SubRecorder::new(0, 1, slots, 3)),
+            poller: Poller::new(slots).expect("epoll"),
+            shared: Arc::new(Shared {
+                base: Instant::now(),
+                settled: AtomicU64::new(0),
+                window_start_ns: AtomicU64::new(u64::MAX),
+                abort: AtomicBool::new(false),
+            }),
+        }
+    }
+
     pub fn connected(&self) {
         self.rec.borrow_mut().connected();
     }
@@ -462,11 +478,7 @@ fn worker(setup: WorkerSetup) -> Result<WorkerOutput, EngineError> {
         .enable_all()
         .build()?;
     let local = tokio::task::LocalSet::new();
-    let poller = {
-        // The epoll fd is registered with this runtime's reactor.
-        let _guard = rt.enter();
-        Poller::new(setup.slots)?
-    };
+    let poller = Poller::new(setup.slots)?;
     let ctx = Rc::new(Ctx {
         prep: setup.prep.clone(),
         poller,

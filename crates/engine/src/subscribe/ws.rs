@@ -3,13 +3,10 @@
 //! `subscribe` with id "1", then `next` messages until the run ends. `ping` is answered with
 //! `pong`; `error`, `complete`, a close or a broken frame end the connection and are counted.
 //!
-//! Handshake, framing, control frames and close are tungstenite's, driven directly over a
-//! non-blocking socket rather than through tokio-tungstenite's `Stream`: with 10,000
-//! connections each receiving a message every 100 ms, the receive path is the whole cost
-//! of the generator, and the stream adapter adds two waker registrations and an extra
-//! wake-up per message. Here a message costs one readiness wait, one `read` syscall (after a
-//! short read the socket is known drained, so no second `read` only to see `EWOULDBLOCK`),
-//! tungstenite's frame decoding over a small buffer, and one extraction pass.
+//! The set-up (handshake, `connection_init` → `connection_ack`, `subscribe`) is a task per
+//! connection using tungstenite over the tokio socket (`wsio`), bounded by `ack_timeout`.
+//! Once subscribed the connection is handed to the worker's receive loop (`poll`), which
+//! judges messages with [`on_text`].
 
 use std::cell::Cell;
 use std::io;
@@ -18,12 +15,12 @@ use std::time::Instant;
 
 use tokio::net::TcpStream;
 use tokio::time::timeout_at;
-use tokio_tungstenite::tungstenite::client::{client_with_config, IntoClientRequest};
-use tokio_tungstenite::tungstenite::error::ProtocolError;
-use tokio_tungstenite::tungstenite::handshake::HandshakeError;
-use tokio_tungstenite::tungstenite::protocol::frame::Utf8Bytes;
-use tokio_tungstenite::tungstenite::protocol::{CloseFrame, WebSocketConfig};
-use tokio_tungstenite::tungstenite::{Error as WsError, Message, WebSocket};
+use tungstenite::client::{client_with_config, IntoClientRequest};
+use tungstenite::error::ProtocolError;
+use tungstenite::handshake::HandshakeError;
+use tungstenite::protocol::frame::Utf8Bytes;
+use tungstenite::protocol::{CloseFrame, WebSocketConfig};
+use tungstenite::{Error as WsError, Message, WebSocket};
 
 use super::extract::{extract, Val};
 use super::record::SubRecorder;
@@ -32,8 +29,7 @@ use super::ConnectionFailureKind as Kind;
 use crate::validate::excerpt;
 use crate::wsio::{recv, send, Io, Sock};
 
-/// Read buffer per connection: several messages' worth. Small on purpose: tungstenite
-/// zeroes the free part of it before every read attempt.
+/// tungstenite's read buffer during the set-up (it zeroes the free part before each read).
 pub const READ_BUFFER: usize = 512;
 
 /// The client's WebSocket settings.
@@ -46,7 +42,7 @@ pub fn config() -> WebSocketConfig {
 
 type Ws = WebSocket<Io>;
 
-pub const PONG: Utf8Bytes = Utf8Bytes::from_static(r#"{"type":"pong"}"#);
+const PONG: Utf8Bytes = Utf8Bytes::from_static(r#"{"type":"pong"}"#);
 
 /// Where the setup is, for the detail of a timeout.
 #[derive(Debug, Clone, Copy)]
@@ -67,7 +63,7 @@ impl Stage {
 }
 
 /// Kind of a tungstenite error on an established connection.
-pub fn classify(e: &WsError) -> Kind {
+fn classify(e: &WsError) -> Kind {
     match e {
         WsError::ConnectionClosed | WsError::AlreadyClosed => Kind::Closed,
         // tungstenite's name for a TCP end of stream without a close frame.
@@ -79,7 +75,7 @@ pub fn classify(e: &WsError) -> Kind {
 }
 
 /// Detail of a tungstenite error, in the words of this module's kinds.
-pub fn error_detail(e: &WsError) -> String {
+fn error_detail(e: &WsError) -> String {
     match e {
         WsError::Protocol(ProtocolError::ResetWithoutClosingHandshake) => {
             "connection closed without close frame".to_string()
@@ -88,7 +84,7 @@ pub fn error_detail(e: &WsError) -> String {
     }
 }
 
-pub fn close_detail(f: Option<&CloseFrame>) -> String {
+fn close_detail(f: Option<&CloseFrame>) -> String {
     match f {
         Some(f) => format!("close frame {} {:?}", u16::from(f.code), f.reason.as_str()),
         None => "close frame without code".to_string(),
@@ -114,11 +110,21 @@ pub async fn connection(ctx: &Rc<Ctx>, slot: usize, t0: Instant) {
     if let Err(e) = send(&mut ws, &sock, subscribe).await {
         return ctx.dropped(slot, classify(&e), || format!("sending subscribe: {e}"));
     }
-    // From here on the worker's epoll loop receives (see poll.rs); the socket must have no
-    // other owner to leave the runtime.
+    // From here on the worker's epoll loop receives (see poll.rs). tungstenite read frame by
+    // frame, so it holds no received byte now; the socket must have no other owner to leave
+    // the runtime.
+    if !ws.get_ref().at_frame_boundary() {
+        return ctx.dropped(slot, Kind::Protocol, || {
+            "a frame was half read when subscribing".to_string()
+        });
+    }
     drop(sock);
+    let stream = match ws.into_inner().into_std() {
+        Ok(s) => s,
+        Err(e) => return ctx.dropped(slot, Kind::Reset, || format!("handing over: {e}")),
+    };
     let first_deadline = prep.first_message_timeout.map(|t| subscribed_at + t);
-    if let Err((kind, detail)) = ctx.poller.add(ctx, slot, ws, first_deadline) {
+    if let Err((kind, detail)) = ctx.poller.add(slot, stream, first_deadline) {
         ctx.dropped(slot, kind, || detail);
     }
 }
@@ -190,7 +196,7 @@ async fn setup(ctx: &Ctx, stage: &Cell<Stage>) -> Result<(Ws, Rc<Sock>), (Kind, 
     })?;
     req.headers_mut().extend(prep.ws_headers.clone());
     let sock = Sock::new(tcp);
-    let mut attempt = client_with_config(req, Io::new(sock.clone()), Some(config()));
+    let mut attempt = client_with_config(req, Io::frame_exact(sock.clone()), Some(config()));
     let mut ws = loop {
         match attempt {
             Ok((ws, _resp)) => break ws,
