@@ -52,7 +52,8 @@ fn unknown_target_and_scenario_list_the_valid_ones() {
         .arg("--root")
         .arg(fixtures())
         .args(["run", "e2e", "--scenarios", "nope"]));
-    assert!(stderr(&out).contains("unknown scenario 'nope'; valid scenarios: hello"));
+    assert!(stderr(&out)
+        .contains("unknown scenario 'nope'; valid scenarios: cold, cold-small, depth, hello"));
 
     let out = run(bin().arg("--root").arg(fixtures()).args(["run", "nosuite"]));
     assert!(

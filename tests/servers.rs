@@ -76,3 +76,43 @@ fn one_second_run_of_each_node_target_is_valid_and_measured() {
         .iter()
         .all(|p| !p.contains("node server.mjs")));
 }
+
+#[test]
+fn every_server_enforces_its_depth_limit_the_way_it_counts() {
+    let out_dir = tempfile::tempdir().unwrap();
+    let out = run(bin()
+        .arg("--root")
+        .arg(repo())
+        .args(["run", "servers", "--scenarios", "depth", "--trials", "1"])
+        .args(["--warmup", "0s", "--duration", "1s", "--json", "--out"])
+        .arg(out_dir.path()));
+    assert!(out.status.success());
+    let r = json(&out);
+    let check = |name: &str| target(&r, 0, name)["depth_check"].clone();
+    // graphql-depth-limit (top-level field = depth 0): depth 10 answered, 11 refused, and
+    // the deep query measured.
+    for name in ["apollo-server", "graphql-jit"] {
+        let d = check(name);
+        assert_eq!(d["at_limit_ok"], true, "{name}: {d}");
+        assert_eq!(d["over_limit_rejected"], true, "{name}: {d}");
+        let t = target(&r, 0, name);
+        assert_eq!(t["status"], "ok", "{name}");
+        assert!(t["summary"]["latency"]["p50_us"].as_u64().unwrap() > 0);
+    }
+    // GraphQL Armor (Yoga) and Mercurius count the leaf as a level: with a limit of 10 they
+    // refuse both, and the report says so instead of measuring them.
+    for name in ["graphql-yoga", "mercurius"] {
+        let d = check(name);
+        assert_eq!(d["over_limit_rejected"], true, "{name}: {d}");
+        assert_eq!(d["at_limit_ok"], false, "{name}: {d}");
+        let p = target(&r, 0, name)["problem"].as_str().unwrap().to_string();
+        assert!(p.contains("depth limit refuses"), "{name}: {p}");
+    }
+    // The baseline has no limit: the check fails visibly.
+    let d = check("node-baseline");
+    assert_eq!(d["over_limit_rejected"], false);
+    assert!(d["over_limit_detail"]
+        .as_str()
+        .unwrap()
+        .contains("no depth limit"));
+}
