@@ -136,7 +136,7 @@ pub fn database(s: &ScenarioResult) -> Option<ExtraTable> {
             "resolvers",
             "DB queries / request",
             "DB CPU % (last trial)",
-            "DB RSS peak",
+            "DB memory (PSS)",
             "DB up at end",
         ]
         .map(String::from)

@@ -121,10 +121,31 @@ impl RunDatabase {
                 / procfs::clock_ticks()
                 / secs
                 * 100.0,
-            db_rss_peak_bytes: usage.rss_bytes,
+            db_rss_peak_bytes: pss_bytes(&self.db.processes()).unwrap_or(usage.rss_bytes),
             db_alive: alive,
         }
     }
+}
+
+/// Proportional set size summed over processes: shared buffers are split between the
+/// backends that map them instead of counted once per process (as RSS would be).
+fn pss_bytes(pids: &[i32]) -> Option<u64> {
+    let mut total = 0;
+    let mut any = false;
+    for pid in pids {
+        let Ok(text) = std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup")) else {
+            continue;
+        };
+        if let Some(kib) = text
+            .lines()
+            .find_map(|l| l.strip_prefix("Pss:"))
+            .and_then(|v| v.split_whitespace().next()?.parse::<u64>().ok())
+        {
+            total += kib * 1024;
+            any = true;
+        }
+    }
+    any.then_some(total)
 }
 
 pub struct Probe {
