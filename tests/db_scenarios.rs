@@ -186,3 +186,52 @@ fn a_scale_that_cannot_fit_the_disk_is_refused_before_anything_starts() {
     assert!(err.contains("free") || err.contains("space"), "{err}");
     assert!(!out_dir.path().join("results.json").exists(), "nothing ran");
 }
+
+#[test]
+fn ctrl_c_during_a_database_scenario_saves_results_and_removes_the_database() {
+    if !postgres_available() {
+        return;
+    }
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let out_dir = tempfile::tempdir().unwrap();
+    let child = db_run("db-dataloader", &["--duration", "20s"], out_dir.path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    // Interrupt once the target is measuring against the database.
+    let results = out_dir.path().join("results.json");
+    while !std::fs::read_to_string(&results)
+        .unwrap_or_default()
+        .contains("\"log_file\"")
+        && std::time::Instant::now() < deadline
+    {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(2000));
+    assert!(!leftovers().is_empty(), "the database runs");
+    let gqlbench_pid = child.id();
+    unsafe { libc::kill(gqlbench_pid as i32, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let saved: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out_dir.path().join("results.json")).unwrap())
+            .unwrap();
+    assert_eq!(saved["status"], "interrupted");
+    assert!(leftovers().is_empty(), "{:?}", leftovers());
+    let stale = std::fs::read_dir(std::env::temp_dir())
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .any(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .starts_with(&format!("gqlbench-pg-{gqlbench_pid}-"))
+        });
+    assert!(!stale, "the data folder was removed");
+}

@@ -28,6 +28,20 @@ struct Measured {
     problems: Vec<String>,
 }
 
+impl Measured {
+    /// A sweep that ran no step (cancelled before the first).
+    fn no_step() -> Measured {
+        Measured {
+            load: LoadResult::default(),
+            vitals: vitals::Sampler::empty(),
+            upstream: None,
+            generator: GeneratorUsage::default(),
+            saturation: Vec::new(),
+            problems: vec!["the sweep ran no step".into()],
+        }
+    }
+}
+
 fn in_window(live: &gqlbench_engine::LiveStats) -> bool {
     matches!(live.phase(), Phase::Measure | Phase::Done)
 }
@@ -355,14 +369,7 @@ fn run_sweep(
             None => rate + sw.step,
         };
     }
-    let m = best.or(first).unwrap_or(Measured {
-        load: LoadResult::default(),
-        vitals: vitals::Sampler::empty(),
-        upstream: None,
-        generator: GeneratorUsage::default(),
-        saturation: Vec::new(),
-        problems: vec!["the sweep ran no step".into()],
-    });
+    let m = best.or(first).unwrap_or_else(Measured::no_step);
     (m, steps)
 }
 
@@ -432,14 +439,7 @@ fn run_connection_sweep(
             break;
         }
     }
-    let mut m = best.unwrap_or(Measured {
-        load: LoadResult::default(),
-        vitals: vitals::Sampler::empty(),
-        upstream: None,
-        generator: GeneratorUsage::default(),
-        saturation: Vec::new(),
-        problems: vec!["the sweep ran no step".into()],
-    });
+    let mut m = best.unwrap_or_else(Measured::no_step);
     // The best step's own problems are already in `problems`; keep each once.
     m.problems = problems;
     (m, steps)
