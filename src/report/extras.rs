@@ -359,11 +359,10 @@ fn cold_problem(t: &TargetResult) -> String {
             }
         }
     }
-    if let Some(p) = &t.problem {
-        if !seen
-            .iter()
-            .any(|s| p.contains(s.split_once(": ").map(|x| x.1).unwrap_or(s)))
-        {
+    // When no start worked, the target's problem repeats a start's; it is shown only when
+    // the starts say nothing (e.g. not installed).
+    if seen.is_empty() {
+        if let Some(p) = &t.problem {
             seen.push(p.clone());
         }
     }

@@ -41,11 +41,9 @@ impl RunDatabase {
             log: Some(plan.out_dir.join("logs/postgres.log")),
             ..Default::default()
         })?;
-        let total_rows = std::sync::atomic::AtomicU64::new(0);
         let seed = db.seed_cancellable(
             dp.scale,
             &|done, total| {
-                total_rows.store(total, std::sync::atomic::Ordering::Relaxed);
                 progress.message(format!(
                     "database: seeding {:.0}% ({done} of {total} rows)",
                     done as f64 * 100.0 / total.max(1) as f64
