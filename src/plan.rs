@@ -498,9 +498,11 @@ pub fn engine_plan(
             think_time: Duration::from_secs_f64(load.think_time_s),
         }
     };
+    // Without a CPU list, the CPUs this process may use (a `taskset` mask counts), not
+    // every CPU of the machine.
     let threads = generator_cpus
         .map(|c| c.0.len())
-        .unwrap_or_else(isolate::num_cpus)
+        .unwrap_or_else(|| isolate::allowed_cpus().len())
         .max(1)
         // Never more threads than connections: an idle worker only costs.
         .min(load.connections.max(1) as usize);

@@ -492,7 +492,8 @@ pub fn own_peak_rss() -> u64 {
 
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
 pub struct SaturationFlag {
-    /// generator_cpu | send_lag | unsent | rate_shortfall | closed_model_cap
+    /// generator_cpu | send_lag | unsent | rate_shortfall | closed_model_cap | connections_unused
+    /// | shared_cpu | subgraph_cpu
     pub kind: String,
     pub detail: String,
 }
@@ -643,6 +644,7 @@ pub fn kind_name(k: gqlbench_engine::FailureKind) -> &'static str {
     match k {
         K::Connect => "connect",
         K::Timeout => "timeout",
+        K::Closed => "closed",
         K::HttpStatus => "http_status",
         K::BadBody => "bad_body",
         K::GraphqlError => "graphql_error",

@@ -48,7 +48,9 @@ pub fn check(load: &LoadInfo, r: &LoadResult, g: &GeneratorUsage) -> Vec<Saturat
         }
         if r.intended_requests > 0 {
             let achieved = r.requests as f64 / r.intended_requests as f64;
-            if achieved < RATE_SHORTFALL {
+            // As for `unsent`: a request or two short at a low rate is an edge effect.
+            let missing = r.intended_requests.saturating_sub(r.requests);
+            if achieved < RATE_SHORTFALL && missing > 2 {
                 flags.push(SaturationFlag {
                     kind: "rate_shortfall".into(),
                     detail: format!(
@@ -59,6 +61,20 @@ pub fn check(load: &LoadInfo, r: &LoadResult, g: &GeneratorUsage) -> Vec<Saturat
                 });
             }
         }
+    }
+    if r.connections.unused > 0 {
+        let est = r
+            .connections
+            .established_at_start
+            .map(|e| format!("; {e} were open when the load began"))
+            .unwrap_or_default();
+        flags.push(SaturationFlag {
+            kind: "connections_unused".into(),
+            detail: format!(
+                "{} of {} connections completed no request in the measured window{est}: the load had less concurrency than planned (a full listen queue on the server, or the generator's limits)",
+                r.connections.unused, r.connections.planned
+            ),
+        });
     }
     if load.model == "closed" && load.think_time_s > 0.0 && r.elapsed_s > 0.0 {
         let cap = load.connections as f64 / load.think_time_s;
@@ -162,5 +178,31 @@ mod tests {
             ..Default::default()
         };
         assert!(check(&load("open", 10, 0.0), &edge, &usage(0.5)).is_empty());
+        // 1 of 2 intended at 1.5 req/s: not a shortfall to speak of.
+        let low = LoadResult {
+            requests: 1,
+            intended_requests: 2,
+            elapsed_s: 1.0,
+            ..Default::default()
+        };
+        assert!(check(&load("open", 10, 0.0), &low, &usage(0.1)).is_empty());
+        let unused = LoadResult {
+            requests: 1_000,
+            elapsed_s: 1.0,
+            connections: gqlbench_engine::ConnectionSpread {
+                planned: 5_000,
+                established_at_start: Some(4_473),
+                unused: 527,
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        let f = check(&load("closed", 5_000, 0.0), &unused, &usage(0.5));
+        assert_eq!(kinds(f.clone()), ["connections_unused"]);
+        assert!(
+            f[0].detail.contains("527 of 5000") && f[0].detail.contains("4473"),
+            "{}",
+            f[0].detail
+        );
     }
 }

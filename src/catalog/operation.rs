@@ -54,6 +54,29 @@ pub fn request_body(document: &str, variables: Option<&Value>) -> Vec<u8> {
     serde_json::to_vec(&Value::Object(obj)).unwrap_or_default()
 }
 
+/// Refuses a document that cannot be an operation: empty, not GraphQL, or with no
+/// operation in it. Sending it would only measure a server's error path, so it is a fault
+/// of the file, caught before anything starts. `file` names it in the message.
+pub fn check_document(document: &str, file: &Path) -> Result<(), UserError> {
+    let bad = |message: String| UserError::Manifest {
+        file: file.to_path_buf(),
+        message,
+    };
+    if document.trim().is_empty() {
+        return Err(bad(
+            "is empty; write a GraphQL operation, e.g. `{ __typename }`".into(),
+        ));
+    }
+    let doc = async_graphql_parser::parse_query(document)
+        .map_err(|e| bad(format!("is not a GraphQL document: {e}")))?;
+    if doc.operations.iter().next().is_none() {
+        return Err(bad(
+            "holds no operation (only fragments); add a query, e.g. `{ __typename }`".into(),
+        ));
+    }
+    Ok(())
+}
+
 /// A document alone, for operations that have no expected answer: one a server must refuse
 /// (a depth-limit probe) or a subscription.
 pub fn load_document(scenarios: &Path, name: &str) -> Result<(String, PathBuf)> {
@@ -74,6 +97,7 @@ pub fn load_document(scenarios: &Path, name: &str) -> Result<(String, PathBuf)> 
     }
     let document = std::fs::read_to_string(&doc_path)
         .with_context(|| format!("reading {}", doc_path.display()))?;
+    check_document(&document, &doc_path)?;
     Ok((document, doc_path))
 }
 
@@ -142,6 +166,23 @@ mod tests {
         let b = request_body("{ a }", None);
         let v: Value = serde_json::from_slice(&b).unwrap();
         assert!(v.get("variables").is_none());
+    }
+
+    #[test]
+    fn documents_that_cannot_be_operations_are_refused() {
+        let f = Path::new("q.graphql");
+        assert!(check_document("{ user(id: \"1\") { id } }", f).is_ok());
+        assert!(check_document("subscription { ticks { n } }", f).is_ok());
+        for (doc, why) in [
+            ("", "empty"),
+            ("  \n", "empty"),
+            ("{ user(id: ", "not a GraphQL document"),
+            ("<html>oops</html>", "not a GraphQL document"),
+            ("fragment F on User { id }", "no operation"),
+        ] {
+            let e = check_document(doc, f).unwrap_err().to_string();
+            assert!(e.contains(why) && e.contains("q.graphql"), "{doc:?}: {e}");
+        }
     }
 
     #[test]

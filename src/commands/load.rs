@@ -37,23 +37,79 @@ fn parse_header(h: &str) -> Result<(String, String)> {
     Ok((k.trim().to_string(), v.trim().to_string()))
 }
 
-pub fn expected_from_file(path: &std::path::Path) -> Result<Value> {
+/// The requests `load` sends: one per case, each with its variables and expected data.
+type Cases = Vec<(Option<Value>, Option<Value>)>;
+
+/// Reads `--expect`: a whole response (`{"data": ...}`), the data itself, or the project's
+/// own answer files (`scenarios/expected/...`: a list of `{"variables", "data"}` cases).
+/// With a list, every case is sent in turn, unless `--variables` picks one of them.
+pub fn cases_from_file(path: &std::path::Path, variables: Option<&Value>) -> Result<Cases> {
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("reading --expect file {}", path.display()))?;
-    let v: Value = serde_json::from_str(&text).map_err(|e| UserError::Flag {
+    let bad = |message: String| UserError::Flag {
         flag: "--expect",
-        message: format!("{} is not JSON: {e}", path.display()),
-    })?;
-    // A whole response ({"data": ...}) or the data itself.
-    Ok(match v {
+        message: format!("{}: {message}", path.display()),
+    };
+    let v: Value = serde_json::from_str(&text).map_err(|e| bad(format!("not JSON: {e}")))?;
+    let data = match v {
+        Value::Array(items) => {
+            let cases: Vec<crate::catalog::operation::OperationCase> =
+                serde_json::from_value(Value::Array(items)).map_err(|e| {
+                    bad(format!(
+                        "a list, but not of cases {{\"variables\": ..., \"data\": ...}} ({e})"
+                    ))
+                })?;
+            if cases.is_empty() {
+                return Err(bad("an empty list of cases".into()).into());
+            }
+            let null = Value::Null;
+            let same = |a: Option<&Value>, b: Option<&Value>| {
+                gqlbench_engine::canonical_eq(a.unwrap_or(&null), b.unwrap_or(&null))
+            };
+            let picked: Cases = cases
+                .iter()
+                .filter(|c| variables.is_none() || same(c.variables.as_ref(), variables))
+                .map(|c| (c.variables.clone(), Some(c.data.clone())))
+                .collect();
+            if picked.is_empty() {
+                return Err(bad(format!(
+                    "no case has the --variables given; its cases have variables {}",
+                    cases
+                        .iter()
+                        .map(|c| c.variables.clone().unwrap_or(Value::Null).to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ))
+                .into());
+            }
+            return Ok(picked);
+        }
+        // A whole response ({"data": ...}) or the data itself.
         Value::Object(mut m) if m.contains_key("data") && m.len() <= 2 => {
             m.remove("data").unwrap_or(Value::Null)
         }
         other => other,
-    })
+    };
+    Ok(vec![(variables.cloned(), Some(data))])
+}
+
+/// `ws://` and `wss://` name a subscription endpoint; `load` sends queries over HTTP POST,
+/// which such an endpoint may accept on another path or not at all.
+fn check_scheme(url: &str) -> Result<(), UserError> {
+    let lower = url.to_ascii_lowercase();
+    if lower.starts_with("ws://") || lower.starts_with("wss://") {
+        return Err(UserError::Flag {
+            flag: "URL",
+            message: format!(
+                "{url} is a WebSocket URL; `load` sends queries as HTTP POSTs: give the http:// URL of the endpoint (subscriptions are measured by the suites' subscription scenarios)"
+            ),
+        });
+    }
+    Ok(())
 }
 
 pub fn run(a: &LoadArgs) -> Result<ExitCode> {
+    check_scheme(&a.url)?;
     let endpoint = Endpoint::from_url(&a.url).map_err(|e| UserError::Flag {
         flag: "URL",
         message: e.to_string(),
@@ -71,6 +127,7 @@ pub fn run(a: &LoadArgs) -> Result<ExitCode> {
     }
     let document = std::fs::read_to_string(&a.query)
         .with_context(|| format!("reading the query file {} (-q)", a.query.display()))?;
+    crate::catalog::operation::check_document(&document, &a.query)?;
     let variables: Option<Value> = a
         .variables
         .as_deref()
@@ -90,7 +147,10 @@ pub fn run(a: &LoadArgs) -> Result<ExitCode> {
             .into());
         }
     }
-    let expected = a.expect.as_deref().map(expected_from_file).transpose()?;
+    let cases: Cases = match &a.expect {
+        Some(path) => cases_from_file(path, variables.as_ref())?,
+        None => vec![(variables.clone(), None)],
+    };
     let headers = a
         .headers
         .iter()
@@ -123,10 +183,13 @@ pub fn run(a: &LoadArgs) -> Result<ExitCode> {
             .unwrap_or("query")
             .to_string(),
         weight: 1,
-        variants: vec![Variant {
-            body: request_body(&document, variables.as_ref()).into(),
-            expected_data: expected.clone(),
-        }],
+        variants: cases
+            .iter()
+            .map(|(vars, data)| Variant {
+                body: request_body(&document, vars.as_ref()).into(),
+                expected_data: data.clone(),
+            })
+            .collect(),
     };
     let duration = a.duration.unwrap_or(Duration::from_secs(10));
     let stop = Stop {
@@ -156,6 +219,26 @@ pub fn run(a: &LoadArgs) -> Result<ExitCode> {
             "must be a positive number of requests per second",
         ),
         (a.threads == Some(0), "--threads", "must be at least 1"),
+        (
+            duration > gqlbench_engine::MAX_SPAN,
+            "--duration",
+            "is longer than 30 days; write e.g. 10s, 5m, 2h",
+        ),
+        (
+            a.warmup > gqlbench_engine::MAX_SPAN,
+            "--warmup",
+            "is longer than 30 days; write e.g. 5s",
+        ),
+        (
+            a.timeout.is_zero() || a.timeout > gqlbench_engine::MAX_SPAN,
+            "--timeout",
+            "must be above zero and at most 30 days, e.g. 10s",
+        ),
+        (
+            a.pipelining > gqlbench_engine::MAX_PIPELINING,
+            "--pipelining",
+            "must be at most 100000",
+        ),
     ] {
         if bad {
             return Err(UserError::Flag {
@@ -176,6 +259,12 @@ pub fn run(a: &LoadArgs) -> Result<ExitCode> {
             eprintln!("note: {n}");
         }
     }
+    // What the flag checks above cannot know (this machine's files and ports, more threads
+    // than the open model's pool): refused before the first request.
+    plan.preflight().map_err(|e| UserError::Flag {
+        flag: "-c/--threads/--rate",
+        message: e.to_string(),
+    })?;
     let control = Control {
         cancel: super::cancel_flag(),
         live: Default::default(),
@@ -221,7 +310,7 @@ pub fn run(a: &LoadArgs) -> Result<ExitCode> {
         load,
         generator,
         saturation,
-        expected_answer: expected.is_some(),
+        expected_answer: cases.iter().any(|(_, d)| d.is_some()),
         result,
     };
     if a.json {
@@ -244,30 +333,39 @@ pub fn render(r: &LoadReport) -> String {
     let x = &r.result;
     let l = &x.latency;
     let mut out = format!(
-        "\n  requests   {} in {:.2} s: {} ok, {} failed{}\n  throughput {} req/s ({} ok req/s)\n",
+        "\n  requests   {} answered in {:.2} s: {} ok, {} failed{}{}\n  throughput {} req/s ({} ok req/s)\n",
         x.requests,
         x.elapsed_s,
         x.ok,
         x.failed,
+        if x.unanswered > 0 {
+            format!(" ({} of them got no response)", x.unanswered)
+        } else {
+            String::new()
+        },
         if x.interrupted { " (INTERRUPTED)" } else { "" },
         fmt_rps(x.throughput_rps),
         fmt_rps(x.ok_rps)
     );
-    out.push_str(&format!(
-        "  latency ms avg {} | p50 {} | p90 {} | p95 {} | p99 {} | p99.9 {} | max {}{}\n",
-        fmt_ms(l.mean_us),
-        fmt_ms(l.p50_us as f64),
-        fmt_ms(l.p90_us as f64),
-        fmt_ms(l.p95_us as f64),
-        fmt_ms(l.p99_us as f64),
-        fmt_ms(l.p999_us as f64),
-        fmt_ms(l.max_us as f64),
-        if r.load.model == "open" {
-            " (from the intended send time)"
-        } else {
-            ""
-        }
-    ));
+    if x.requests == 0 {
+        out.push_str("  latency    none: no response was received\n");
+    } else {
+        out.push_str(&format!(
+            "  latency ms avg {} | p50 {} | p90 {} | p95 {} | p99 {} | p99.9 {} | max {}{}\n",
+            fmt_ms(l.mean_us),
+            fmt_ms(l.p50_us as f64),
+            fmt_ms(l.p90_us as f64),
+            fmt_ms(l.p95_us as f64),
+            fmt_ms(l.p99_us as f64),
+            fmt_ms(l.p999_us as f64),
+            fmt_ms(l.max_us as f64),
+            if r.load.model == "open" {
+                " (from the intended send time)"
+            } else {
+                ""
+            }
+        ));
+    }
     if let (Some(u), Some(s)) = (&x.uncorrected_latency, &x.send_lag) {
         out.push_str(&format!(
             "  uncorrected p50 {} | p99 {} ms; send lag p50 {} | p99 {} ms; late {} of {} intended, unsent {}\n",
@@ -304,6 +402,21 @@ pub fn render(r: &LoadReport) -> String {
                 e.detail
             ));
         }
+    }
+    if let Some(est) = x.connections.established_at_start {
+        out.push_str(&format!(
+            "  connect    {} of {} connections open when the load began{}\n",
+            est,
+            x.connections.planned,
+            if x.connections.unused > 0 {
+                format!(
+                    "; {} completed no request in the window",
+                    x.connections.unused
+                )
+            } else {
+                String::new()
+            }
+        ));
     }
     out.push_str(&format!(
         "  connections {} used, requests per connection {}..{}, slowest connection p99 {} ms (median connection {} ms), {} reconnects\n",

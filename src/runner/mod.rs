@@ -601,7 +601,7 @@ fn run_scenario(
                     "  {label}: {:.0} req/s, p99 {:.1} ms, {} failed{}{}",
                     last.load.throughput_rps,
                     last.load.latency.p99_us as f64 / 1000.0,
-                    last.load.requests - last.load.ok,
+                    last.load.failed,
                     if last.saturation.is_empty() {
                         ""
                     } else {

@@ -266,7 +266,7 @@ pub fn run_trial(
             ));
         }
     }
-    let failed = m.load.requests - m.load.ok;
+    let failed = m.load.failed;
     if failed > 0 {
         problems.push(format!("{failed} failed responses"));
     }

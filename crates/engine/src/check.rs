@@ -89,10 +89,10 @@ pub fn check_once(endpoint: &Endpoint, variant: &Variant, timeout: Duration) -> 
                     latency: sent.elapsed(),
                 }
             }
-            Err(conn::ReadError::Timeout) => {
-                Verdict::failed(FailureKind::Timeout, format!("no response within {timeout:?}"), started)
+            Err(e) => {
+                let (kind, detail) = e.failure(timeout);
+                Verdict::failed(kind, detail, started)
             }
-            Err(e) => Verdict::failed(FailureKind::BadBody, e.to_string(), started),
         }
     })
 }

@@ -9,7 +9,7 @@ use std::collections::VecDeque;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
-use crate::conn::{self, Conn, ReadError};
+use crate::conn::{self, Conn};
 use crate::prepare::Rng;
 use crate::schedule::Curve;
 use crate::validate::FailureKind;
@@ -36,10 +36,11 @@ fn far_future() -> tokio::time::Instant {
     tokio::time::Instant::now() + Duration::from_secs(86_400 * 365)
 }
 
-/// Runs one connection of the closed model until the worker stops sending.
-pub async fn run_connection(ctx: Rc<Ctx>, cfg: ClosedConn) {
+/// Runs one connection of the closed model until the worker stops sending. `conn` is the
+/// connection opened before the start, if that worked.
+pub async fn run_connection(ctx: Rc<Ctx>, cfg: ClosedConn, conn: Option<Conn>) {
     let mut rng = Rng::new(seed(ctx.worker, cfg.slot));
-    let mut conn: Option<Conn> = None;
+    let mut conn = conn;
     let timer = tokio::time::sleep_until(far_future());
     tokio::pin!(timer);
     let mut inflight: VecDeque<Pending> = VecDeque::with_capacity(cfg.pipelining);
@@ -148,13 +149,7 @@ pub async fn run_connection(ctx: Rc<Ctx>, cfg: ClosedConn) {
             }
             Err(e) => {
                 let done = Instant::now();
-                let (kind, detail) = match &e {
-                    ReadError::Timeout => (
-                        FailureKind::Timeout,
-                        format!("no response within {:?}", ctx.timeout),
-                    ),
-                    other => (FailureKind::BadBody, other.to_string()),
-                };
+                let (kind, detail) = e.failure(ctx.timeout);
                 for p in inflight.drain(..) {
                     ctx.fail(cfg.slot, &p, kind, &detail, done);
                 }

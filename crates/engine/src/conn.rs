@@ -9,6 +9,11 @@
 //!   just to learn `EWOULDBLOCK`;
 //! - the timeout is one lazily re-armed timer per connection: it is not re-registered per
 //!   request, only when it fires before the current deadline (once per timeout period).
+//!
+//! Writing never waits on the peer alone: while a write is blocked on a full socket, the
+//! responses the server already sent are read into the buffer. With deep pipelining the
+//! server stops reading requests once its own responses fill the socket; a client that
+//! only reads after writing everything would then wait on itself until the timeout.
 
 use std::future::{poll_fn, Future};
 use std::io;
@@ -22,9 +27,13 @@ use tokio::net::TcpStream;
 use tokio::time::Sleep;
 
 use crate::parse::{ParseError, Parser, Response, MAX_RESPONSE_BYTES};
+use crate::validate::FailureKind;
 
 /// Initial read buffer: holds several small pipelined responses.
 pub const INITIAL_BUFFER: usize = 8 * 1024;
+/// Most bytes of not-yet-handled responses read ahead while a write is blocked; beyond it
+/// the write simply waits (a pipeline that deep is refused long before, see the plan).
+const MAX_READ_AHEAD: usize = 64 << 20;
 
 /// Why no response came.
 #[derive(Debug)]
@@ -37,6 +46,21 @@ pub enum ReadError {
     },
     Io(io::Error),
     Parse(ParseError),
+}
+
+impl ReadError {
+    /// How a request that got this instead of a response is counted. Only a malformed
+    /// response is an answer; a closed or reset connection is not.
+    pub fn failure(&self, timeout: Duration) -> (FailureKind, String) {
+        match self {
+            ReadError::Timeout => (
+                FailureKind::Timeout,
+                format!("no response within {timeout:?}"),
+            ),
+            ReadError::Closed { .. } | ReadError::Io(_) => (FailureKind::Closed, self.to_string()),
+            ReadError::Parse(_) => (FailureKind::BadBody, self.to_string()),
+        }
+    }
 }
 
 impl std::fmt::Display for ReadError {
@@ -61,6 +85,8 @@ pub struct Conn {
     start: usize,
     end: usize,
     parser: Parser,
+    /// The server closed its side while we were still writing (seen by a read-ahead).
+    eof: bool,
 }
 
 /// Opens a TCP connection (no Nagle: requests are written whole).
@@ -76,11 +102,13 @@ pub async fn connect(addr: SocketAddr, timeout: Duration) -> io::Result<Conn> {
         start: 0,
         end: 0,
         parser: Parser::new(),
+        eof: false,
     })
 }
 
 impl Conn {
-    /// Writes all of `data`, waiting for socket space until `deadline`.
+    /// Writes all of `data`, waiting for socket space until `deadline`; while it waits,
+    /// responses that arrive are read ahead into the buffer (see the module header).
     pub async fn write_all(
         &mut self,
         mut data: &[u8],
@@ -93,11 +121,45 @@ impl Conn {
                 Ok(0) => return Err(ReadError::Closed { partial: false }),
                 Ok(n) => data = &data[n..],
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
-                    self.wait(Interest::WRITABLE, deadline, timer.as_mut())
-                        .await?;
+                    let read_ahead = !self.eof && self.buffered() < MAX_READ_AHEAD;
+                    let interest = if read_ahead {
+                        Interest::WRITABLE | Interest::READABLE
+                    } else {
+                        Interest::WRITABLE
+                    };
+                    let ready = self.wait(interest, deadline, timer.as_mut()).await?;
+                    if ready.is_readable() {
+                        self.read_ahead()?;
+                    }
                 }
                 Err(e) => return Err(ReadError::Io(e)),
             }
+        }
+        Ok(())
+    }
+
+    /// Reads what the server sent into the buffer, without parsing it yet.
+    fn read_ahead(&mut self) -> Result<(), ReadError> {
+        if self.start > 0 && self.end == self.buf.len() {
+            self.buf.copy_within(self.start..self.end, 0);
+            self.end -= self.start;
+            self.start = 0;
+        }
+        if self.end == self.buf.len() {
+            let len = (self.buf.len() * 2).min(MAX_READ_AHEAD + INITIAL_BUFFER);
+            self.buf.resize(len, 0);
+        }
+        let space = self.buf.len() - self.end;
+        match self.stream.try_read(&mut self.buf[self.end..]) {
+            Ok(0) => self.eof = true,
+            Ok(n) => {
+                self.end += n;
+                if n < space {
+                    self.clear_read_readiness();
+                }
+            }
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
+            Err(e) => return Err(ReadError::Io(e)),
         }
         Ok(())
     }
@@ -114,7 +176,12 @@ impl Conn {
             }
             self.make_room()?;
             let space = self.buf.len() - self.end;
-            match self.stream.try_read(&mut self.buf[self.end..]) {
+            let read = if self.eof {
+                Ok(0)
+            } else {
+                self.stream.try_read(&mut self.buf[self.end..])
+            };
+            match read {
                 Ok(0) => {
                     let pending = &self.buf[self.start..self.end];
                     if let Some(r) = self.parser.finish_at_eof(pending) {
@@ -198,34 +265,39 @@ impl Conn {
     }
 
     /// Waits for readiness or the deadline, re-arming the lazy timer when it fired early.
+    /// Returns which of the asked readinesses is there.
     async fn wait(
         &self,
         interest: Interest,
         deadline: Instant,
         mut timer: Pin<&mut Sleep>,
-    ) -> Result<(), ReadError> {
+    ) -> Result<Interest, ReadError> {
         let deadline = tokio::time::Instant::from_std(deadline);
         if timer.deadline() > deadline {
             timer.as_mut().reset(deadline);
         }
         loop {
             let fired = poll_fn(|cx| {
-                let ready = if interest.is_readable() {
-                    self.stream.poll_read_ready(cx)
-                } else {
-                    self.stream.poll_write_ready(cx)
-                };
-                match ready {
-                    Poll::Ready(Ok(())) => return Poll::Ready(Ok(false)),
-                    Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
-                    Poll::Pending => {}
+                if interest.is_readable() {
+                    match self.stream.poll_read_ready(cx) {
+                        Poll::Ready(Ok(())) => return Poll::Ready(Ok(Some(Interest::READABLE))),
+                        Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
+                        Poll::Pending => {}
+                    }
                 }
-                timer.as_mut().poll(cx).map(|()| Ok(true))
+                if interest.is_writable() {
+                    match self.stream.poll_write_ready(cx) {
+                        Poll::Ready(Ok(())) => return Poll::Ready(Ok(Some(Interest::WRITABLE))),
+                        Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
+                        Poll::Pending => {}
+                    }
+                }
+                timer.as_mut().poll(cx).map(|()| Ok(None))
             })
             .await
             .map_err(ReadError::Io)?;
-            if !fired {
-                return Ok(());
+            if let Some(ready) = fired {
+                return Ok(ready);
             }
             if tokio::time::Instant::now() >= deadline {
                 return Err(ReadError::Timeout);

@@ -10,6 +10,7 @@ mod check;
 mod closed;
 mod conn;
 mod error;
+mod gate;
 mod hist;
 mod limits;
 mod live;
@@ -33,7 +34,10 @@ pub use check::{check_once, Verdict};
 pub use error::EngineError;
 pub use hist::{decode_hist, encode_hist, new_latency, summarize as summarize_hist};
 pub use live::{LiveStats, Phase};
-pub use plan::{Control, Endpoint, LoadPlan, Operation, Schedule, Stage, Stages, Stop, Variant};
+pub use plan::{
+    Control, Endpoint, LoadPlan, Operation, Schedule, Stage, Stages, Stop, Variant, MAX_PIPELINING,
+    MAX_SPAN,
+};
 pub use record::LATE_THRESHOLD;
 pub use result::{
     ConnectionSpread, FailureExample, LatencySummary, LoadResult, OperationCounts, SecondSample,

@@ -235,13 +235,7 @@ async fn run_connection(ctx: Rc<Ctx>, pool: Rc<Pool>, index: usize, slot: Rc<Slo
                 }
             }
             Err(e) => {
-                let (kind, detail) = match &e {
-                    ReadError::Timeout => (
-                        FailureKind::Timeout,
-                        format!("no response within {:?}", ctx.timeout),
-                    ),
-                    other => (FailureKind::BadBody, other.to_string()),
-                };
+                let (kind, detail) = e.failure(ctx.timeout);
                 ctx.fail(index, &p, kind, &detail, done);
                 conn = None;
                 ctx.count_reconnect(true);

@@ -249,6 +249,20 @@ impl LoadPlan {
         if self.timeout.is_zero() {
             return bad("timeout must be positive".into());
         }
+        // Instants are added to these; an absurd length would overflow the clock.
+        let spans = [
+            ("the warm-up", Some(self.warmup)),
+            ("the duration", self.stop.duration),
+            ("the timeout", Some(self.timeout)),
+        ];
+        for (what, d) in spans {
+            if d.is_some_and(|d| d > MAX_SPAN) {
+                return bad(format!(
+                    "{what} is longer than the longest run gqlbench accepts ({} days)",
+                    MAX_SPAN.as_secs() / 86_400
+                ));
+            }
+        }
         if let Some(cpus) = &self.cpus {
             if cpus.is_empty() {
                 return bad("empty CPU list".into());
@@ -278,6 +292,16 @@ impl LoadPlan {
             }
             Ok(())
         };
+        let stages = match &self.schedule {
+            Schedule::Closed { connections, .. } => &connections.stages,
+            Schedule::Open { rate, .. } => &rate.stages,
+        };
+        if stages.iter().map(|s| s.duration).sum::<Duration>() > MAX_SPAN {
+            return bad(format!(
+                "the stages last longer than the longest run gqlbench accepts ({} days)",
+                MAX_SPAN.as_secs() / 86_400
+            ));
+        }
         match &self.schedule {
             Schedule::Closed {
                 connections,
@@ -287,6 +311,11 @@ impl LoadPlan {
                 check_stages(connections, "connections")?;
                 if *pipelining == 0 {
                     return bad("pipelining must be at least 1".into());
+                }
+                if *pipelining > MAX_PIPELINING {
+                    return bad(format!(
+                        "pipelining {pipelining} is deeper than {MAX_PIPELINING} requests per connection"
+                    ));
                 }
             }
             Schedule::Open {
@@ -305,6 +334,51 @@ impl LoadPlan {
         Ok(())
     }
 }
+
+impl LoadPlan {
+    /// Connections the plan may open at once: the closed model's peak, or the open
+    /// model's pool limit.
+    pub fn connections_needed(&self) -> u64 {
+        match &self.schedule {
+            Schedule::Closed { connections, .. } => {
+                crate::schedule::Curve::new(connections).max_value().ceil() as u64
+            }
+            Schedule::Open {
+                max_connections, ..
+            } => *max_connections as u64,
+        }
+    }
+
+    /// `validate`, then what this machine can give the plan: an open file and a local port
+    /// per connection. Raises the open-files limit as far as allowed first. Callers that
+    /// plan many runs call it before starting anything, so a plan that cannot work is
+    /// refused up front rather than run and found wanting.
+    pub fn preflight(&self) -> Result<(), EngineError> {
+        self.validate()?;
+        let needed = self.connections_needed();
+        if let Some((lo, hi)) = crate::limits::local_port_range() {
+            let ports = hi.saturating_sub(lo) + 1;
+            if needed > ports {
+                return Err(EngineError::InvalidPlan(format!(
+                    "{needed} connections to one address need as many local ports; this machine offers {ports} (net.ipv4.ip_local_port_range {lo} {hi})"
+                )));
+            }
+        }
+        let open_files = crate::limits::raise_open_files_limit();
+        if open_files > 0 && needed + 64 > open_files {
+            return Err(EngineError::InvalidPlan(format!(
+                "{needed} connections need more open files than the limit of {open_files} (raise `ulimit -n`)"
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// Longest warm-up, window, timeout or stage list accepted: far beyond any benchmark, far
+/// below where adding it to a clock reading overflows.
+pub const MAX_SPAN: Duration = Duration::from_secs(30 * 86_400);
+/// Deepest pipeline accepted per connection.
+pub const MAX_PIPELINING: u32 = 100_000;
 
 /// How the caller steers and watches a running load.
 #[derive(Debug, Clone, Default)]

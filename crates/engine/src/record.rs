@@ -32,6 +32,8 @@ pub struct Sample {
 struct ConnStat {
     requests: u64,
     hist: Option<Histogram<u32>>,
+    /// Meant to be active at some time in the window (closed model).
+    expected: bool,
 }
 
 #[derive(Debug, Default)]
@@ -54,7 +56,9 @@ pub struct Recorder {
     late: u64,
     requests: u64,
     ok: u64,
-    failures: [u64; 6],
+    failures: [u64; FailureKind::COUNT],
+    /// Failed requests that got no response (subset of `failures`).
+    unanswered: u64,
     examples: Vec<(FailureKind, usize, String)>,
     per_op: Vec<OperationCounts>,
     seconds: Vec<Second>,
@@ -71,6 +75,8 @@ pub struct Recorder {
     pub last_done: Option<Instant>,
     /// Thread CPU time during the window, seconds.
     pub cpu_s: f64,
+    /// Closed model: connections open when the load began.
+    pub established: Option<u64>,
 }
 
 fn micros(d: Duration) -> u64 {
@@ -95,7 +101,8 @@ impl Recorder {
             late: 0,
             requests: 0,
             ok: 0,
-            failures: [0; 6],
+            failures: [0; FailureKind::COUNT],
+            unanswered: 0,
             examples: Vec::new(),
             per_op: vec![OperationCounts::default(); ops],
             seconds: Vec::new(),
@@ -107,18 +114,53 @@ impl Recorder {
             unsent: 0,
             last_done: None,
             cpu_s: 0.0,
+            established: None,
         }
     }
 
-    /// Requests and failures so far (for live progress).
+    /// Marks the slots meant to be active in the window, so those that completed nothing
+    /// can be counted.
+    pub fn expect_slots(&mut self, expected: &[bool]) {
+        for (c, e) in self.conns.iter_mut().zip(expected) {
+            c.expected = *e;
+        }
+    }
+
+    /// Answered requests and failures so far (for live progress).
     pub fn totals(&self) -> (u64, u64) {
-        (self.requests, self.requests - self.ok)
+        (self.requests, self.failures.iter().sum())
     }
 
     /// Records one request of the window. `detail` is asked for only while examples of
     /// its kind are still wanted, so failures cost no formatting once enough are kept.
+    /// A request that got no response (connect failure, timeout, closed connection) is
+    /// counted by kind only: it adds no latency sample, no throughput and no bytes.
     pub fn record(&mut self, s: &Sample, outcome: Result<(), (FailureKind, &str)>) {
         let start = s.intended.unwrap_or(s.sent);
+        self.last_done = Some(self.last_done.map_or(s.done, |t| t.max(s.done)));
+        let sec = start.saturating_duration_since(self.window_start).as_secs() as usize;
+        if sec >= self.seconds.len() {
+            self.seconds.resize_with(sec + 1, Second::default);
+        }
+        let op = &mut self.per_op[s.op];
+        if let Err((kind, detail)) = outcome {
+            op.failures += 1;
+            self.failures[kind.index()] += 1;
+            self.seconds[sec].failures += 1;
+            if self.failures[kind.index()] as usize <= self.keep_examples {
+                self.examples.push((kind, s.op, detail.to_string()));
+            }
+            if !kind.answered() {
+                self.unanswered += 1;
+                return;
+            }
+        }
+        let ok = outcome.is_ok();
+        op.requests += 1;
+        if ok {
+            op.ok += 1;
+            self.ok += 1;
+        }
         let lat = micros(s.done.saturating_duration_since(start));
         hist::record(&mut self.latency, lat);
         if self.open {
@@ -135,39 +177,16 @@ impl Recorder {
         self.requests += 1;
         self.bytes_received += s.bytes_in;
         self.bytes_sent += s.bytes_out;
-        let ok = outcome.is_ok();
-        let op = &mut self.per_op[s.op];
-        op.requests += 1;
-        match outcome {
-            Ok(()) => {
-                self.ok += 1;
-                op.ok += 1;
-            }
-            Err((kind, detail)) => {
-                op.failures += 1;
-                self.failures[kind.index()] += 1;
-                if self.failures[kind.index()] as usize <= self.keep_examples {
-                    self.examples.push((kind, s.op, detail.to_string()));
-                }
-            }
-        }
-        let sec = start.saturating_duration_since(self.window_start).as_secs() as usize;
-        if sec >= self.seconds.len() {
-            self.seconds.resize_with(sec + 1, Second::default);
-        }
         let b = &mut self.seconds[sec];
         b.requests += 1;
         if ok {
             b.ok += 1;
-        } else {
-            b.failures += 1;
         }
         hist::record(b.hist.get_or_insert_with(|| hist::new_small(2)), lat);
         if let Some(c) = self.conns.get_mut(s.conn) {
             c.requests += 1;
             hist::record(c.hist.get_or_insert_with(|| hist::new_small(1)), lat);
         }
-        self.last_done = Some(self.last_done.map_or(s.done, |t| t.max(s.done)));
     }
 }
 
@@ -181,6 +200,11 @@ pub struct RunFacts {
     pub pinned_cpus: Option<Vec<usize>>,
     pub interrupted: bool,
     pub keep_examples: usize,
+    /// Connections the schedule asked for.
+    pub planned: u64,
+    /// Whether a connection that completed nothing is worth counting: a duration window
+    /// that ran to its end (a spent request budget leaves connections idle by design).
+    pub count_unused: bool,
 }
 
 /// Merges the workers' records into the result.
@@ -197,13 +221,18 @@ pub fn finish(recs: Vec<Recorder>, facts: RunFacts) -> LoadResult {
         late_threshold_us: micros(LATE_THRESHOLD),
         ..LoadResult::default()
     };
-    let mut failures = [0u64; 6];
+    let mut failures = [0u64; FailureKind::COUNT];
     let mut per_op = vec![OperationCounts::default(); facts.op_names.len()];
     let mut seconds: Vec<Second> = Vec::new();
     let mut conn_p99s = Vec::new();
     let mut conn_counts = Vec::new();
     let mut examples: Vec<(FailureKind, usize, String)> = Vec::new();
+    let mut established: Option<u64> = None;
+    let mut unused = 0u64;
     for rec in recs {
+        if let Some(n) = rec.established {
+            *established.get_or_insert(0) += n;
+        }
         // Auto-resizing histograms accept any other histogram.
         let _ = latency.add(&rec.latency);
         let _ = uncorrected.add(&rec.uncorrected);
@@ -211,6 +240,7 @@ pub fn finish(recs: Vec<Recorder>, facts: RunFacts) -> LoadResult {
         r.late += rec.late;
         r.requests += rec.requests;
         r.ok += rec.ok;
+        r.unanswered += rec.unanswered;
         for (a, b) in failures.iter_mut().zip(rec.failures) {
             *a += b;
         }
@@ -237,6 +267,9 @@ pub fn finish(recs: Vec<Recorder>, facts: RunFacts) -> LoadResult {
             }
         }
         for c in rec.conns {
+            if c.expected && c.requests == 0 {
+                unused += 1;
+            }
             if let (Some(h), true) = (c.hist, c.requests > 0) {
                 conn_p99s.push(h.value_at_quantile(0.99));
                 conn_counts.push(c.requests);
@@ -250,7 +283,7 @@ pub fn finish(recs: Vec<Recorder>, facts: RunFacts) -> LoadResult {
         r.generator_cpu_s += rec.cpu_s;
     }
     // Keep the first `keep_examples` of each kind over all workers.
-    let mut kept = [0usize; 6];
+    let mut kept = [0usize; FailureKind::COUNT];
     for (kind, op, detail) in examples {
         if kept[kind.index()] < facts.keep_examples {
             kept[kind.index()] += 1;
@@ -286,7 +319,8 @@ pub fn finish(recs: Vec<Recorder>, facts: RunFacts) -> LoadResult {
         r.uncorrected_latency_hist = Some(hist::encode_hist(&uncorrected));
         r.send_lag = Some(hist::summarize(&lag));
         r.send_lag_hist = Some(hist::encode_hist(&lag));
-        r.intended_requests = r.requests + r.unsent;
+        // Sent (answered or not) plus never sent.
+        r.intended_requests = r.requests + r.unanswered + r.unsent;
     }
     r.series = seconds
         .into_iter()
@@ -302,6 +336,13 @@ pub fn finish(recs: Vec<Recorder>, facts: RunFacts) -> LoadResult {
         .collect();
     conn_p99s.sort_unstable();
     r.connections = ConnectionSpread {
+        planned: facts.planned,
+        established_at_start: established,
+        unused: if facts.count_unused && !facts.interrupted {
+            unused
+        } else {
+            0
+        },
         connections_used: conn_counts.len() as u64,
         slowest_connection_p99_us: conn_p99s.last().copied().unwrap_or(0),
         median_connection_p99_us: conn_p99s.get(conn_p99s.len() / 2).copied().unwrap_or(0),
@@ -324,6 +365,8 @@ mod tests {
             pinned_cpus: None,
             interrupted: false,
             keep_examples: 1,
+            planned: 4,
+            count_unused: true,
         }
     }
 

@@ -12,13 +12,18 @@ use crate::validate::FailureKind;
 pub struct LoadResult {
     /// `closed` or `open`.
     pub model: String,
-    /// Requests sent in the measured window that completed, failed or timed out
-    /// (a failed connection attempt counts as one failed request).
+    /// Responses received for requests of the measured window, whether they passed
+    /// validation or not. Requests that got no response are not in it (see `unanswered`):
+    /// a refused connection or a timeout is not work the server did.
     pub requests: u64,
     /// Requests whose response passed validation.
     pub ok: u64,
-    /// Failed requests (sum of `failures`).
+    /// Failed requests of every kind, answered or not (sum of `failures`).
     pub failed: u64,
+    /// Failed requests that got no response: connect failures, timeouts, connections
+    /// closed or reset before a complete response. Part of `failed`, not of `requests`.
+    #[serde(default)]
+    pub unanswered: u64,
     /// Failed requests per kind.
     pub failures: BTreeMap<FailureKind, u64>,
     /// The first few failures of each kind, described.
@@ -27,13 +32,14 @@ pub struct LoadResult {
     pub per_operation: BTreeMap<String, OperationCounts>,
     /// Length of the measured window actually run, in seconds.
     pub elapsed_s: f64,
-    /// `requests / elapsed_s`: completed requests (ok and failed) per second.
+    /// `requests / elapsed_s`: responses (passed validation or not) per second.
     pub throughput_rps: f64,
     /// `ok / elapsed_s`.
     pub ok_rps: f64,
     /// Latency: from the intended send time in the open model (coordinated-omission
     /// corrected), from the actual send in the closed model; to the last byte received.
-    /// Failed requests are included (a timeout records the time waited).
+    /// Answered requests only (failed validation included); a request without a
+    /// response adds no sample.
     pub latency: LatencySummary,
     /// The merged latency histogram (HdrHistogram V2 + deflate, base64; see `decode_hist`).
     pub latency_hist: String,
@@ -53,7 +59,7 @@ pub struct LoadResult {
     /// Open model: intended sends due in the window that were never sent (no free
     /// connection in time).
     pub unsent: u64,
-    /// Open model: sends the rate asked for in the window (sent + unsent).
+    /// Open model: sends the rate asked for in the window (answered + unanswered + unsent).
     pub intended_requests: u64,
     /// One sample per second of the window, by send time (intended, in the open model).
     pub series: Vec<SecondSample>,
@@ -126,9 +132,22 @@ pub struct SecondSample {
     pub p99_us: u64,
 }
 
-/// Spread of the load across connections (connections that completed a request).
+/// The connections of the run, and the spread of the load over them.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ConnectionSpread {
+    /// Connections the schedule asked for: closed model, the most active at once; open
+    /// model, the pool's limit.
+    #[serde(default)]
+    pub planned: u64,
+    /// Closed model: connections already open when the load began. They are all opened
+    /// before it (bounded by the request timeout), so a slow accept queue delays the start
+    /// instead of eating into the window.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub established_at_start: Option<u64>,
+    /// Closed model with a duration window: connections that were meant to be active in
+    /// the window but completed no request in it (never connected, or stuck).
+    #[serde(default)]
+    pub unused: u64,
     /// Connections (slots) that completed at least one request in the window.
     pub connections_used: u64,
     /// Highest per-connection p99 latency (per-connection histograms are 1 significant

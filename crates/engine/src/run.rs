@@ -1,6 +1,8 @@
-//! `run`: validates the plan, splits the load over worker threads, joins them and merges
-//! their records. Bounded in time: a duration window ends at warm-up + duration, plus at
-//! most one timeout for requests still in flight, plus a small grace.
+//! `run`: checks the plan, splits the load over worker threads, opens the closed model's
+//! connections, starts every worker at one instant, joins them and merges their records.
+//! Bounded in time: opening connections takes at most one timeout (plus a slack), and a
+//! duration window ends at warm-up + duration, plus at most one timeout for requests still
+//! in flight, plus a small grace.
 
 use std::rc::Rc;
 use std::sync::Arc;
@@ -8,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use crate::closed::{self, ClosedConn};
 use crate::error::EngineError;
+use crate::gate::StartGate;
 use crate::live::Phase;
 use crate::open;
 use crate::plan::{Control, LoadPlan, Schedule};
@@ -17,10 +20,11 @@ use crate::result::LoadResult;
 use crate::schedule::{Curve, RateCursor};
 use crate::worker::{run_worker, WorkerOutput, WorkerSetup};
 
-/// Slack after the last timeout before workers give up on stragglers.
-const GRACE: Duration = Duration::from_millis(200);
-/// Time allowed for worker threads to start before load begins (so all start together).
-const STARTUP: Duration = Duration::from_millis(20);
+/// Time between the last worker reaching the start line and the start of the load, so
+/// every worker is waiting when it comes.
+const LEAD: Duration = Duration::from_millis(20);
+/// Slack over the connect timeout before the start goes ahead without a missing worker.
+const GATE_SLACK: Duration = Duration::from_secs(5);
 
 /// Share `i` of `total` split over `n` (the first `total % n` get one more).
 fn share(total: u64, n: usize, i: usize) -> u64 {
@@ -29,26 +33,10 @@ fn share(total: u64, n: usize, i: usize) -> u64 {
 
 /// Runs the plan to its stop (or until `control.cancel`), blocking the caller.
 pub fn run(plan: &LoadPlan, control: &Control) -> Result<LoadResult, EngineError> {
-    plan.validate()?;
+    plan.preflight()?;
     let prep = Prepared::new(plan);
-    let open_files = crate::limits::raise_open_files_limit();
-    let needed = match &plan.schedule {
-        Schedule::Closed { connections, .. } => Curve::new(connections).max_value().ceil() as u64,
-        Schedule::Open {
-            max_connections, ..
-        } => *max_connections as u64,
-    };
-    if open_files > 0 && needed + 64 > open_files {
-        return Err(EngineError::InvalidPlan(format!(
-            "{needed} connections need more open files than the limit of {open_files} (raise `ulimit -n`)"
-        )));
-    }
     let threads = plan.threads;
     control.live.reset();
-    let run_start = Instant::now() + STARTUP;
-    let window_start = run_start + plan.warmup;
-    let window_end = plan.stop.duration.map(|d| window_start + d);
-    let hard_end = window_end.map(|e| e + plan.timeout + GRACE);
     let (model, slots_total, open_max) = match &plan.schedule {
         Schedule::Closed { connections, .. } => (
             "closed",
@@ -59,29 +47,34 @@ pub fn run(plan: &LoadPlan, control: &Control) -> Result<LoadResult, EngineError
             max_connections, ..
         } => ("open", 0, *max_connections as usize),
     };
-    if model == "closed" && slots_total == 0 {
-        return Err(EngineError::InvalidPlan("zero connections".into()));
-    }
+    let gate = Arc::new(StartGate::new(threads));
     let mut handles = Vec::with_capacity(threads);
     for w in 0..threads {
         let slots = match model {
             "closed" => share(slots_total as u64, threads, w) as usize,
             _ => share(open_max as u64, threads, w) as usize,
         };
+        let expected = match &plan.schedule {
+            Schedule::Closed { connections, .. } => {
+                expected_slots(&Curve::new(connections), slots, w, threads, plan)
+            }
+            Schedule::Open { .. } => Vec::new(),
+        };
         let setup = WorkerSetup {
             prep: prep.clone(),
             addr: plan.endpoint.addr,
             timeout: plan.timeout,
             worker: w,
-            run_start,
-            window_start,
-            window_end,
-            hard_end,
+            warmup: plan.warmup,
+            duration: plan.stop.duration,
             budget: plan.stop.max_requests.map(|n| share(n, threads, w)),
             slots,
+            preconnect: model == "closed",
+            expected,
             open: model == "open",
             keep_examples: plan.keep_examples,
             cpus: plan.cpus.as_ref().map(|c| vec![c[w % c.len()]]),
+            gate: gate.clone(),
             cancel: control.cancel.clone(),
             live: control.live.clone(),
         };
@@ -91,6 +84,8 @@ pub fn run(plan: &LoadPlan, control: &Control) -> Result<LoadResult, EngineError
             .spawn(move || worker_thread(setup, schedule, threads))?;
         handles.push(handle);
     }
+    let run_start = gate.open_when_ready(plan.timeout + GATE_SLACK, LEAD, &control.cancel);
+    let window_start = run_start + plan.warmup;
     let mut outputs: Vec<WorkerOutput> = Vec::with_capacity(threads);
     let mut first_err = None;
     for (w, h) in handles.into_iter().enumerate() {
@@ -143,8 +138,36 @@ pub fn run(plan: &LoadPlan, control: &Control) -> Result<LoadResult, EngineError
         pinned_cpus,
         interrupted: interrupted_at.is_some(),
         keep_examples: plan.keep_examples,
+        planned: if model == "closed" {
+            slots_total as u64
+        } else {
+            open_max as u64
+        },
+        count_unused: plan.stop.duration.is_some() && !all_budgets_spent,
     };
     Ok(finish(outputs.into_iter().map(|o| o.rec).collect(), facts))
+}
+
+/// Which of worker `w`'s slots are active at some time of the measured window: slot s is
+/// global connection `s * threads + w`, active while the curve is above that number.
+fn expected_slots(
+    curve: &Curve,
+    slots: usize,
+    w: usize,
+    threads: usize,
+    plan: &LoadPlan,
+) -> Vec<bool> {
+    let ws = plan.warmup.as_secs_f64();
+    let we = plan
+        .stop
+        .duration
+        .map_or(f64::INFINITY, |d| ws + d.as_secs_f64());
+    (0..slots)
+        .map(|s| {
+            let g = (s * threads + w) as f64;
+            curve.value(ws) > g || curve.time_when_exceeds(g, ws).is_some_and(|t| t < we)
+        })
+        .collect()
 }
 
 fn worker_thread(
@@ -154,13 +177,14 @@ fn worker_thread(
 ) -> Result<WorkerOutput, EngineError> {
     let worker = setup.worker;
     let slots = setup.slots;
-    run_worker(setup, move |ctx| match schedule {
+    run_worker(setup, move |ctx, conns| match schedule {
         Schedule::Closed {
             connections,
             pipelining,
             think_time,
         } => {
             let curve = Rc::new(Curve::new(&connections));
+            let mut conns = conns.into_iter();
             for slot in 0..slots {
                 let cfg = ClosedConn {
                     slot,
@@ -169,7 +193,8 @@ fn worker_thread(
                     pipelining: pipelining.max(1) as usize,
                     think_time,
                 };
-                ctx.spawn(closed::run_connection(ctx.clone(), cfg));
+                let conn = conns.next().flatten();
+                ctx.spawn(closed::run_connection(ctx.clone(), cfg, conn));
             }
         }
         Schedule::Open { rate, .. } => {

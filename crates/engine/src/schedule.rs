@@ -174,12 +174,16 @@ impl RateCursor {
     /// Number of this worker's requests due strictly before time t that come at or after
     /// the cursor: what it still owes at t (used for `unsent`).
     pub fn remaining_before(&self, t: f64) -> u64 {
+        // Request g is due before t when g + 0.5 < cumulative(t): strictly, so a request
+        // due exactly at the end of a window belongs to the next one (as the dispatcher,
+        // which stops at `due >= end`, sees it).
         let due = self.curve.cumulative(t) - 0.5;
-        if due < self.next_global as f64 {
+        let next = self.next_global as f64;
+        if due <= next {
             return 0;
         }
-        // Global numbers g <= due with g = next + j*stride, j >= 0.
-        ((due - self.next_global as f64) / self.stride as f64).floor() as u64 + 1
+        // Global numbers g < due with g = next + j*stride, j >= 0.
+        ((due - next) / self.stride as f64).ceil() as u64
     }
 }
 
@@ -304,6 +308,13 @@ mod tests {
             assert_eq!(cur.remaining_before(2.0), 100);
         }
         assert_eq!(all.len(), 300);
+        // 1.5 req/s over two workers: sends at 1/3 s (worker 0) and exactly 1 s (worker 1).
+        // The one at 1 s is not owed by the window [0, 1).
+        let rate = Stages::constant(1.5);
+        let mut w1 = RateCursor::new(&rate, 1, 2);
+        assert_eq!(w1.peek(), Some(1.0));
+        assert_eq!(w1.remaining_before(1.0), 0);
+        assert_eq!(w1.remaining_before(1.0001), 1);
         all.sort_by(|a, b| a.0.total_cmp(&b.0));
         // Consecutive global sends rotate over the workers.
         for (i, (_, w)) in all.iter().enumerate() {

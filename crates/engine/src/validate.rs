@@ -19,9 +19,11 @@ pub enum FailureKind {
     Connect,
     /// No complete response within the timeout.
     Timeout,
+    /// The connection was closed or reset before a complete response arrived.
+    Closed,
     /// HTTP status other than 200.
     HttpStatus,
-    /// Not JSON, truncated, bad framing, or the connection closed mid-response.
+    /// A response arrived but is not JSON, or its HTTP framing is malformed.
     BadBody,
     /// The response carries GraphQL `errors`.
     GraphqlError,
@@ -30,17 +32,31 @@ pub enum FailureKind {
 }
 
 impl FailureKind {
-    pub const ALL: [FailureKind; 6] = [
+    pub const ALL: [FailureKind; 7] = [
         FailureKind::Connect,
         FailureKind::Timeout,
+        FailureKind::Closed,
         FailureKind::HttpStatus,
         FailureKind::BadBody,
         FailureKind::GraphqlError,
         FailureKind::WrongData,
     ];
+    /// Number of kinds (length of per-kind arrays).
+    pub const COUNT: usize = Self::ALL.len();
+
     /// Dense index for per-kind arrays.
     pub fn index(self) -> usize {
         self as usize
+    }
+
+    /// Whether a failure of this kind came with a response. Requests without one
+    /// (connect failures, timeouts, closed connections) are counted by kind only: they add
+    /// no latency sample and no throughput, since nothing was served.
+    pub fn answered(self) -> bool {
+        !matches!(
+            self,
+            FailureKind::Connect | FailureKind::Timeout | FailureKind::Closed
+        )
     }
 }
 

@@ -13,7 +13,9 @@ use std::time::{Duration, Instant};
 use tokio::sync::Notify;
 
 use crate::affinity;
+use crate::conn::{self, Conn};
 use crate::error::EngineError;
+use crate::gate::StartGate;
 use crate::live::{LiveStats, Phase};
 use crate::prepare::{fmt_u64, Prepared, Rng};
 use crate::record::{Recorder, Sample};
@@ -221,18 +223,53 @@ pub struct WorkerSetup {
     pub addr: SocketAddr,
     pub timeout: Duration,
     pub worker: usize,
-    pub run_start: Instant,
-    pub window_start: Instant,
-    pub window_end: Option<Instant>,
-    /// Latest time the worker may run to (duration windows).
-    pub hard_end: Option<Instant>,
+    pub warmup: Duration,
+    /// Length of a duration window (None: a request count ends it).
+    pub duration: Option<Duration>,
     pub budget: Option<u64>,
     pub slots: usize,
+    /// Closed model: open every slot's connection before the start line.
+    pub preconnect: bool,
+    /// Closed model: the slots meant to be active at some time in the window.
+    pub expected: Vec<bool>,
     pub open: bool,
     pub keep_examples: usize,
     pub cpus: Option<Vec<usize>>,
+    pub gate: Arc<StartGate>,
     pub cancel: Arc<AtomicBool>,
     pub live: Arc<LiveStats>,
+}
+
+/// The instants of a run, fixed once every worker reached the start line.
+#[derive(Debug, Clone, Copy)]
+pub struct Times {
+    pub run_start: Instant,
+    pub window_start: Instant,
+    pub window_end: Option<Instant>,
+    /// Latest time a worker may run to (duration windows): one timeout for requests still
+    /// in flight, plus a small grace.
+    pub hard_end: Option<Instant>,
+}
+
+/// Slack after the last timeout before workers give up on stragglers.
+const GRACE: Duration = Duration::from_millis(200);
+
+impl Times {
+    pub fn new(
+        run_start: Instant,
+        warmup: Duration,
+        duration: Option<Duration>,
+        timeout: Duration,
+    ) -> Times {
+        let window_start = run_start + warmup;
+        let window_end = duration.map(|d| window_start + d);
+        Times {
+            run_start,
+            window_start,
+            window_end,
+            hard_end: window_end.map(|e| e + timeout + GRACE),
+        }
+    }
 }
 
 /// What a worker hands back.
@@ -244,11 +281,46 @@ pub struct WorkerOutput {
     pub budget_exhausted: bool,
 }
 
-/// Runs one worker thread to completion. `spawn_tasks` starts the schedule's tasks.
+/// Opens `n` connections at once (each bounded by `timeout`); a slot whose connection
+/// failed is None and connects again when its task runs. Cancel ends the wait early.
+async fn connect_all(
+    addr: SocketAddr,
+    n: usize,
+    timeout: Duration,
+    cancel: &AtomicBool,
+) -> Vec<Option<Conn>> {
+    let mut set = tokio::task::JoinSet::new();
+    for i in 0..n {
+        set.spawn(async move { (i, conn::connect(addr, timeout).await.ok()) });
+    }
+    let mut out: Vec<Option<Conn>> = (0..n).map(|_| None).collect();
+    loop {
+        tokio::select! {
+            next = set.join_next() => match next {
+                Some(Ok((i, c))) => out[i] = c,
+                Some(Err(_)) => {}
+                None => break,
+            },
+            _ = tokio::time::sleep(TICK) => {
+                if cancel.load(Ordering::Relaxed) {
+                    set.abort_all();
+                    break;
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Runs one worker thread to completion: pins it, opens its connections (closed model),
+/// waits at the start line, then runs the tasks `spawn_tasks` starts with the open
+/// connections (one per slot, None where connecting failed).
 pub fn run_worker<F>(setup: WorkerSetup, spawn_tasks: F) -> Result<WorkerOutput, EngineError>
 where
-    F: FnOnce(&Rc<Ctx>),
+    F: FnOnce(&Rc<Ctx>, Vec<Option<Conn>>),
 {
+    let gate = setup.gate.clone();
+    let arrival = gate.arrival();
     let pinned = match &setup.cpus {
         Some(cpus) => {
             Some(
@@ -264,25 +336,47 @@ where
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
+    let conns = if setup.preconnect {
+        rt.block_on(connect_all(
+            setup.addr,
+            setup.slots,
+            setup.timeout,
+            &setup.cancel,
+        ))
+    } else {
+        Vec::new()
+    };
+    let established = conns.iter().filter(|c| c.is_some()).count() as u64;
+    let times = Times::new(
+        arrival.wait_start(),
+        setup.warmup,
+        setup.duration,
+        setup.timeout,
+    );
     let local = tokio::task::LocalSet::new();
     let ops = setup.prep.ops.len();
+    let mut rec = Recorder::new(
+        times.window_start,
+        setup.open,
+        ops,
+        setup.slots,
+        setup.keep_examples,
+    );
+    if setup.preconnect {
+        rec.established = Some(established);
+        rec.expect_slots(&setup.expected);
+    }
     let ctx = Rc::new(Ctx {
         prep: setup.prep.clone(),
         addr: setup.addr,
         timeout: setup.timeout,
         worker: setup.worker,
-        run_start: setup.run_start,
-        window_start: setup.window_start,
-        window_end: setup.window_end,
+        run_start: times.run_start,
+        window_start: times.window_start,
+        window_end: times.window_end,
         budget: Cell::new(setup.budget),
         stop: Cell::new(false),
-        rec: RefCell::new(Recorder::new(
-            setup.window_start,
-            setup.open,
-            ops,
-            setup.slots,
-            setup.keep_examples,
-        )),
+        rec: RefCell::new(rec),
         validator: RefCell::new(Validator::new(setup.prep.variant_count)),
         variant_rr: (0..ops).map(|_| Cell::new(0)).collect(),
         unique: Cell::new(0),
@@ -292,9 +386,9 @@ where
     let interrupted_at = local.block_on(&rt, async {
         // Holds the count above zero until the schedule's tasks are spawned.
         let startup = ctx.task_started();
-        spawn_tasks(&ctx);
+        spawn_tasks(&ctx, conns);
         drop(startup);
-        ticker(&ctx, &setup).await
+        ticker(&ctx, &setup, &times).await
     });
     // Tasks still running (cancel, hard end) are dropped with the runtime.
     drop(local);
@@ -302,7 +396,7 @@ where
     let budget_exhausted = ctx.budget_exhausted();
     let rec = std::mem::replace(
         &mut *ctx.rec.borrow_mut(),
-        Recorder::new(setup.window_start, setup.open, 0, 0, 0),
+        Recorder::new(times.window_start, setup.open, 0, 0, 0),
     );
     Ok(WorkerOutput {
         rec,
@@ -314,7 +408,7 @@ where
 
 /// Watches cancel, the hard end and task completion; publishes progress; reads the
 /// thread's CPU clock at the window's start and end. Returns the cancel time if cancelled.
-async fn ticker(ctx: &Rc<Ctx>, setup: &WorkerSetup) -> Option<Instant> {
+async fn ticker(ctx: &Rc<Ctx>, setup: &WorkerSetup, times: &Times) -> Option<Instant> {
     let live = &setup.live;
     let mut cpu_start = None;
     let mut cpu_end = None;
@@ -334,7 +428,7 @@ async fn ticker(ctx: &Rc<Ctx>, setup: &WorkerSetup) -> Option<Instant> {
             cpu_end = Some(affinity::thread_cpu_time());
         }
         let cancelled = setup.cancel.load(Ordering::Relaxed);
-        let done = ctx.alive.get() == 0 || setup.hard_end.is_some_and(|h| now >= h);
+        let done = ctx.alive.get() == 0 || times.hard_end.is_some_and(|h| now >= h);
         if now.duration_since(last_publish) >= PUBLISH_EVERY || cancelled || done {
             let totals = ctx.rec.borrow().totals();
             live.add(totals.0 - published.0, totals.1 - published.1);

@@ -96,7 +96,9 @@ fn timeouts_are_counted_and_the_run_ends_on_time() {
     assert!((9..=12).contains(&timeouts), "{timeouts} timeouts");
     assert_eq!(r.ok, 0);
     assert!(r.reconnects >= 6, "{}", r.reconnects);
-    assert!(r.latency.min_us >= 300_000);
+    // A timeout is not an answer: no latency sample, no throughput.
+    assert_eq!((r.requests, r.unanswered), (0, timeouts));
+    assert_eq!(r.latency.count, 0);
 }
 
 fn one_kind(mode: Mode, expected: Option<serde_json::Value>) -> LoadResult {
@@ -144,7 +146,13 @@ fn refused_connections_count_as_connect_failures() {
     let r = run(&p, &Control::default()).unwrap();
     let n = r.failures.get(&FailureKind::Connect).copied().unwrap_or(0);
     assert!(n >= 2, "{n}");
-    assert_eq!(r.requests, n);
+    // Nothing was served: no request counts as work done, no latency is recorded.
+    assert_eq!(r.requests, 0);
+    assert_eq!((r.failed, r.unanswered), (n, n));
+    assert_eq!(r.throughput_rps, 0.0);
+    assert_eq!(r.latency.count, 0);
+    assert_eq!(r.bytes_received, 0);
+    assert_eq!(r.connections.established_at_start, Some(0));
     assert!(
         r.failure_examples[0]
             .detail
@@ -325,4 +333,73 @@ fn endpoint_urls() {
     assert!(Endpoint::from_url("http://127.0.0.1:99999/").is_err());
     let e = Endpoint::from_url("http://[::1]:8080/q?x=1").unwrap();
     assert_eq!(e.path, "/q?x=1");
+}
+
+#[test]
+fn deep_pipelining_does_not_stall_on_its_own_writes() {
+    // 20,000 requests in flight on one connection with 1 KiB answers: the answers fill
+    // both socket buffers long before the requests are written, and this server (like
+    // Node's) stops reading requests while its answers cannot be written.
+    let body = format!(
+        r#"{{"data":{{"hello":"world"}},"pad":"{}"}}"#,
+        "x".repeat(1000)
+    );
+    let s = start(Mode::Ok(body));
+    let p = plan(s.endpoint(), closed(1.0, 20_000), for_requests(40_000));
+    let r = run(&p, &Control::default()).unwrap();
+    assert_eq!(r.failed, 0, "{:?} {:?}", r.failures, r.failure_examples);
+    assert_eq!((r.requests, r.ok), (40_000, 40_000));
+    assert!(r.bytes_received > 40_000 * 1000);
+}
+
+#[test]
+fn connections_the_server_never_serves_are_counted_as_unused() {
+    // The server serves its first 2 connections only; 4 more sit in its listen queue.
+    let s = start_limited(Mode::Ok(HELLO.into()), 2);
+    let mut p = plan(s.endpoint(), closed(6.0, 1), for_duration(800));
+    p.timeout = Duration::from_millis(300);
+    let r = run(&p, &Control::default()).unwrap();
+    assert_eq!(r.connections.planned, 6);
+    assert_eq!(r.connections.unused, 4, "{:?}", r.connections);
+    let est = r.connections.established_at_start.unwrap();
+    assert!((2..=6).contains(&est), "{est}");
+    assert!(
+        r.requests > 0 && r.requests == r.ok,
+        "the 2 served connections worked"
+    );
+    assert!(
+        r.unanswered > 0,
+        "the queued ones timed out: {:?}",
+        r.failures
+    );
+    assert!(r.failures.get(&FailureKind::Timeout).is_some());
+    // Every connection served: none unused.
+    let s = start(Mode::Ok(HELLO.into()));
+    let r = run(
+        &plan(s.endpoint(), closed(6.0, 1), for_duration(300)),
+        &Control::default(),
+    )
+    .unwrap();
+    assert_eq!(
+        (r.connections.unused, r.connections.established_at_start),
+        (0, Some(6))
+    );
+}
+
+#[test]
+fn absurd_lengths_are_refused_not_overflowed() {
+    let s = start(Mode::Ok(HELLO.into()));
+    let stop = Stop {
+        duration: Some(Duration::from_secs(i64::MAX as u64)),
+        max_requests: Some(10),
+    };
+    let err = run(
+        &plan(s.endpoint(), closed(1.0, 1), stop),
+        &Control::default(),
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("longest run"), "{err}");
+    let mut p = plan(s.endpoint(), closed(1.0, 1), for_requests(1));
+    p.warmup = Duration::from_secs(u64::MAX / 4);
+    assert!(run(&p, &Control::default()).is_err());
 }

@@ -63,6 +63,12 @@ pub const HELLO: &str = r#"{"data":{"hello":"world"}}"#;
 
 /// Starts the server on its own thread (current-thread runtime), listening on 127.0.0.1:0.
 pub fn start(mode: Mode) -> Server {
+    start_limited(mode, u64::MAX)
+}
+
+/// As `start`, but the server accepts only its first `accepts` connections; later ones
+/// wait in the listen queue (or are never let in), like a server whose backlog is full.
+pub fn start_limited(mode: Mode, accepts: u64) -> Server {
     let std_listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     std_listener.set_nonblocking(true).unwrap();
     let addr = std_listener.local_addr().unwrap();
@@ -76,7 +82,7 @@ pub fn start(mode: Mode) -> Server {
         rt.block_on(async move {
             let listener = TcpListener::from_std(std_listener).unwrap();
             let epoch = Instant::now();
-            loop {
+            for _ in 0..accepts {
                 let Ok((sock, _)) = listener.accept().await else {
                     continue;
                 };
@@ -84,6 +90,8 @@ pub fn start(mode: Mode) -> Server {
                 let _ = sock.set_nodelay(true);
                 tokio::spawn(serve(sock, mode.clone(), st.clone(), epoch));
             }
+            // Keep the listener (and the connections served) alive.
+            std::future::pending::<()>().await;
         });
     });
     Server { addr, stats }

@@ -1,0 +1,162 @@
+//! The start line of a run: every worker first opens its connections, then waits here; the
+//! load begins for all workers at one instant chosen once the last of them has arrived.
+//! Opening thousands of connections can take seconds (a full accept queue answers a SYN
+//! only after retransmits); doing it before the start keeps that out of the warm-up and
+//! the measured window.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+#[derive(Debug, Default)]
+struct State {
+    arrived: usize,
+    start: Option<Instant>,
+}
+
+/// Where workers wait for the common start.
+#[derive(Debug)]
+pub struct StartGate {
+    workers: usize,
+    state: Mutex<State>,
+    changed: Condvar,
+}
+
+/// Marks its worker as arrived when dropped, so a worker that fails before the start line
+/// (a refused pin, say) never leaves the others waiting.
+pub struct Arrival<'a> {
+    gate: &'a StartGate,
+    done: bool,
+}
+
+impl StartGate {
+    pub fn new(workers: usize) -> StartGate {
+        StartGate {
+            workers,
+            state: Mutex::new(State::default()),
+            changed: Condvar::new(),
+        }
+    }
+
+    pub fn arrival(&self) -> Arrival<'_> {
+        Arrival {
+            gate: self,
+            done: false,
+        }
+    }
+
+    fn state(&self) -> std::sync::MutexGuard<'_, State> {
+        // A poisoned lock only means another worker panicked; its state is still whole.
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Waits (at most `limit`, or until `cancel`) for every worker to arrive, then sets the
+    /// start `lead` from now and releases them. Returns the start.
+    pub fn open_when_ready(&self, limit: Duration, lead: Duration, cancel: &AtomicBool) -> Instant {
+        let give_up = Instant::now() + limit;
+        let mut st = self.state();
+        while st.arrived < self.workers && !cancel.load(Ordering::Relaxed) {
+            let now = Instant::now();
+            if now >= give_up {
+                break;
+            }
+            let step = (give_up - now).min(Duration::from_millis(20));
+            st = self
+                .changed
+                .wait_timeout(st, step)
+                .map(|(g, _)| g)
+                .unwrap_or_else(|e| e.into_inner().0);
+        }
+        let start = Instant::now() + lead;
+        st.start = Some(start);
+        self.changed.notify_all();
+        start
+    }
+}
+
+impl Arrival<'_> {
+    /// Arrives and waits for the start.
+    pub fn wait_start(mut self) -> Instant {
+        self.arrive();
+        let mut st = self.gate.state();
+        loop {
+            if let Some(s) = st.start {
+                return s;
+            }
+            st = self
+                .gate
+                .changed
+                .wait(st)
+                .unwrap_or_else(|e| e.into_inner());
+        }
+    }
+
+    fn arrive(&mut self) {
+        if !self.done {
+            self.done = true;
+            self.gate.state().arrived += 1;
+            self.gate.changed.notify_all();
+        }
+    }
+}
+
+impl Drop for Arrival<'_> {
+    fn drop(&mut self) {
+        self.arrive();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+
+    #[test]
+    fn start_waits_for_the_slowest_worker() {
+        let gate = Arc::new(StartGate::new(2));
+        let slow = Duration::from_millis(150);
+        let t0 = Instant::now();
+        let handles: Vec<_> = [Duration::ZERO, slow]
+            .into_iter()
+            .map(|d| {
+                let g = gate.clone();
+                std::thread::spawn(move || {
+                    let a = g.arrival();
+                    std::thread::sleep(d);
+                    a.wait_start()
+                })
+            })
+            .collect();
+        let start = gate.open_when_ready(
+            Duration::from_secs(5),
+            Duration::from_millis(5),
+            &AtomicBool::new(false),
+        );
+        assert!(start >= t0 + slow, "the start came before the slow worker");
+        for h in handles {
+            assert_eq!(h.join().unwrap(), start);
+        }
+    }
+
+    #[test]
+    fn a_worker_that_fails_still_arrives() {
+        let gate = Arc::new(StartGate::new(1));
+        let g = gate.clone();
+        std::thread::spawn(move || {
+            let _a = g.arrival();
+            // Returns early, as a worker whose pinning failed does.
+        })
+        .join()
+        .unwrap();
+        let t0 = Instant::now();
+        gate.open_when_ready(
+            Duration::from_secs(30),
+            Duration::ZERO,
+            &AtomicBool::new(false),
+        );
+        assert!(
+            t0.elapsed() < Duration::from_secs(10),
+            "waited for a dead worker"
+        );
+    }
+}
