@@ -1,6 +1,7 @@
 //! One file per subcommand; each turns its arguments into a plan and renders the result.
 pub mod calibrate;
 pub mod check;
+pub mod compare;
 pub mod list;
 pub mod load;
 pub mod run;
@@ -38,28 +39,7 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        Command::Compare(a) => {
-            let ra = RunResults::load(&a.baseline)?;
-            let rb = RunResults::load(&a.candidate)?;
-            let c = crate::compare::compare(
-                &ra,
-                &rb,
-                &a.baseline.display().to_string(),
-                &a.candidate.display().to_string(),
-                a.fail_if_slower,
-            );
-            if a.json {
-                eprint!("{}", crate::compare::render(&c));
-                println!("{}", serde_json::to_string_pretty(&c)?);
-            } else {
-                print!("{}", crate::compare::render(&c));
-            }
-            Ok(if c.regressions > 0 {
-                ExitCode::from(1)
-            } else {
-                ExitCode::SUCCESS
-            })
-        }
+        Command::Compare(a) => compare::run(a),
         Command::Calibrate(a) => calibrate::run(a),
         Command::Install(a) => {
             let cat = Catalog::load(&root()?)?;

@@ -1,0 +1,40 @@
+//! `gqlbench compare A B [--fail-if-slower PCT] [--json]`: reads two saved runs, prints the
+//! row-by-row comparison (`crate::compare`) and turns the gate's outcome into the exit code:
+//! 0 passed or no gate, 1 tripped. A file that cannot be read as a run is an error (exit 2,
+//! via `crate::run`) naming the side, the file and what to pass instead.
+use std::path::Path;
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+
+use crate::cli::CompareArgs;
+use crate::results::RunResults;
+
+pub fn run(a: &CompareArgs) -> Result<ExitCode> {
+    let ra = load("baseline", &a.baseline)?;
+    let rb = load("candidate", &a.candidate)?;
+    let c = crate::compare::compare(
+        &ra,
+        &rb,
+        &a.baseline.display().to_string(),
+        &a.candidate.display().to_string(),
+        a.fail_if_slower,
+    );
+    if a.json {
+        // The table still reaches a person on stderr; stdout stays one JSON document.
+        eprint!("{}", crate::compare::render(&c));
+        println!("{}", serde_json::to_string_pretty(&c)?);
+    } else {
+        print!("{}", crate::compare::render(&c));
+    }
+    Ok(ExitCode::from(c.exit_code()))
+}
+
+fn load(side: &str, path: &Path) -> Result<RunResults> {
+    RunResults::load(path).with_context(|| {
+        format!(
+            "{side} {}: not a gqlbench run this version can read; pass a run folder (holding results.json) or its results.json",
+            path.display()
+        )
+    })
+}
