@@ -113,6 +113,9 @@ pub struct RunArgs {
     /// Print the results as JSON on stdout (tables go to stderr)
     #[arg(long)]
     pub json: bool,
+    /// Exit 0 even when rows are invalid or targets failed (they are still reported)
+    #[arg(long)]
+    pub ignore_failures: bool,
     #[command(flatten)]
     pub isolation: IsolationArgs,
 }

@@ -17,6 +17,7 @@ pub mod saturation;
 pub mod static_server;
 pub mod stats;
 pub mod summary;
+pub mod verdict;
 
 use std::process::ExitCode;
 

@@ -332,6 +332,51 @@ fn resolve_scenario(
                 .map_err(|e| bad(format!("[subgraphs] delays: {e}")))?;
         }
     }
+    // The same checks `load` makes, before any target starts: a plan the engine or this
+    // machine cannot carry is bad input, not a run of invalid trials.
+    let ops: Vec<gqlbench_engine::Operation> = if operations.is_empty() {
+        vec![placeholder_operation()]
+    } else {
+        operations.iter().map(|(o, w)| o.to_engine(*w)).collect()
+    };
+    let loads = match &connection_sweep {
+        Some(counts) => counts
+            .iter()
+            .map(|&c| LoadInfo {
+                connections: c,
+                ..load.clone()
+            })
+            .collect(),
+        None => vec![load.clone()],
+    };
+    for l in &loads {
+        let stop = gqlbench_engine::Stop {
+            duration: Some(duration),
+            max_requests: None,
+        };
+        let generator = resolve_isolation(&args.isolation)?.generator;
+        engine_plan(
+            l,
+            placeholder_endpoint(),
+            ops.clone(),
+            generator.as_ref(),
+            warmup,
+            stop,
+        )
+        .preflight()
+        .map_err(|e| -> anyhow::Error {
+            let message = format!("{e}");
+            if args.connections.is_some() || args.connection_sweep.is_some() {
+                UserError::Flag {
+                    flag: "-c/--connection-sweep",
+                    message: format!("scenario {}: {message}", def.name),
+                }
+                .into()
+            } else {
+                bad(format!("[load]: {message}")).into()
+            }
+        })?;
+    }
     let memory_bytes = f
         .limits
         .memory
@@ -463,6 +508,28 @@ pub fn resolve_run(cat: &Catalog, args: &RunArgs) -> Result<RunPlan> {
         json: args.json,
         database,
     })
+}
+
+/// An address nothing is sent to: plans are checked against the engine before targets
+/// (and their ports) exist.
+fn placeholder_endpoint() -> gqlbench_engine::Endpoint {
+    gqlbench_engine::Endpoint {
+        addr: std::net::SocketAddr::from(([127, 0, 0, 1], 9)),
+        host: "127.0.0.1:9".into(),
+        path: "/graphql".into(),
+    }
+}
+
+/// Stands in for the operations of a scenario that has none of its own (subscriptions).
+fn placeholder_operation() -> gqlbench_engine::Operation {
+    gqlbench_engine::Operation {
+        name: "placeholder".into(),
+        weight: 1,
+        variants: vec![gqlbench_engine::Variant {
+            body: bytes::Bytes::from_static(b"{}"),
+            expected_data: None,
+        }],
+    }
 }
 
 /// The engine's plan for one run of a resolved load against one endpoint.

@@ -11,7 +11,11 @@ use serde::{Deserialize, Serialize};
 use crate::catalog::target::Settings;
 use crate::catalog::TargetKind;
 
-pub const SCHEMA_VERSION: u32 = 1;
+/// 2: `requests`, `throughput_rps` and latency count answered requests only (`unanswered`
+/// counts the rest); connection counts at the start; verdicts. Version 1 files are read too.
+pub const SCHEMA_VERSION: u32 = 2;
+/// Oldest schema this version still reads (its fields are a subset of today's).
+pub const OLDEST_READABLE: u32 = 1;
 
 #[derive(Serialize, Deserialize, Debug, Clone)]
 pub struct RunResults {
@@ -30,6 +34,9 @@ pub struct RunResults {
     /// Versions of the runtimes the targets ran on, e.g. {"node": "v20.20.2"}.
     pub runtimes: BTreeMap<String, String>,
     pub scenarios: Vec<ScenarioResult>,
+    /// What the run's exit code says, and why (set when the run ends).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verdict: Option<crate::verdict::RunVerdict>,
 }
 
 #[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
@@ -108,6 +115,10 @@ pub struct ScenarioResult {
     /// Subscriptions: transport and publish rate.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub subscriptions: Option<SubscriptionsInfo>,
+    /// A fault of the catalogue rather than of the targets: every target checked answered
+    /// an operation alike and differently from its expected answer. Names the files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub catalogue_fault: Option<String>,
 }
 
 #[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -197,6 +208,9 @@ pub enum TargetStatus {
     Crashed,
     /// The run was interrupted before or during this target.
     Interrupted,
+    /// Not run: something this machine lacks (e.g. the PostgreSQL server binaries);
+    /// `problem` says what and how to get it. Not a failure of the target.
+    Skipped,
 }
 
 impl TargetStatus {
@@ -210,6 +224,7 @@ impl TargetStatus {
             TargetStatus::WrongAnswers => "wrong answers",
             TargetStatus::Crashed => "crashed",
             TargetStatus::Interrupted => "interrupted",
+            TargetStatus::Skipped => "skipped",
         }
     }
 }
@@ -626,12 +641,17 @@ impl RunResults {
         let probe: serde_json::Value = serde_json::from_str(&text)
             .with_context(|| format!("{} is not JSON", file.display()))?;
         let version = probe.get("schema_version").and_then(|v| v.as_u64());
-        if version != Some(SCHEMA_VERSION as u64) {
-            anyhow::bail!(
-                "{}: schema_version {:?}, this gqlbench reads version {SCHEMA_VERSION}",
-                file.display(),
-                version
-            );
+        let readable = OLDEST_READABLE as u64..=SCHEMA_VERSION as u64;
+        match version {
+            Some(v) if readable.contains(&v) => {}
+            Some(v) => anyhow::bail!(
+                "{}: schema_version {v}; this gqlbench reads versions {OLDEST_READABLE} to {SCHEMA_VERSION} (use the gqlbench that wrote it)",
+                file.display()
+            ),
+            None => anyhow::bail!(
+                "{}: no schema_version: not a gqlbench results file",
+                file.display()
+            ),
         }
         serde_json::from_value(probe)
             .with_context(|| format!("{}: not a gqlbench results file", file.display()))

@@ -21,6 +21,8 @@ pub struct OperationDef {
     pub name: String,
     pub document: String,
     pub document_path: PathBuf,
+    /// `scenarios/expected/<name>.json`, where `cases` came from.
+    pub expected_path: PathBuf,
     pub cases: Vec<OperationCase>,
 }
 
@@ -67,14 +69,10 @@ pub fn check_document(document: &str, file: &Path) -> Result<(), UserError> {
             "is empty; write a GraphQL operation, e.g. `{ __typename }`".into(),
         ));
     }
-    let doc = async_graphql_parser::parse_query(document)
-        .map_err(|e| bad(format!("is not a GraphQL document: {e}")))?;
-    if doc.operations.iter().next().is_none() {
-        return Err(bad(
-            "holds no operation (only fragments); add a query, e.g. `{ __typename }`".into(),
-        ));
-    }
-    Ok(())
+    // The parser also refuses a document without an operation (fragments only).
+    async_graphql_parser::parse_query(document)
+        .map(|_| ())
+        .map_err(|e| bad(format!("is not a GraphQL document: {e}")))
 }
 
 /// A document alone, for operations that have no expected answer: one a server must refuse
@@ -127,6 +125,7 @@ pub fn load_operation(scenarios: &Path, name: &str) -> Result<OperationDef> {
         name: name.to_string(),
         document,
         document_path: doc_path,
+        expected_path: exp_path,
         cases,
     })
 }
@@ -178,7 +177,7 @@ mod tests {
             ("  \n", "empty"),
             ("{ user(id: ", "not a GraphQL document"),
             ("<html>oops</html>", "not a GraphQL document"),
-            ("fragment F on User { id }", "no operation"),
+            ("fragment F on User { id }", "does not contain an operation"),
         ] {
             let e = check_document(doc, f).unwrap_err().to_string();
             assert!(e.contains(why) && e.contains("q.graphql"), "{doc:?}: {e}");

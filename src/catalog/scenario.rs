@@ -138,6 +138,16 @@ pub enum Transport {
     Sse,
 }
 
+impl Transport {
+    /// The name used in scenario files and reports.
+    pub fn label(self) -> &'static str {
+        match self {
+            Transport::Ws => "ws",
+            Transport::Sse => "sse",
+        }
+    }
+}
+
 #[derive(Deserialize, Debug, Clone)]
 #[serde(deny_unknown_fields)]
 pub struct SubscriptionsSpec {
@@ -333,8 +343,11 @@ impl ScenarioDef {
             let grows = s.factor.map(|f| f > 1.0).unwrap_or(s.step > 0.0);
             if !(s.start_rate > 0.0 && grows && s.max_rate >= s.start_rate) {
                 return Err(bad(format!(
-                    "[sweep]: need start_rate > 0, step > 0 (or factor > 1) and max_rate >= start_rate (got start_rate {}, step {}, factor {:?}, max_rate {})",
-                    s.start_rate, s.step, s.factor, s.max_rate
+                    "[sweep]: need start_rate > 0, step > 0 (or factor > 1) and max_rate >= start_rate (got start_rate {}, step {}, factor {}, max_rate {})",
+                    s.start_rate,
+                    s.step,
+                    s.factor.map_or("none".into(), |f| f.to_string()),
+                    s.max_rate
                 ))
                 .into());
             }

@@ -19,6 +19,18 @@ pub enum TargetKind {
     Baseline,
 }
 
+impl TargetKind {
+    /// The name used in target.toml and reports.
+    pub fn label(self) -> &'static str {
+        match self {
+            TargetKind::Server => "server",
+            TargetKind::Gateway => "gateway",
+            TargetKind::Subgraph => "subgraph",
+            TargetKind::Baseline => "baseline",
+        }
+    }
+}
+
 #[derive(Deserialize, Debug, Clone)]
 #[serde(deny_unknown_fields)]
 pub struct TargetFile {

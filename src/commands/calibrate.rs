@@ -193,8 +193,9 @@ fn render(c: &Calibration) -> String {
         ]);
     }
     let mut out = format!(
-        "calibration: generator on CPUs {:?}, static server on CPUs {:?}\n{t}\n",
-        c.generator_cpus, c.server_cpus
+        "calibration: generator on CPUs {}, static server on CPUs {}\n{t}\n",
+        crate::report::fmt_cpus(&c.generator_cpus),
+        crate::report::fmt_cpus(&c.server_cpus)
     );
     if let Some(e) = c.efficiency_vs_wrk {
         out.push_str(&format!(

@@ -27,7 +27,7 @@ pub fn render(cat: &Catalog) -> Result<String> {
     for x in &cat.targets {
         t.add_row([
             x.name.clone(),
-            format!("{:?}", x.kind).to_lowercase(),
+            x.kind.label().to_string(),
             x.package.clone().unwrap_or_else(|| "-".into()),
             x.package_version().unwrap_or_else(|| "-".into()),
             x.workloads.join(", "),
@@ -59,13 +59,21 @@ pub fn render(cat: &Catalog) -> Result<String> {
                         .unwrap_or_default()
                 ),
                 _ if f.subscriptions.is_some() => format!(
-                    "{} subscriptions ({:?})",
+                    "{} subscriptions ({})",
                     f.load.connections.unwrap_or(100),
-                    f.subscriptions.as_ref().map(|s| s.transport)
+                    f.subscriptions
+                        .as_ref()
+                        .map(|s| s.transport.label())
+                        .unwrap_or("-")
                 ),
                 _ if f.connection_sweep.is_some() => format!(
-                    "sweep {:?} conn",
-                    f.connection_sweep.clone().unwrap_or_default()
+                    "sweep {} conn",
+                    f.connection_sweep
+                        .iter()
+                        .flatten()
+                        .map(|c| c.to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ),
                 Some(crate::catalog::scenario::Model::Open) => {
                     format!("open {} req/s", f.load.rate.unwrap_or(0.0))

@@ -437,7 +437,7 @@ pub fn render(r: &LoadReport) -> String {
         crate::report::fmt_bytes(r.generator.peak_rss_bytes),
         x.pinned_cpus
             .as_ref()
-            .map(|c| format!(", pinned to CPUs {c:?}"))
+            .map(|c| format!(", pinned to CPUs {}", crate::report::fmt_cpus(c)))
             .unwrap_or_default()
     ));
     for f in &r.saturation {

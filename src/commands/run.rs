@@ -48,6 +48,8 @@ pub fn run(root: &Path, args: &RunArgs) -> Result<ExitCode> {
         RunStatus::Complete
     };
     results.finished_at = Some(crate::results::now_rfc3339());
+    let verdict = crate::verdict::judge(&results, args.ignore_failures);
+    results.verdict = Some(verdict.clone());
     // Whatever happened, what was measured is saved and rendered.
     let saved = results.save(&plan.out_dir);
     let md = report::markdown::render(&results);
@@ -71,9 +73,8 @@ pub fn run(root: &Path, args: &RunArgs) -> Result<ExitCode> {
     );
     outcome?;
     saved?;
-    if results.status == RunStatus::Interrupted {
-        eprintln!("interrupted: partial results saved");
-        return Ok(ExitCode::from(130));
+    for l in verdict.lines() {
+        eprintln!("{l}");
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(verdict.exit())
 }

@@ -80,9 +80,9 @@ Field meanings: docs/results.md.\n",
         out.push_str("\n<details><summary>target versions and settings</summary>\n\n| target | kind | package | version | settings | notes | ready (s) |\n|---|---|---|---|---|---|---|\n");
         for t in &s.targets {
             out.push_str(&format!(
-                "| {} | {:?} | {} | {} | {} | {} | {} |\n",
+                "| {} | {} | {} | {} | {} | {} | {} |\n",
                 t.name,
-                t.kind,
+                t.kind.label(),
                 t.package.as_deref().unwrap_or("-"),
                 t.version.as_deref().unwrap_or("-"),
                 t.settings.summary(),

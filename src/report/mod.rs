@@ -25,6 +25,23 @@ pub fn fmt_ms(us: f64) -> String {
     }
 }
 
+/// A CPU list as the kernel writes it ("0-3,6"), or "not pinned" when empty.
+pub fn fmt_cpus(cpus: &[usize]) -> String {
+    if cpus.is_empty() {
+        "not pinned".into()
+    } else {
+        crate::runner::isolate::CpuSet(cpus.to_vec()).display()
+    }
+}
+
+/// The serde (snake_case) name of an enum value, as results.json writes it.
+pub fn snake_name<T: serde::Serialize>(v: &T) -> String {
+    match serde_json::to_value(v) {
+        Ok(serde_json::Value::String(s)) => s,
+        _ => "?".into(),
+    }
+}
+
 pub fn fmt_rps(x: f64) -> String {
     if x >= 100.0 {
         let s = format!("{x:.0}");
@@ -409,9 +426,9 @@ pub fn provenance_lines(r: &RunResults) -> Vec<String> {
         ),
         format!("command: {}", r.command.join(" ")),
         format!(
-            "isolation: generator on CPUs {:?}, targets on CPUs {:?}, cgroups {}, open files {}",
-            r.isolation.generator_cpus,
-            r.isolation.target_cpus,
+            "isolation: generator on CPUs {}, targets on CPUs {}, cgroups {}, open files {}",
+            fmt_cpus(&r.isolation.generator_cpus),
+            fmt_cpus(&r.isolation.target_cpus),
             r.isolation.cgroups,
             r.isolation.nofile_limit
         ),

@@ -1,6 +1,7 @@
 //! The runner: installs targets, starts them in isolation, checks their answers, runs
 //! interleaved trials, samples vitals, and saves results after every trial so an
 //! interrupted run loses nothing.
+pub mod answers;
 pub mod cold_start;
 pub mod database;
 pub mod depth;
@@ -158,6 +159,7 @@ pub fn new_results(
         },
         runtimes: machine::runtimes(),
         scenarios: Vec::new(),
+        verdict: None,
     }
 }
 
@@ -237,6 +239,7 @@ fn scenario_result(sp: &ScenarioPlan) -> ScenarioResult {
             connect_rate: s.connect_rate,
             operation: s.operation.clone(),
         }),
+        catalogue_fault: None,
     }
 }
 
@@ -264,7 +267,9 @@ pub fn run_plan(
     // so later scenarios do not share the machine with it); Drop stops it on any exit.
     let last_db = plan.scenarios.iter().rposition(|s| s.database.is_some());
     let mut db: Option<database::RunDatabase> = None;
-    let mut db_error: Option<String> = None;
+    // Why the database could not start, and whether that is only this machine lacking the
+    // PostgreSQL server (the scenarios are then skipped, not failed).
+    let mut db_error: Option<(String, bool)> = None;
     for (k, sp) in plan.scenarios.iter().enumerate() {
         if ctx.cancelled() {
             break;
@@ -277,8 +282,15 @@ pub fn run_plan(
                 match database::RunDatabase::start(dp, plan, progress, &|| ctx.cancelled()) {
                     Ok(d) => db = Some(d),
                     Err(e) => {
-                        progress.line(&format!("database: FAILED — {e:#}"));
-                        db_error = Some(format!("{e:#}"));
+                        let missing = matches!(
+                            e.downcast_ref::<crate::db::error::DbError>(),
+                            Some(crate::db::error::DbError::MissingBinaries { .. })
+                        );
+                        progress.line(&format!(
+                            "database: {} — {e:#}",
+                            if missing { "SKIPPED" } else { "FAILED" }
+                        ));
+                        db_error = Some((format!("{e:#}"), missing));
                     }
                 }
                 results.save(out)?;
@@ -289,12 +301,18 @@ pub fn run_plan(
                     results.scenarios[si].database = Some(d.info(resolvers.as_str()));
                 }
                 None => {
+                    let (why, missing) = db_error
+                        .clone()
+                        .unwrap_or_else(|| ("unknown error".into(), false));
                     let msg = format!(
-                        "PostgreSQL could not be started, so this database scenario did not run: {}",
-                        db_error.as_deref().unwrap_or("unknown error")
+                        "PostgreSQL could not be started, so this database scenario did not run: {why}"
                     );
                     for t in &mut results.scenarios[si].targets {
-                        t.status = TargetStatus::StartFailed;
+                        t.status = if missing {
+                            TargetStatus::Skipped
+                        } else {
+                            TargetStatus::StartFailed
+                        };
                         t.problem = Some(msg.clone());
                     }
                     progress.skip(sp.planned_load_secs());
@@ -487,6 +505,17 @@ fn run_scenario(
         results.save(out)?;
     }
 
+    let checked: Vec<&[CheckOutcome]> = results.scenarios[si]
+        .targets
+        .iter()
+        .filter(|t| !t.checks.is_empty())
+        .map(|t| t.checks.as_slice())
+        .collect();
+    if let Some(fault) = answers::catalogue_fault(&sp.operations, &checked) {
+        progress.line(&format!("  CATALOGUE FAULT — {fault}"));
+        results.scenarios[si].catalogue_fault = Some(fault);
+        results.save(out)?;
+    }
     let engine_ops: Vec<_> = sp.operations.iter().map(|(o, w)| o.to_engine(*w)).collect();
     'trials: for trial in 1..=sp.trials {
         let alive: Vec<usize> = (0..sp.targets.len())
@@ -627,6 +656,10 @@ fn run_scenario(
                     tr.trials.len(),
                     sp.trials
                 ));
+                // Its summary was made while it still looked whole.
+                if let Some(sum) = tr.summary.as_mut() {
+                    sum.valid = false;
+                }
             }
         }
     }

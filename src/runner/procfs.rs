@@ -7,6 +7,8 @@ use std::fs;
 pub struct ProcStat {
     pub pid: i32,
     pub session: i32,
+    /// Ended, waiting to be reaped (a zombie): it holds no memory and runs no more.
+    pub dead: bool,
     /// utime + stime + cutime + cstime, in clock ticks (children once reaped are included
     /// through cutime/cstime, so short-lived helpers are not lost).
     pub cpu_ticks: u64,
@@ -21,9 +23,11 @@ pub fn parse_stat(pid: i32, text: &str) -> Option<ProcStat> {
     // rest starts at field 3 (state): index = field number - 3.
     let field = |n: usize| -> Option<u64> { f.get(n - 3)?.parse().ok() };
     let session: i64 = f.get(6 - 3)?.parse().ok()?;
+    let state = f.first()?.chars().next()?;
     Some(ProcStat {
         pid,
         session: session as i32,
+        dead: matches!(state, 'Z' | 'X'),
         cpu_ticks: field(14)? + field(15)? + field(16)? + field(17)?,
         rss_pages: field(24)?,
     })
@@ -34,7 +38,9 @@ pub fn stat(pid: i32) -> Option<ProcStat> {
 }
 
 /// Every live process whose session id is `sid` (a target is started with setsid, so its
-/// session holds its whole tree unless a child leaves it on purpose).
+/// session holds its whole tree unless a child leaves it on purpose). A process that has
+/// ended but is not reaped yet (a crashed target, until the runner notices) is left out:
+/// counting it would add a zero-memory sample.
 pub fn session_members(sid: i32) -> Vec<ProcStat> {
     let Ok(rd) = fs::read_dir("/proc") else {
         return Vec::new();
@@ -42,7 +48,7 @@ pub fn session_members(sid: i32) -> Vec<ProcStat> {
     rd.filter_map(|e| e.ok())
         .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
         .filter_map(stat)
-        .filter(|s| s.session == sid)
+        .filter(|s| s.session == sid && !s.dead)
         .collect()
 }
 
@@ -77,6 +83,9 @@ mod tests {
         assert_eq!(s.session, 4242);
         assert_eq!(s.cpu_ticks, 150 + 50 + 7 + 3);
         assert_eq!(s.rss_pages, 2500);
+        assert!(!s.dead);
+        let zombie = line.replace(") S 1", ") Z 1");
+        assert!(parse_stat(4242, &zombie).unwrap().dead);
     }
 
     #[test]

@@ -196,6 +196,7 @@ impl Session {
                     std::thread::sleep(Duration::from_millis(200));
                 }
                 let (_, rss, _) = vitals::read(process.pid, cgroup.as_deref());
+                let rss = rss.unwrap_or(0);
                 let verified_cpus = procfs::session_members(process.pid)
                     .iter()
                     .filter_map(|m| super::isolate::process_cpus(m.pid))
@@ -210,9 +211,9 @@ impl Session {
                         return Err(fail(
                             TargetStatus::StartFailed,
                             format!(
-                                "pinning failed: asked for CPUs {}, the target runs on {:?}",
+                                "pinning failed: asked for CPUs {}, the target runs on {}",
                                 want.display(),
-                                got
+                                crate::report::fmt_cpus(got)
                             ),
                             None,
                         ));

@@ -37,6 +37,7 @@ pub fn run_trial(
 ) -> TrialResult {
     let started_at = now_rfc3339();
     let (_, rss_before, _) = vitals::read(sess.process.pid, sess.cgroup.as_deref());
+    let rss_before = rss_before.unwrap_or(0);
     let mut p = SubscribePlan::new(
         sess.endpoint.clone(),
         match sub.transport {
@@ -113,7 +114,7 @@ pub fn run_trial(
             engine
                 .drops
                 .iter()
-                .map(|(k, n)| format!("{k:?} {n}"))
+                .map(|(k, n)| format!("{} {n}", crate::report::snake_name(k)))
                 .collect::<Vec<_>>()
                 .join(", ")
         ));

@@ -106,6 +106,9 @@ fn measure(
     });
     let mut vitals = sampler.finish();
     vitals.verified_cpus = sess.verified_cpus.clone();
+    // The peak is the highest RSS seen since the target was ready, its idle sample
+    // included: a server whose collector shrinks it under load still peaked where it idled.
+    vitals.rss_peak_bytes = vitals.rss_peak_bytes.max(sess.rss_idle_bytes);
     let mut problems = Vec::new();
     let load = match outcome {
         Ok(r) => r,

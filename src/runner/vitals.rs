@@ -22,15 +22,17 @@ pub struct Sampler {
     handle: Option<JoinHandle<Vitals>>,
 }
 
-/// CPU seconds and RSS bytes of the target right now.
-pub fn read(sid: i32, cgroup: Option<&Cgroup>) -> (Option<f64>, u64, &'static str) {
+/// CPU seconds and RSS bytes of the target right now. RSS is None once no process of the
+/// target is left (it exited): a dead target has no memory figure, not a zero one.
+pub fn read(sid: i32, cgroup: Option<&Cgroup>) -> (Option<f64>, Option<u64>, &'static str) {
     let members = procfs::session_members(sid);
-    let rss = members.iter().map(|m| m.rss_pages).sum::<u64>() * procfs::page_size();
+    let rss = (!members.is_empty())
+        .then(|| members.iter().map(|m| m.rss_pages).sum::<u64>() * procfs::page_size());
     if let Some(cpu) = cgroup.and_then(|c| c.cpu_seconds()) {
         return (Some(cpu), rss, "cgroup");
     }
     if members.is_empty() {
-        return (None, 0, "proc");
+        return (None, None, "proc");
     }
     let ticks: u64 = members.iter().map(|m| m.cpu_ticks).sum();
     (Some(ticks as f64 / procfs::clock_ticks()), rss, "proc")
@@ -56,17 +58,11 @@ impl Sampler {
                 while !gate() && !flag.load(Ordering::Relaxed) {
                     std::thread::sleep(Duration::from_millis(2));
                 }
-                let gc0 = gc_file.as_deref().and_then(gc::read);
+                let mut watch = gc_file.as_deref().and_then(gc::GcWatch::start);
                 let stop = || flag.load(Ordering::Relaxed) || end();
-                let gc_now = || {
-                    let g = gc_file.as_deref().and_then(gc::read)?;
-                    Some(gc::delta(gc0.as_ref()?, &g))
-                };
-                let mut v = sample_loop(sid, cgroup.as_deref(), interval, &stop, &gc_now);
-                let gc1 = gc_file.as_deref().and_then(gc::read);
-                if let (Some(a), Some(b)) = (gc0, gc1) {
-                    v.gc = Some(gc::delta(&a, &b));
-                }
+                let mut gc_now = || watch.as_mut().and_then(|w| w.poll());
+                let mut v = sample_loop(sid, cgroup.as_deref(), interval, &stop, &mut gc_now);
+                v.gc = gc_now();
                 v
             })
             .ok();
@@ -102,19 +98,21 @@ fn sample_loop(
     cgroup: Option<&Cgroup>,
     interval: Duration,
     stop: &dyn Fn() -> bool,
-    gc_now: &dyn Fn() -> Option<GcStats>,
+    gc_now: &mut dyn FnMut() -> Option<GcStats>,
 ) -> Vitals {
     let t0 = Instant::now();
     let (cpu0, rss0, source) = read(sid, cgroup);
     let mut last = (t0, cpu0);
     let mut peak_pct: f64 = 0.0;
-    let mut rss_sum: u128 = rss0 as u128;
-    let mut rss_peak = rss0;
-    let mut samples: u32 = 1;
+    // Memory figures come from samples taken while the target was alive.
+    let mut rss_sum: u128 = rss0.unwrap_or(0) as u128;
+    let mut rss_peak = rss0.unwrap_or(0);
+    let mut samples: u32 = u32::from(rss0.is_some());
     let mut cpu_end = cpu0;
     let mut t_end = t0;
     // Every sample feeds the trend; one point a second goes into the stored series.
-    let mut rss_samples: Vec<(f64, u64)> = vec![(0.0, rss0)];
+    let mut rss_samples: Vec<(f64, u64)> = rss0.map(|r| vec![(0.0, r)]).unwrap_or_default();
+    let mut gc_latest = None;
     let mut series = Vec::new();
     let mut last_point = (0.0, cpu0);
     loop {
@@ -136,22 +134,28 @@ fn sample_loop(
             cpu_end = cpu;
             t_end = now;
         }
-        rss_sum += rss as u128;
-        rss_peak = rss_peak.max(rss);
-        samples += 1;
         let t = now.duration_since(t0).as_secs_f64();
-        rss_samples.push((t, rss));
+        if let Some(rss) = rss {
+            rss_sum += rss as u128;
+            rss_peak = rss_peak.max(rss);
+            samples += 1;
+            rss_samples.push((t, rss));
+        }
+        // Read at every sample, so the probe's list of recent pauses never runs past a read.
+        if let Some(g) = gc_now() {
+            gc_latest = Some(g);
+        }
         if t - last_point.0 >= SERIES_STEP_S * 0.999 || stop() {
             let cpu_pct = match (cpu, last_point.1) {
                 (Some(c), Some(p)) if t > last_point.0 => (c - p) / (t - last_point.0) * 100.0,
                 _ => 0.0,
             };
-            let g = gc_now();
+            let g = gc_latest.as_ref();
             series.push(VitalsPoint {
                 t_s: (t * 1000.0).round() / 1000.0,
                 cpu_pct: (cpu_pct * 10.0).round() / 10.0,
-                rss_bytes: rss,
-                gc_count: g.as_ref().map(|g| g.count),
+                rss_bytes: rss.unwrap_or(0),
+                gc_count: g.map(|g| g.count),
                 gc_total_ms: g.map(|g| g.total_ms),
             });
             last_point = (t, cpu.or(last_point.1));
@@ -170,7 +174,7 @@ fn sample_loop(
         cpu_source: source.to_string(),
         cpu_avg_pct,
         cpu_peak_pct: peak_pct.max(cpu_avg_pct),
-        rss_avg_bytes: (rss_sum / samples as u128) as u64,
+        rss_avg_bytes: (rss_sum / samples.max(1) as u128) as u64,
         rss_peak_bytes: rss_peak,
         samples,
         interval_s: interval.as_secs_f64(),
@@ -250,6 +254,38 @@ mod tests {
             !v.series.is_empty() && v.series.len() <= 2,
             "{:?}",
             v.series
+        );
+    }
+
+    #[test]
+    fn a_target_that_exits_adds_no_zero_memory_samples() {
+        let dir = tempfile::tempdir().unwrap();
+        // Alive for the first third of the sampling, then gone.
+        let mut p = spawn_sh("sleep 0.3", dir.path());
+        let s = Sampler::start(
+            p.pid,
+            None,
+            None,
+            Duration::from_millis(50),
+            Box::new(|| true),
+            Box::new(|| false),
+        );
+        std::thread::sleep(Duration::from_millis(900));
+        let v = s.finish();
+        p.stop(Duration::from_millis(200));
+        assert!(v.rss_peak_bytes > 0, "{v:?}");
+        // Every sample counted was of the living process: the average is near the peak
+        // (zeros after the exit would pull it to about a third).
+        assert!(
+            v.rss_avg_bytes as f64 >= v.rss_peak_bytes as f64 * 0.8,
+            "avg {} peak {}",
+            v.rss_avg_bytes,
+            v.rss_peak_bytes
+        );
+        assert!(
+            v.samples < 12,
+            "samples after the exit were counted: {}",
+            v.samples
         );
     }
 

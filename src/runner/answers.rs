@@ -1,0 +1,132 @@
+//! Telling a fault of the catalogue from faults of the targets. When every target checked
+//! gets one operation wrong, and alike (the same data, or all refusing it with a GraphQL
+//! error), the expected answer or the query is what is wrong: the run reports that file
+//! (exit 2) instead of calling every server broken. One target alone proves nothing either
+//! way, so it takes at least two.
+use crate::catalog::OperationDef;
+use crate::results::CheckOutcome;
+
+/// The problem of a failed check without its "case k of n: " prefix.
+fn problem(c: &CheckOutcome) -> &str {
+    let d = c.detail.as_deref().unwrap_or("");
+    match d.split_once(": ") {
+        Some((head, rest)) if head.starts_with("case ") && head.contains(" of ") => rest,
+        _ => d,
+    }
+}
+
+/// The failure kind a check's problem starts with ("wrong_data", "graphql_error", ...).
+fn kind(p: &str) -> &str {
+    p.split_once(':').map_or(p, |(k, _)| k)
+}
+
+/// The catalogue fault shown by the answer checks of `checked` targets (each a list of its
+/// checks), if any.
+pub fn catalogue_fault(ops: &[(OperationDef, u32)], checked: &[&[CheckOutcome]]) -> Option<String> {
+    if checked.len() < 2 {
+        return None;
+    }
+    for (op, _) in ops {
+        let fails: Vec<&str> = checked
+            .iter()
+            .filter_map(|checks| checks.iter().find(|c| c.operation == op.name))
+            .filter(|c| !c.ok)
+            .map(problem)
+            .collect();
+        if fails.len() < checked.len() {
+            continue;
+        }
+        let first = fails[0];
+        let alike = match kind(first) {
+            "wrong_data" => fails.iter().all(|p| *p == first),
+            "graphql_error" => fails.iter().all(|p| kind(p) == "graphql_error"),
+            _ => false,
+        };
+        if alike {
+            return Some(format!(
+                "all {} targets answered operation {} alike and not as expected ({first}): the expected answer {} or the query {} is likely wrong",
+                checked.len(),
+                op.name,
+                op.expected_path.display(),
+                op.document_path.display()
+            ));
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    fn op(name: &str) -> (OperationDef, u32) {
+        (
+            OperationDef {
+                name: name.into(),
+                document: "{ a }".into(),
+                document_path: PathBuf::from(format!("queries/{name}.graphql")),
+                expected_path: PathBuf::from(format!("expected/{name}.json")),
+                cases: Vec::new(),
+            },
+            1,
+        )
+    }
+
+    fn check(op: &str, detail: Option<&str>) -> CheckOutcome {
+        CheckOutcome {
+            operation: op.into(),
+            cases: 1,
+            ok: detail.is_none(),
+            detail: detail.map(String::from),
+        }
+    }
+
+    #[test]
+    fn alike_wrong_answers_from_every_target_blame_the_file() {
+        let ops = [op("x/a"), op("x/b")];
+        let wrong = "wrong_data: data.a: expected 1, got 2";
+        let t1 = [check("x/a", None), check("x/b", Some(wrong))];
+        let t2 = [
+            check("x/a", None),
+            check("x/b", Some(&format!("case 1 of 2: {wrong}"))),
+        ];
+        let f = catalogue_fault(&ops, &[&t1, &t2]).expect("a fault");
+        assert!(
+            f.contains("expected/x/b.json") && f.contains("all 2 targets"),
+            "{f}"
+        );
+        // Every target refusing the query: the query does not fit the schema.
+        let e1 = [check(
+            "x/a",
+            Some("graphql_error: errors: Cannot query field \"zz\""),
+        )];
+        let e2 = [check(
+            "x/a",
+            Some("graphql_error: errors: Unknown field zz"),
+        )];
+        assert!(catalogue_fault(&ops[..1], &[&e1, &e2]).is_some());
+    }
+
+    #[test]
+    fn targets_that_differ_or_stand_alone_are_their_own_fault() {
+        let ops = [op("x/a")];
+        let w1 = [check("x/a", Some("wrong_data: data.a: expected 1, got 2"))];
+        let w2 = [check("x/a", Some("wrong_data: data.a: expected 1, got 3"))];
+        let ok = [check("x/a", None)];
+        let err = [check("x/a", Some("graphql_error: errors: boom"))];
+        assert!(
+            catalogue_fault(&ops, &[&w1, &w2]).is_none(),
+            "different answers"
+        );
+        assert!(
+            catalogue_fault(&ops, &[&w1, &ok]).is_none(),
+            "one target right"
+        );
+        assert!(
+            catalogue_fault(&ops, &[&w1, &err]).is_none(),
+            "different kinds"
+        );
+        assert!(catalogue_fault(&ops, &[&w1]).is_none(), "one target alone");
+    }
+}

@@ -1,0 +1,203 @@
+//! The verdict of a run, which its exit code carries: 0 every measured row valid, 1 a
+//! failure (a row invalid, a target that failed to install, start, get ready, answer right,
+//! or that crashed), 2 a fault of the catalogue (an expected answer or a query that no
+//! target can satisfy), 130 interrupted. Findings about a server (a depth limit it does not
+//! enforce or enforces differently, a suspected leak, a start that fails in a constrained
+//! box) are shown but never change the exit code: they are what was measured, not a
+//! failure to measure. Targets not run because this machine lacks something (a native
+//! build not installed, PostgreSQL absent) are listed as skipped.
+use std::process::ExitCode;
+
+use serde::{Deserialize, Serialize};
+
+use crate::results::{RunResults, RunStatus, ScenarioKind, ScenarioResult, TargetResult};
+use crate::results::{TargetStatus, TargetSummary};
+
+#[derive(Serialize, Deserialize, Debug, Clone, Default, PartialEq)]
+pub struct RunVerdict {
+    /// The exit code the run ended with.
+    pub exit_code: u8,
+    /// Rows that failed: "suite/scenario target: why".
+    pub failures: Vec<String>,
+    /// Faults of the catalogue (exit 2).
+    pub catalogue_faults: Vec<String>,
+    /// Findings about servers, shown but not failures.
+    pub findings: Vec<String>,
+    /// Targets not run for want of something on this machine.
+    pub skipped: Vec<String>,
+    /// `--ignore-failures` was given: failures were reported but exit 0.
+    #[serde(default)]
+    pub failures_ignored: bool,
+}
+
+fn row(s: &ScenarioResult, t: &TargetResult) -> String {
+    format!("{}/{} {}", s.suite, s.name, t.name)
+}
+
+/// Why a measured row is invalid, from its first invalid trial.
+fn invalid_reason(t: &TargetResult, sum: &TargetSummary) -> String {
+    let first = t
+        .trials
+        .iter()
+        .find(|x| !x.valid)
+        .and_then(|x| x.problems.first().cloned())
+        .unwrap_or_else(|| "no trial ran".into());
+    format!(
+        "invalid ({} of {} trials valid): {first}",
+        sum.valid_trials, sum.trials
+    )
+}
+
+/// What one target's row says, or None when it is a plain valid row.
+enum RowVerdict {
+    Failure(String),
+    Finding(String),
+    Skipped(String),
+}
+
+fn judge_target(s: &ScenarioResult, t: &TargetResult) -> Vec<RowVerdict> {
+    let mut out = Vec::new();
+    let problem = t.problem.clone().unwrap_or_default();
+    if let Some(d) = &t.depth_check {
+        if !d.passed() {
+            out.push(RowVerdict::Finding(format!(
+                "depth limit {}: {}",
+                d.limit,
+                if d.at_limit_ok {
+                    format!("depth {} was answered, not refused", d.limit + 1)
+                } else {
+                    format!("depth {} was refused, not answered", d.limit)
+                }
+            )));
+        }
+    }
+    if let Some(l) = t.summary.as_ref().and_then(|s| s.leak.as_ref()) {
+        if l.verdict == "growing" {
+            out.push(RowVerdict::Finding(format!(
+                "memory keeps growing: {}",
+                l.detail
+            )));
+        }
+    }
+    let constrained = s.limits.cpus.is_some() || s.limits.memory_bytes.is_some();
+    match t.status {
+        TargetStatus::Ok => {}
+        TargetStatus::NotInstalled | TargetStatus::Skipped => {
+            out.push(RowVerdict::Skipped(problem));
+            return out;
+        }
+        TargetStatus::Interrupted => return out,
+        // A server whose own depth limit refuses the operation at the limit counts depth
+        // differently: a finding (shown above), not a failure.
+        TargetStatus::WrongAnswers if t.depth_check.as_ref().is_some_and(|d| !d.at_limit_ok) => {
+            return out
+        }
+        // Failing to start in a constrained box is what such a scenario measures.
+        TargetStatus::StartFailed if s.kind == ScenarioKind::ColdStart && constrained => {
+            out.push(RowVerdict::Finding(format!(
+                "no start succeeded: {problem}"
+            )));
+            return out;
+        }
+        st => {
+            out.push(RowVerdict::Failure(format!("{}: {problem}", st.label())));
+            return out;
+        }
+    }
+    if s.kind == ScenarioKind::ColdStart {
+        let failed = t.cold_starts.iter().filter(|c| c.outcome != "ok").count();
+        if failed > 0 {
+            let msg = format!(
+                "{failed} of {} starts failed: {}",
+                t.cold_starts.len(),
+                t.cold_starts
+                    .iter()
+                    .find(|c| c.outcome != "ok")
+                    .map(|c| c.outcome.clone())
+                    .unwrap_or_default()
+            );
+            out.push(if constrained {
+                RowVerdict::Finding(msg)
+            } else {
+                RowVerdict::Failure(msg)
+            });
+        }
+        return out;
+    }
+    match &t.summary {
+        Some(sum) if !sum.valid => out.push(RowVerdict::Failure(invalid_reason(t, sum))),
+        Some(_) => {}
+        None if !t.trials.is_empty() => out.push(RowVerdict::Failure("no summary".into())),
+        None => {}
+    }
+    out
+}
+
+/// Judges a finished (or partial) run.
+pub fn judge(r: &RunResults, ignore_failures: bool) -> RunVerdict {
+    let mut v = RunVerdict {
+        failures_ignored: ignore_failures,
+        ..Default::default()
+    };
+    for s in &r.scenarios {
+        if let Some(f) = &s.catalogue_fault {
+            v.catalogue_faults
+                .push(format!("{}/{}: {f}", s.suite, s.name));
+        }
+        for t in &s.targets {
+            // Targets that tripped over a catalogue fault are covered by it.
+            if s.catalogue_fault.is_some() && t.status == TargetStatus::WrongAnswers {
+                continue;
+            }
+            for rv in judge_target(s, t) {
+                match rv {
+                    RowVerdict::Failure(m) => v.failures.push(format!("{}: {m}", row(s, t))),
+                    RowVerdict::Finding(m) => v.findings.push(format!("{}: {m}", row(s, t))),
+                    RowVerdict::Skipped(m) => v.skipped.push(format!("{}: {m}", row(s, t))),
+                }
+            }
+        }
+    }
+    v.exit_code = if r.status == RunStatus::Interrupted {
+        130
+    } else if !v.catalogue_faults.is_empty() {
+        2
+    } else if !v.failures.is_empty() && !ignore_failures {
+        1
+    } else {
+        0
+    };
+    v
+}
+
+impl RunVerdict {
+    pub fn exit(&self) -> ExitCode {
+        ExitCode::from(self.exit_code)
+    }
+
+    /// Lines for the end of a run's output.
+    pub fn lines(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        let list = |out: &mut Vec<String>, head: &str, items: &[String]| {
+            if !items.is_empty() {
+                out.push(format!("{head} ({}):", items.len()));
+                out.extend(items.iter().map(|i| format!("  - {i}")));
+            }
+        };
+        list(&mut out, "catalogue faults", &self.catalogue_faults);
+        list(&mut out, "failures", &self.failures);
+        list(&mut out, "findings (not failures)", &self.findings);
+        list(&mut out, "skipped", &self.skipped);
+        out.push(match self.exit_code {
+            0 if self.failures_ignored && !self.failures.is_empty() => {
+                "verdict: failures ignored (--ignore-failures): exit 0".into()
+            }
+            0 => "verdict: every measured row valid: exit 0".into(),
+            1 => "verdict: FAILED: exit 1 (--ignore-failures to exit 0 anyway)".into(),
+            2 => "verdict: the catalogue is at fault (see above): exit 2".into(),
+            130 => "verdict: interrupted: exit 130 (partial results saved)".into(),
+            n => format!("verdict: exit {n}"),
+        });
+        out
+    }
+}
