@@ -67,6 +67,9 @@ pub struct IsolationArgs {
     /// Do not apply cgroup CPU quota / memory caps even when writable
     #[arg(long)]
     pub no_cgroups: bool,
+    /// Run even when another gqlbench holds some of these CPUs (the report says so)
+    #[arg(long)]
+    pub force_concurrent: bool,
 }
 
 #[derive(Args, Debug)]
@@ -107,9 +110,12 @@ pub struct RunArgs {
     /// Database scenarios: folder for the temporary PostgreSQL data directory (default: the system temp folder, or $GQLBENCH_PG_DIR)
     #[arg(long, value_name = "DIR", env = "GQLBENCH_PG_DIR")]
     pub db_dir: Option<PathBuf>,
-    /// Output folder (default: results/<timestamp>-<suite>)
+    /// Output folder (default: results/<timestamp>-<suite>); it must be new or empty
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+    /// Replace an earlier run in the output folder (removes its results, report, logs and charts)
+    #[arg(long)]
+    pub force: bool,
     /// Print the results as JSON on stdout (tables go to stderr)
     #[arg(long)]
     pub json: bool,

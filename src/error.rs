@@ -14,6 +14,10 @@ pub enum UserError {
     },
     #[error("{flag}: {message}")]
     Flag { flag: &'static str, message: String },
+    /// Something this command needs exclusively (CPUs) is held by another process; the
+    /// message names the holder and the ways out.
+    #[error("{message}")]
+    Busy { message: String },
     #[error("no gqlbench catalogue (targets/ and scenarios/) found from {start}; run from the project folder or pass --root DIR")]
     NoRoot { start: PathBuf },
 }

@@ -217,3 +217,99 @@ fn scenario_limits_are_applied_and_enforced() {
     // The quota is 20% of a core; unthrottled this fixture uses ~100% under this load.
     assert!(cpu > 5.0 && cpu < 30.0, "cpu {cpu}% under a 20% quota");
 }
+
+#[test]
+fn after_kill_9_no_target_is_left_and_the_next_run_removes_the_leftovers() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    // Both runs share one lock folder of their own, and one database folder in which a
+    // database folder of a long-gone gqlbench is planted.
+    let locks = tempfile::tempdir().unwrap();
+    let db_dir = tempfile::tempdir().unwrap();
+    // A pid above the kernel's maximum (4194304) is never alive.
+    let stale_db = db_dir.path().join("gqlbench-pg-99999999-0");
+    std::fs::create_dir_all(stale_db.join("data")).unwrap();
+    let out1 = tempfile::tempdir().unwrap();
+    let mut child = bin()
+        .env("GQLBENCH_LOCK_DIR", locks.path())
+        .args(["--root"])
+        .arg(fixtures())
+        .args(["run", "e2e", "--scenarios", "hello", "--targets", "fx-good"])
+        .args(["--duration", "20s", "--out"])
+        .arg(out1.path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = child.id() as i32;
+    let mut target = None;
+    wait_for(
+        "the run's fixture target to start",
+        std::time::Duration::from_secs(30),
+        || {
+            target = pids_with("server.mjs good")
+                .into_iter()
+                .find(|p| parent_pid(*p) == Some(pid));
+            target.is_some()
+        },
+    );
+    let target = target.unwrap();
+    // Its cgroups (none when cgroups are not writable here; checked below).
+    let cgroups = cgroups_of(pid);
+
+    unsafe {
+        libc::kill(pid, libc::SIGKILL);
+    }
+    child.wait().unwrap();
+    // The kernel ends the target through its parent-death signal (an ended process has an
+    // empty command line while it waits to be reaped).
+    wait_for(
+        "the killed run's target to end",
+        std::time::Duration::from_secs(10),
+        || {
+            std::fs::read(format!("/proc/{target}/cmdline"))
+                .map(|c| c.is_empty())
+                .unwrap_or(true)
+        },
+    );
+    assert!(
+        processes_with("_fixture/server.mjs").is_empty(),
+        "orphans: {:?}",
+        processes_with("_fixture/server.mjs")
+    );
+
+    let out2 = tempfile::tempdir().unwrap();
+    let out = run(bin()
+        .env("GQLBENCH_LOCK_DIR", locks.path())
+        .env("GQLBENCH_PG_DIR", db_dir.path())
+        .args(["--root"])
+        .arg(fixtures())
+        .args(["run", "e2e", "--scenarios", "hello", "--targets", "fx-good"])
+        .args(["--json", "--out"])
+        .arg(out2.path()));
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert_ne!(out.status.code(), Some(2), "{e}");
+    assert!(
+        !stale_db.exists(),
+        "the dead run's database folder is removed"
+    );
+    assert!(
+        e.contains("removed leftovers of killed runs") && e.contains("gqlbench-pg-99999999-0"),
+        "{e}"
+    );
+    let r = json(&out);
+    let applied = r["scenarios"][0]["limits"]["applied"]
+        .as_str()
+        .unwrap_or("");
+    if !applied.starts_with("cgroup v") {
+        eprintln!("cgroups not writable on this machine ({applied}): cgroup sweep not checked");
+        return;
+    }
+    assert!(!cgroups.is_empty(), "the killed run had cgroups");
+    assert!(
+        e.contains(&format!("gqlbench.{pid}.fx-good.")),
+        "the sweep names them: {e}"
+    );
+    let left: Vec<_> = cgroups.iter().filter(|d| d.exists()).collect();
+    assert!(left.is_empty(), "cgroups of the killed run left: {left:?}");
+    assert!(cgroups_of(pid).is_empty());
+}

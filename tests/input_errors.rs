@@ -107,3 +107,61 @@ fn bad_flags_are_named() {
         stderr(&out)
     );
 }
+
+#[test]
+fn an_output_folder_holding_a_run_is_refused_unless_force() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // An earlier run's files, and one of the user's own.
+    std::fs::write(
+        d.join("results.json"),
+        r#"{"schema_version": 0, "old": true}"#,
+    )
+    .unwrap();
+    std::fs::create_dir_all(d.join("logs")).unwrap();
+    std::fs::write(d.join("logs/hello-fx-other.log"), "old log").unwrap();
+    std::fs::write(d.join("notes.txt"), "mine").unwrap();
+    let fx_run = |out: &std::path::Path| {
+        let mut c = bin();
+        c.arg("--root")
+            .arg(fixtures())
+            .args(["run", "e2e", "--scenarios", "hello", "--targets", "fx-good"])
+            .arg("--out")
+            .arg(out);
+        c
+    };
+    let out = run(&mut fx_run(d));
+    assert_eq!(out.status.code(), Some(2));
+    let e = stderr(&out);
+    assert!(
+        e.contains("--out:") && e.contains("earlier run") && e.contains("--force"),
+        "{e}"
+    );
+    assert!(
+        std::fs::read_to_string(d.join("results.json"))
+            .unwrap()
+            .contains("\"old\""),
+        "nothing was touched"
+    );
+
+    let out = run(fx_run(d).arg("--force"));
+    assert_ne!(out.status.code(), Some(2), "{}", stderr(&out));
+    let r: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(d.join("results.json")).unwrap()).unwrap();
+    assert_eq!(r["status"], "complete", "the new run's results");
+    assert!(
+        !d.join("logs/hello-fx-other.log").exists(),
+        "the old run's logs are gone, not mixed with the new ones"
+    );
+    assert!(d.join("logs/hello-fx-good.log").exists());
+    assert_eq!(
+        std::fs::read_to_string(d.join("notes.txt")).unwrap(),
+        "mine"
+    );
+
+    // A folder that does not exist yet is made.
+    let new = d.join("new/run");
+    let out = run(&mut fx_run(&new));
+    assert_ne!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(new.join("results.json").exists());
+}

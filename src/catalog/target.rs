@@ -80,6 +80,20 @@ pub struct InstallSpec {
     /// Rough duration shown when the install is not automatic, e.g. "~20 min".
     #[serde(default)]
     pub takes: Option<String>,
+    /// Programs the install command needs, checked on PATH before it starts, so a missing
+    /// one fails at once with how to get it instead of minutes into a build.
+    #[serde(default)]
+    pub requires: Vec<Requirement>,
+}
+
+/// A program an install needs: `{ program = "protoc", hint = "apt-get install protobuf-compiler" }`.
+#[derive(Deserialize, Debug, Clone, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Requirement {
+    /// Looked up on PATH (or, when it holds a '/', that file).
+    pub program: String,
+    /// How to get it, shown when it is missing.
+    pub hint: String,
 }
 
 fn yes() -> bool {
@@ -227,6 +241,14 @@ impl TargetDef {
         if let Some(i) = &file.install {
             if i.command.is_empty() {
                 return Err(bad("field `install.command` is empty; remove [install] or give a command such as [\"npm\", \"ci\"]".into()).into());
+            }
+            for (k, r) in i.requires.iter().enumerate() {
+                if r.program.trim().is_empty() || r.hint.trim().is_empty() {
+                    return Err(bad(format!(
+                        "field `install.requires[{k}]` needs a `program` and a `hint`, e.g. {{ program = \"protoc\", hint = \"apt-get install protobuf-compiler\" }}"
+                    ))
+                    .into());
+                }
             }
         }
         Ok(TargetDef {

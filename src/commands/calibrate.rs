@@ -41,6 +41,8 @@ pub struct Calibration {
 
 pub fn run(a: &CalibrateArgs) -> Result<ExitCode> {
     let iso = resolve_isolation(&a.isolation)?;
+    let _locks = crate::runner::lock::lock_cpus(&iso, a.isolation.force_concurrent)?;
+    crate::runner::leftovers::sweep_and_report(&crate::db::DbOptions::default().base_dir());
     let gen = iso
         .generator
         .clone()

@@ -72,6 +72,8 @@ pub fn run(root: &Path, a: &CheckArgs) -> Result<ExitCode> {
         .into());
     }
     let iso = resolve_isolation(&a.isolation)?;
+    let _locks = crate::runner::lock::lock_cpus(&iso, a.isolation.force_concurrent)?;
+    crate::runner::leftovers::sweep_and_report(&crate::db::DbOptions::default().base_dir());
     let progress = Progress::new(0.0, true);
     let defs: Vec<&TargetDef> = per_target.values().map(|(t, _)| t).collect();
     let cancel = super::cancel_flag();

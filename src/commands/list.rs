@@ -36,6 +36,20 @@ pub fn render(cat: &Catalog) -> Result<String> {
         ]);
     }
     let mut out = format!("Targets ({})\n{t}\n", cat.targets.len());
+    // Declared in each target's [install] requires; what this machine would need first.
+    let missing: Vec<String> = cat
+        .targets
+        .iter()
+        .flat_map(|x| {
+            crate::runner::install::missing_requirements(x)
+                .into_iter()
+                .map(move |r| format!("  {}: `{}` (get it: {})\n", x.name, r.program, r.hint))
+        })
+        .collect();
+    if !missing.is_empty() {
+        out.push_str("Programs missing on this machine, needed to install these targets:\n");
+        out.extend(missing);
+    }
     for suite in cat.suites() {
         let mut s = Table::new();
         s.load_preset(UTF8_FULL_CONDENSED).set_header([

@@ -81,6 +81,12 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode> {
                     );
                     continue;
                 }
+                // A missing program fails here, before the install command is even shown.
+                if let Err(e) = crate::runner::install::check_requirements(t) {
+                    failed += 1;
+                    eprintln!("{}: FAILED: {e:#}", t.name);
+                    continue;
+                }
                 eprintln!(
                     "{}: `{}` (log: {})",
                     t.name,

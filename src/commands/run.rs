@@ -15,6 +15,14 @@ use crate::runner::{self, isolate, RunContext};
 pub fn run(root: &Path, args: &RunArgs) -> Result<ExitCode> {
     let cat = Catalog::load(root)?;
     let plan = resolve_run(&cat, args)?;
+    // Before anything starts: this run's CPUs, its output folder, leftovers of killed runs.
+    let locks = runner::lock::lock_cpus(&plan.isolation, args.isolation.force_concurrent)?;
+    runner::out_dir::prepare(&plan.out_dir, args.force)?;
+    let db_base = crate::db::DbOptions {
+        dir: args.db_dir.clone(),
+        ..Default::default()
+    };
+    runner::leftovers::sweep_and_report(&db_base.base_dir());
     let ctx = RunContext {
         root: root.to_path_buf(),
         cancel: super::cancel_flag(),
@@ -28,7 +36,8 @@ pub fn run(root: &Path, args: &RunArgs) -> Result<ExitCode> {
     }
     std::fs::create_dir_all(&plan.out_dir)
         .with_context(|| format!("creating the output folder {}", plan.out_dir.display()))?;
-    let mut results = runner::new_results(&plan, &ctx, nofile, nofile_note.into_iter().collect());
+    let notes = nofile_note.into_iter().chain(locks.notes.iter().cloned());
+    let mut results = runner::new_results(&plan, &ctx, nofile, notes.collect());
     let mut progress = Progress::new(plan.planned_load_secs(), false);
     progress.line(&format!(
         "gqlbench: suite {} ({} scenarios, profile {}), about {:.0} s of load; results in {}",

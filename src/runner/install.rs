@@ -1,6 +1,9 @@
 //! Installing targets, with a cache: the install command runs only when the hash of its
 //! inputs (lockfiles, the command itself, the runtime version) changed or its check file is
-//! missing. Output goes to a log whose tail is shown on failure.
+//! missing. Output goes to a log whose tail is shown on failure. The programs the install
+//! declares in `requires` are looked up on PATH first, and a lock file in the target folder
+//! keeps two gqlbench processes from installing one target at once: the second waits, then
+//! finds the install current.
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
@@ -9,10 +12,14 @@ use anyhow::{bail, Context, Result};
 
 use std::collections::BTreeMap;
 
+use super::lock::{self, Holder, Lock};
+use crate::catalog::target::Requirement;
 use crate::catalog::{vars, TargetDef};
 
 const STAMP: &str = ".gqlbench-install-stamp";
 const LOG: &str = ".gqlbench-install.log";
+/// In the target folder: the folder `npm ci` writes into is what must not be shared.
+const LOCK: &str = ".gqlbench-install.lock";
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Outcome {
@@ -118,6 +125,13 @@ pub fn install(
     if !force && is_current(t, &key) {
         return Ok(Outcome::Cached);
     }
+    check_requirements(t)?;
+    let (_lock, waited) = lock_install(t, on_progress, cancelled)?;
+    // Another process installed it while we waited: that install is as fresh as ours would
+    // be, so even --force does not repeat it.
+    if (!force || waited) && is_current(t, &key) {
+        return Ok(Outcome::Cached);
+    }
     let _ = std::fs::remove_file(t.dir.join(STAMP));
     let log_file = log_path(t);
     let log = std::fs::File::create(&log_file)
@@ -182,6 +196,89 @@ pub fn install(
     Ok(Outcome::Installed {
         seconds: start.elapsed().as_secs_f64(),
     })
+}
+
+/// Take the install lock of `t`, waiting (with a message on stderr) while another process
+/// installs it; true when we had to wait.
+fn lock_install(
+    t: &TargetDef,
+    on_progress: &dyn Fn(std::time::Duration, &str),
+    cancelled: &dyn Fn() -> bool,
+) -> Result<(Lock, bool)> {
+    let path = t.dir.join(LOCK);
+    let start = Instant::now();
+    let mut waiting: Option<String> = None;
+    loop {
+        if let Some(mut l) = Lock::try_take(&path)? {
+            l.record(&Holder::me(format!("install of {}", t.name)));
+            return Ok((l, waiting.is_some()));
+        }
+        let msg = waiting.get_or_insert_with(|| {
+            let who = lock::holder(&path)
+                .map(|h| format!("PID {}, `{}`", h.pid, h.command_line()))
+                .unwrap_or_else(|| "PID not yet recorded".into());
+            let msg = format!("waiting for another install of {} ({who})", t.name);
+            eprintln!("{}: {msg}", t.name);
+            msg
+        });
+        if cancelled() {
+            bail!("interrupted while {msg}");
+        }
+        on_progress(start.elapsed(), msg);
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+}
+
+/// Where `program` is: a path as given when it holds a '/', else the first executable file
+/// of that name on PATH.
+pub fn find_program(program: &str) -> Option<PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    let executable = |p: &Path| {
+        std::fs::metadata(p)
+            .map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+            .unwrap_or(false)
+    };
+    if program.contains('/') {
+        let p = PathBuf::from(program);
+        return executable(&p).then_some(p);
+    }
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .filter(|d| !d.as_os_str().is_empty())
+        .map(|d| d.join(program))
+        .find(|p| executable(p))
+}
+
+/// The programs `t`'s install needs that this machine lacks.
+pub fn missing_requirements(t: &TargetDef) -> Vec<&Requirement> {
+    t.install
+        .iter()
+        .flat_map(|i| i.requires.iter())
+        .filter(|r| find_program(&r.program).is_none())
+        .collect()
+}
+
+/// Refuse to start an install whose programs are missing, naming each and how to get it.
+pub fn check_requirements(t: &TargetDef) -> Result<()> {
+    let missing = missing_requirements(t);
+    if missing.is_empty() {
+        return Ok(());
+    }
+    bail!(
+        "the install of '{}' needs {} not found on PATH: {} (declared in {})",
+        t.name,
+        if missing.len() == 1 {
+            "a program"
+        } else {
+            "programs"
+        },
+        missing
+            .iter()
+            .map(|r| format!("`{}` (get it: {})", r.program, r.hint))
+            .collect::<Vec<_>>()
+            .join(", "),
+        t.manifest.display()
+    )
 }
 
 pub fn indent(s: &str) -> String {

@@ -215,6 +215,15 @@ fn mounts() -> Vec<(Vec<String>, PathBuf, bool)> {
     out
 }
 
+/// Mount points of every cgroup hierarchy (v1 controllers and the v2 unified one), each
+/// once: where leftovers of killed runs are looked for.
+pub fn hierarchy_mounts() -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = mounts().into_iter().map(|(_, m, _)| m).collect();
+    v.sort();
+    v.dedup();
+    v
+}
+
 /// Our own path in a hierarchy, from /proc/self/cgroup.
 fn own_path(controller: Option<&str>) -> String {
     let text = fs::read_to_string("/proc/self/cgroup").unwrap_or_default();
