@@ -512,7 +512,7 @@ pub fn resolve_run(cat: &Catalog, args: &RunArgs) -> Result<RunPlan> {
 
 /// An address nothing is sent to: plans are checked against the engine before targets
 /// (and their ports) exist.
-fn placeholder_endpoint() -> gqlbench_engine::Endpoint {
+pub fn placeholder_endpoint() -> gqlbench_engine::Endpoint {
     gqlbench_engine::Endpoint {
         addr: std::net::SocketAddr::from(([127, 0, 0, 1], 9)),
         host: "127.0.0.1:9".into(),

@@ -113,7 +113,11 @@ fn a_database_that_dies_mid_run_is_reported_and_cleaned_up() {
     let gqlbench_pid = child.id();
     let out = child.wait_with_output().unwrap();
     eprintln!("{}", String::from_utf8_lossy(&out.stderr));
-    assert!(out.status.success(), "the run goes on and ends normally");
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "the run goes on, ends normally, and fails: a trial is invalid"
+    );
     let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let t = &r["scenarios"][0]["targets"][0];
     let trial = &t["trials"][0];

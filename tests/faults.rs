@@ -15,9 +15,33 @@ fn every_kind_of_misbehaving_target_is_reported_and_the_run_goes_on() {
         .arg(fixtures())
         .args(["run", "e2e", "--scenarios", "hello", "--json", "--out"])
         .arg(out_dir.path()));
-    assert!(out.status.success(), "run exits 0 even when targets fail");
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "the run goes on to the end, then fails: targets failed"
+    );
     let r = json(&out);
     assert_eq!(r["status"], "complete");
+    // Every misbehaving target is a failure of the verdict; the good ones are not.
+    let failures = r["verdict"]["failures"].as_array().unwrap();
+    for bad in [
+        "fx-errors",
+        "fx-wrong",
+        "fx-crash",
+        "fx-never-ready",
+        "fx-exit-at-start",
+        "fx-degrade",
+    ] {
+        assert!(
+            failures
+                .iter()
+                .any(|f| f.as_str().unwrap().contains(&format!(" {bad}: "))),
+            "{bad} not in {failures:?}"
+        );
+    }
+    assert!(!failures
+        .iter()
+        .any(|f| f.as_str().unwrap().contains("fx-good")));
 
     let good = target(&r, 0, "fx-good");
     assert_eq!(good["status"], "ok");
@@ -148,8 +172,10 @@ fn ctrl_c_stops_children_and_keeps_partial_results() {
             "hello",
             "--targets",
             "fx-good,fx-chunked",
+            "--trials",
+            "4",
             "--duration",
-            "20s",
+            "1s",
             "--out",
         ])
         .arg(out_dir.path())
@@ -162,7 +188,8 @@ fn ctrl_c_stops_children_and_keeps_partial_results() {
     while processes_with("server.mjs good").is_empty() && std::time::Instant::now() < deadline {
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
-    std::thread::sleep(std::time::Duration::from_millis(1500));
+    // Into the second target's first trial or later: the first has a whole, valid trial.
+    std::thread::sleep(std::time::Duration::from_millis(2500));
     unsafe {
         libc::kill(child.id() as i32, libc::SIGINT);
     }
@@ -178,11 +205,27 @@ fn ctrl_c_stops_children_and_keeps_partial_results() {
             .unwrap();
     assert_eq!(saved["status"], "interrupted");
     assert!(out_dir.path().join("report.md").exists());
-    let t = &saved["scenarios"][0]["targets"][1];
+    // The target the interruption cut short is interrupted, and never called valid.
+    let targets = saved["scenarios"][0]["targets"].as_array().unwrap();
+    let cut: Vec<_> = targets
+        .iter()
+        .filter(|t| t["status"] == "interrupted")
+        .collect();
+    assert!(!cut.is_empty(), "{targets:?}");
+    for t in &cut {
+        assert_ne!(t["summary"]["valid"], true, "{}", t["name"]);
+    }
+    // One of them had completed (valid) trials before the cut: its summary was made while
+    // it looked whole, and must not stay valid.
     assert!(
-        t["status"] == "interrupted"
-            || saved["scenarios"][0]["targets"][0]["status"] == "interrupted"
+        cut.iter().any(|t| t["trials"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|x| x["valid"] == true)),
+        "{targets:?}"
     );
+    assert_eq!(saved["verdict"]["exit_code"], 130);
     assert!(processes_with("_fixture/server.mjs").is_empty());
 }
 

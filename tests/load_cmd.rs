@@ -132,7 +132,13 @@ fn connection_refused_is_counted_as_connect_failures() {
         .args(["-c", "2", "-d", "500ms", "--json"]));
     assert_eq!(out.status.code(), Some(1));
     let r = json(&out);
-    assert!(r["result"]["failures"]["connect"].as_u64().unwrap() > 0);
+    let refused = r["result"]["failures"]["connect"].as_u64().unwrap();
+    assert!(refused > 0);
+    // Nothing answered: no requests, no throughput, no latency.
+    assert_eq!(r["result"]["requests"], 0);
+    assert_eq!(r["result"]["unanswered"], refused);
+    assert_eq!(r["result"]["throughput_rps"], 0.0);
+    assert_eq!(r["result"]["latency"]["count"], 0);
 }
 
 #[test]
@@ -175,4 +181,171 @@ fn open_model_with_a_request_count_owes_nothing_after_the_budget() {
         !kinds.contains(&"unsent") && !kinds.contains(&"rate_shortfall"),
         "{kinds:?}"
     );
+}
+
+fn stderr(o: &std::process::Output) -> String {
+    String::from_utf8_lossy(&o.stderr).to_string()
+}
+
+#[test]
+fn load_refuses_input_that_cannot_work_before_sending_anything() {
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("empty.graphql");
+    std::fs::write(&empty, "  \n").unwrap();
+    let html = dir.path().join("page.graphql");
+    std::fs::write(&html, "<html>not a query</html>").unwrap();
+    let url = "http://127.0.0.1:9/graphql";
+    let cases: Vec<(Vec<String>, &str)> = vec![
+        (
+            vec![
+                "ws://127.0.0.1:9/graphql".into(),
+                "-q".into(),
+                query().display().to_string(),
+            ],
+            "http://",
+        ),
+        (
+            vec![url.into(), "-q".into(), empty.display().to_string()],
+            "empty.graphql",
+        ),
+        (
+            vec![url.into(), "-q".into(), html.display().to_string()],
+            "not a GraphQL document",
+        ),
+        (
+            vec![
+                url.into(),
+                "-q".into(),
+                query().display().to_string(),
+                "-d".into(),
+                "9223372036854775807s".into(),
+                "-n".into(),
+                "10".into(),
+            ],
+            "--duration",
+        ),
+        (
+            vec![
+                url.into(),
+                "-q".into(),
+                query().display().to_string(),
+                "-c".into(),
+                "1000000".into(),
+            ],
+            "local ports",
+        ),
+    ];
+    for (args, says) in cases {
+        let out = run(bin().arg("load").args(&args));
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains(says), "{args:?}: {}", stderr(&out));
+        assert!(!stderr(&out).contains("panicked"));
+    }
+}
+
+#[test]
+fn load_takes_the_projects_own_answer_files() {
+    let s = start("good");
+    // The catalogue's answer file: a list of cases.
+    let answers = fixtures().join("scenarios/expected/fixture/hello.json");
+    let out = run(bin()
+        .args(["load", &s.url, "-q"])
+        .arg(query())
+        .args(["-c", "2", "-d", "500ms", "--json", "--expect"])
+        .arg(&answers));
+    assert!(out.status.success(), "{}", stderr(&out));
+    let r = json(&out);
+    assert!(r["result"]["ok"].as_u64().unwrap() > 0);
+    assert_eq!(r["result"]["failed"], 0);
+    assert_eq!(r["expected_answer"], true);
+    // --variables picks a case; one that no case has is refused, listing the cases.
+    let out = run(bin()
+        .args(["load", &s.url, "-q"])
+        .arg(query())
+        .args([
+            "-d",
+            "500ms",
+            "--variables",
+            r#"{"id": "nope"}"#,
+            "--expect",
+        ])
+        .arg(&answers));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("no case has the --variables"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn a_low_rate_raises_no_false_shortfall() {
+    let s = start("good");
+    let out = run(bin()
+        .args(["load", &s.url, "-q"])
+        .arg(query())
+        .args(["--rate", "1.5", "-d", "1s", "--json"]));
+    assert!(out.status.success());
+    let r = json(&out);
+    let kinds: Vec<&str> = r["saturation"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["kind"].as_str().unwrap())
+        .collect();
+    assert!(
+        !kinds.contains(&"rate_shortfall") && !kinds.contains(&"unsent"),
+        "{kinds:?}"
+    );
+    assert_eq!(r["result"]["intended_requests"], r["result"]["requests"]);
+}
+
+#[test]
+fn load_uses_the_cpus_its_mask_allows() {
+    let s = start("good");
+    let out = run(Command::new("taskset")
+        .args(["-c", "0"])
+        .arg(env!("CARGO_BIN_EXE_gqlbench"))
+        .args(["load", &s.url, "-q"])
+        .arg(query())
+        .args(["-c", "4", "-d", "300ms", "--json"]));
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        json(&out)["result"]["threads"],
+        1,
+        "one CPU allowed, one worker"
+    );
+}
+
+#[test]
+fn deep_pipelining_is_served_not_stalled() {
+    // 20,000 requests in flight per connection: the answers fill the socket buffers long
+    // before the requests are written; a generator that only reads after writing stalls.
+    // 1 KiB requests, ~2 KiB answers ('big' mode): tens of MB each way per connection.
+    let s = start("big");
+    let pad = format!(r#"{{"pad": "{}"}}"#, "x".repeat(1000));
+    let out = run(bin()
+        .args(["load", &s.url, "-q"])
+        .arg(query())
+        .args([
+            "-c",
+            "2",
+            "-p",
+            "20000",
+            "-n",
+            "80000",
+            "--timeout",
+            "20s",
+            "--json",
+        ])
+        .args(["--variables", &pad]));
+    assert!(out.status.success(), "{}", stderr(&out));
+    let r = json(&out);
+    assert_eq!(
+        r["result"]["failed"], 0,
+        "{}",
+        r["result"]["failure_examples"]
+    );
+    assert_eq!(r["result"]["requests"], 80_000);
+    assert!(r["result"]["bytes_received"].as_u64().unwrap() > 80_000 * 2000);
 }

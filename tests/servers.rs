@@ -57,9 +57,21 @@ fn one_second_run_of_each_node_target_is_valid_and_measured() {
                 "{name}: version from the lockfile"
             );
             let trial = &t["trials"][0];
+            let gc = &trial["vitals"]["gc"];
+            assert!(gc["count"].is_u64(), "{name}: GC probe read");
+            // The longest pause is the window's own: above zero when any pause happened,
+            // never above their sum.
+            let (n, total, max) = (
+                gc["count"].as_u64().unwrap(),
+                gc["total_ms"].as_f64().unwrap(),
+                gc["max_ms"].as_f64().unwrap(),
+            );
+            assert!(n == 0 || max > 0.0, "{name}: {n} pauses, max {max}");
+            assert!(max <= total + 1e-6, "{name}: max {max} > total {total}");
+            // The peak is the highest RSS since ready, the idle sample included.
             assert!(
-                trial["vitals"]["gc"]["count"].is_u64(),
-                "{name}: GC probe read"
+                trial["vitals"]["rss_peak_bytes"].as_u64() >= t["rss_idle_bytes"].as_u64(),
+                "{name}: peak below idle"
             );
             assert!(
                 trial["vitals"]["rss_peak_bytes"].as_u64().unwrap() > 10_000_000,

@@ -10,6 +10,7 @@ use gqlbench_engine::{Control, Endpoint, Operation, Stop, Variant};
 use serde::Serialize;
 
 use crate::cli::CalibrateArgs;
+use crate::error::UserError;
 use crate::plan::{engine_plan, resolve_isolation};
 use crate::results::LoadInfo;
 use crate::runner::isolate::{self, CpuSet};
@@ -39,6 +40,68 @@ pub struct Calibration {
     pub efficiency_vs_wrk: Option<f64>,
 }
 
+/// The load of one calibration step.
+fn step_load(connections: u32, pipelining: u32) -> LoadInfo {
+    LoadInfo {
+        model: "closed".into(),
+        connections,
+        pipelining,
+        think_time_s: 0.0,
+        rate: None,
+        stages: vec![],
+        timeout_s: 10.0,
+        unique_request_header: false,
+    }
+}
+
+const PIPELINING: [u32; 2] = [1, 10];
+
+/// The flags checked as `load` checks them, before any server starts.
+fn check_flags(a: &CalibrateArgs, gen: &CpuSet) -> Result<(), UserError> {
+    if a.connections == 0 {
+        return Err(UserError::Flag {
+            flag: "--connections",
+            message: "must be at least 1".into(),
+        });
+    }
+    if a.duration.is_zero() || a.duration > gqlbench_engine::MAX_SPAN {
+        return Err(UserError::Flag {
+            flag: "--duration",
+            message: "must be above zero and at most 30 days, e.g. 5s".into(),
+        });
+    }
+    for p in PIPELINING {
+        let stop = Stop {
+            duration: Some(a.duration),
+            max_requests: None,
+        };
+        let plan = engine_plan(
+            &step_load(a.connections, p),
+            crate::plan::placeholder_endpoint(),
+            vec![static_op()],
+            Some(gen),
+            Duration::from_secs(1),
+            stop,
+        );
+        plan.preflight().map_err(|e| UserError::Flag {
+            flag: "--connections",
+            message: e.to_string(),
+        })?;
+    }
+    Ok(())
+}
+
+fn static_op() -> Operation {
+    Operation {
+        name: "static".into(),
+        weight: 1,
+        variants: vec![Variant {
+            body: bytes::Bytes::from_static(br#"{"query":"{ __typename }"}"#),
+            expected_data: Some(serde_json::json!({"__typename": "Query"})),
+        }],
+    }
+}
+
 pub fn run(a: &CalibrateArgs) -> Result<ExitCode> {
     let iso = resolve_isolation(&a.isolation)?;
     let _locks = crate::runner::lock::lock_cpus(&iso, a.isolation.force_concurrent)?;
@@ -48,6 +111,8 @@ pub fn run(a: &CalibrateArgs) -> Result<ExitCode> {
         .clone()
         .unwrap_or_else(|| CpuSet(isolate::allowed_cpus()));
     let srv = iso.target.clone();
+    check_flags(a, &gen)?;
+    let cancel = super::cancel_flag();
     isolate::pin_current_thread(&gen).context("pinning to the generator CPUs")?;
     isolate::raise_nofile();
     let port = free_port()?;
@@ -79,31 +144,18 @@ pub fn run(a: &CalibrateArgs) -> Result<ExitCode> {
         Readiness::Ready { .. } => {}
         _ => bail!("the static server did not start:\n{}", server.log_tail(10)),
     }
-    let expected: serde_json::Value = serde_json::json!({"__typename": "Query"});
     let mut steps = Vec::new();
-    for p in [1u32, 10] {
-        let load = LoadInfo {
-            model: "closed".into(),
-            connections: a.connections,
-            pipelining: p,
-            think_time_s: 0.0,
-            rate: None,
-            stages: vec![],
-            timeout_s: 10.0,
-            unique_request_header: false,
-        };
-        let op = Operation {
-            name: "static".into(),
-            weight: 1,
-            variants: vec![Variant {
-                body: bytes::Bytes::from_static(br#"{"query":"{ __typename }"}"#),
-                expected_data: Some(expected.clone()),
-            }],
-        };
+    let mut interrupted = false;
+    for p in PIPELINING {
+        if cancel.load(std::sync::atomic::Ordering::Relaxed) {
+            interrupted = true;
+            break;
+        }
+        let load = step_load(a.connections, p);
         let plan = engine_plan(
             &load,
             endpoint.clone(),
-            vec![op],
+            vec![static_op()],
             Some(&gen),
             Duration::from_secs(1),
             Stop {
@@ -116,8 +168,12 @@ pub fn run(a: &CalibrateArgs) -> Result<ExitCode> {
             a.connections,
             humantime::format_duration(a.duration)
         );
-        let r =
-            gqlbench_engine::run(&plan, &Control::default()).map_err(|e| anyhow::anyhow!("{e}"))?;
+        let control = Control {
+            cancel: cancel.clone(),
+            live: Default::default(),
+        };
+        let r = gqlbench_engine::run(&plan, &control).map_err(|e| anyhow::anyhow!("{e}"))?;
+        interrupted |= r.interrupted;
         steps.push(Step {
             tool: "gqlbench".into(),
             connections: a.connections,
@@ -136,7 +192,7 @@ pub fn run(a: &CalibrateArgs) -> Result<ExitCode> {
         });
     }
     let mut efficiency = None;
-    if a.wrk {
+    if a.wrk && !interrupted {
         match run_wrk(&gen, port, a.connections, a.duration) {
             Ok(w) => {
                 if w.requests_per_cpu_second > 0.0 {
@@ -161,7 +217,15 @@ pub fn run(a: &CalibrateArgs) -> Result<ExitCode> {
     } else {
         print!("{text}");
     }
-    Ok(ExitCode::SUCCESS)
+    // A static server that failed requests means the figures are not the generator's.
+    Ok(if interrupted {
+        ExitCode::from(130)
+    } else if c.steps.iter().any(|s| s.failed > 0) {
+        eprintln!("calibration: requests failed against the static server; the figures above are not valid");
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 fn render(c: &Calibration) -> String {

@@ -288,6 +288,7 @@ pub fn run_plan(
                         let missing = matches!(
                             e.downcast_ref::<crate::db::error::DbError>(),
                             Some(crate::db::error::DbError::MissingBinaries { .. })
+                                | Some(crate::db::error::DbError::BadPgBin { .. })
                         );
                         progress.line(&format!(
                             "database: {} — {e:#}",

@@ -337,15 +337,21 @@ fn endpoint_urls() {
 
 #[test]
 fn deep_pipelining_does_not_stall_on_its_own_writes() {
-    // 20,000 requests in flight on one connection with 1 KiB answers: the answers fill
-    // both socket buffers long before the requests are written, and this server (like
-    // Node's) stops reading requests while its answers cannot be written.
+    // 20,000 requests of 1 KiB in flight on one connection, answered with 1 KiB each: far
+    // more than both socket buffers hold either way, and this server (like Node's) stops
+    // reading requests while its answers cannot be written. A client that reads only
+    // after writing the whole pipeline waits on itself until the timeout.
     let body = format!(
         r#"{{"data":{{"hello":"world"}},"pad":"{}"}}"#,
         "x".repeat(1000)
     );
     let s = start(Mode::Ok(body));
-    let p = plan(s.endpoint(), closed(1.0, 20_000), for_requests(40_000));
+    let mut p = plan(s.endpoint(), closed(1.0, 20_000), for_requests(40_000));
+    let pad = "y".repeat(1000);
+    p.operations[0].variants = vec![variant(
+        &format!(r#"{{"query":"{{hello}}","variables":{{"pad":"{pad}"}}}}"#),
+        None,
+    )];
     let r = run(&p, &Control::default()).unwrap();
     assert_eq!(r.failed, 0, "{:?} {:?}", r.failures, r.failure_examples);
     assert_eq!((r.requests, r.ok), (40_000, 40_000));
