@@ -7,7 +7,10 @@ use common::*;
 /// The cold-start test checks that no fixture process is left, so runs must not overlap.
 static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
-fn run_e2e(scenario: &str) -> (serde_json::Value, tempfile::TempDir) {
+/// Runs one fixture scenario; `code` is the exit code its verdict must give (findings such
+/// as a depth limit or a leak are not failures; a target that never starts or drops its
+/// subscriptions is).
+fn run_e2e(scenario: &str, code: i32) -> (serde_json::Value, tempfile::TempDir) {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let out_dir = tempfile::tempdir().unwrap();
     let out = run(bin()
@@ -15,15 +18,16 @@ fn run_e2e(scenario: &str) -> (serde_json::Value, tempfile::TempDir) {
         .arg(fixtures())
         .args(["run", "e2e", "--scenarios", scenario, "--json", "--out"])
         .arg(out_dir.path()));
-    assert!(out.status.success(), "run exits 0 even when targets fail");
+    assert_eq!(out.status.code(), Some(code), "the verdict of {scenario}");
     let r = json(&out);
     assert_eq!(r["status"], "complete");
+    assert_eq!(r["verdict"]["exit_code"], code);
     (r, out_dir)
 }
 
 #[test]
 fn depth_limit_check_passes_with_a_limit_and_fails_visibly_without() {
-    let (r, dir) = run_e2e("depth");
+    let (r, dir) = run_e2e("depth", 0);
     assert_eq!(r["scenarios"][0]["depth_limit"], 10);
     let limited = target(&r, 0, "fx-depth-limit");
     let d = &limited["depth_check"];
@@ -48,6 +52,9 @@ fn depth_limit_check_passes_with_a_limit_and_fails_visibly_without() {
         .as_str()
         .unwrap()
         .contains("no depth limit"));
+    // A finding about the server, not a failure of the run (exit 0 above).
+    let findings = r["verdict"]["findings"].to_string();
+    assert!(findings.contains("fx-good: depth limit 10"), "{findings}");
     let md = std::fs::read_to_string(dir.path().join("report.md")).unwrap();
     assert!(
         md.contains("DEPTH LIMIT CHECK FAILED"),
@@ -58,7 +65,7 @@ fn depth_limit_check_passes_with_a_limit_and_fails_visibly_without() {
 
 #[test]
 fn cold_starts_are_repeated_and_a_target_that_never_starts_is_reported() {
-    let (r, _dir) = run_e2e("cold");
+    let (r, _dir) = run_e2e("cold", 1);
     assert_eq!(r["scenarios"][0]["kind"], "cold_start");
     let good = target(&r, 0, "fx-good");
     let starts = good["cold_starts"].as_array().unwrap();
@@ -84,7 +91,7 @@ fn cold_starts_are_repeated_and_a_target_that_never_starts_is_reported() {
 
 #[test]
 fn a_server_that_cannot_start_under_the_memory_cap_is_reported_as_such() {
-    let (r, _dir) = run_e2e("cold-small");
+    let (r, _dir) = run_e2e("cold-small", 0);
     let applied = r["scenarios"][0]["limits"]["applied"].as_str().unwrap();
     if !applied.contains("memory cap") {
         eprintln!("skipped: no writable cgroup memory controller here ({applied})");
@@ -100,9 +107,15 @@ fn a_server_that_cannot_start_under_the_memory_cap_is_reported_as_such() {
 
 #[test]
 fn a_long_run_flags_a_leaking_server_and_not_a_steady_one() {
-    let (r, dir) = run_e2e("leak");
+    let (r, dir) = run_e2e("leak", 0);
     let leak = &target(&r, 0, "fx-leak")["summary"]["leak"];
     assert_eq!(leak["verdict"], "growing", "{leak}");
+    // A finding about the server, shown in the verdict but not a failure (exit 0 above).
+    let findings = r["verdict"]["findings"].to_string();
+    assert!(
+        findings.contains("fx-leak: memory keeps growing"),
+        "{findings}"
+    );
     assert!(leak["trend"]["slope_mib_per_min"].as_f64().unwrap() > 10.0);
     let good = target(&r, 0, "fx-good");
     assert_ne!(good["summary"]["leak"]["verdict"], "growing");
@@ -115,7 +128,7 @@ fn a_long_run_flags_a_leaking_server_and_not_a_steady_one() {
 
 #[test]
 fn a_load_sweep_runs_every_connection_count_and_writes_chart_data() {
-    let (r, dir) = run_e2e("sweep");
+    let (r, dir) = run_e2e("sweep", 0);
     assert_eq!(
         r["scenarios"][0]["connection_sweep"],
         serde_json::json!([2, 8])
@@ -170,7 +183,7 @@ fn bad_realism_settings_are_refused_with_the_file_and_field() {
 
 #[test]
 fn a_subscription_server_that_drops_connections_is_counted_and_reported() {
-    let (r, dir) = run_e2e("subs");
+    let (r, dir) = run_e2e("subs", 1);
     let s = &r["scenarios"][0];
     assert_eq!(s["kind"], "subscriptions");
     let good = target(&r, 0, "fx-subs-good");

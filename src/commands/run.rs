@@ -82,8 +82,12 @@ pub fn run(root: &Path, args: &RunArgs) -> Result<ExitCode> {
     );
     outcome?;
     saved?;
-    for l in verdict.lines() {
-        eprintln!("{l}");
+    if !plan.json {
+        // The table on stdout ended with the verdict; CI logs that keep only stderr get
+        // its last line too.
+        if let Some(last) = verdict.lines().last() {
+            eprintln!("{last}");
+        }
     }
     Ok(verdict.exit())
 }

@@ -94,5 +94,13 @@ Field meanings: docs/results.md.\n",
         }
         out.push_str("\n</details>\n");
     }
+    if let Some(v) = &r.verdict {
+        out.push_str("\n## Verdict\n\n```\n");
+        for l in v.lines() {
+            out.push_str(&l);
+            out.push('\n');
+        }
+        out.push_str("```\n");
+    }
     out
 }

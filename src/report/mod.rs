@@ -249,6 +249,9 @@ pub fn verdict(s: &ScenarioResult) -> String {
 /// Problems worth a line under the table: failures, saturation, crashes.
 pub fn notes(s: &ScenarioResult) -> Vec<String> {
     let mut out = Vec::new();
+    if let Some(f) = &s.catalogue_fault {
+        out.push(format!("CATALOGUE FAULT — {f}"));
+    }
     for t in &s.targets {
         if let Some(p) = &t.problem {
             out.push(format!("{}: {} — {}", t.name, t.status.label(), p));

@@ -49,5 +49,12 @@ pub fn render(r: &RunResults) -> String {
     for s in &r.scenarios {
         out.push_str(&scenario_table(s));
     }
+    if let Some(v) = &r.verdict {
+        out.push('\n');
+        for l in v.lines() {
+            out.push_str(&l);
+            out.push('\n');
+        }
+    }
     out
 }
