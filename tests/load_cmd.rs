@@ -46,6 +46,20 @@ fn start(mode: &str) -> Server {
     }
 }
 
+/// The open model owed nothing: no `unsent` or `rate_shortfall` saturation flag.
+fn assert_no_shortfall(r: &serde_json::Value) {
+    let kinds: Vec<&str> = r["saturation"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["kind"].as_str().unwrap())
+        .collect();
+    assert!(
+        !kinds.contains(&"unsent") && !kinds.contains(&"rate_shortfall"),
+        "{kinds:?}"
+    );
+}
+
 fn query() -> std::path::PathBuf {
     fixtures().join("scenarios/queries/fixture/hello.graphql")
 }
@@ -171,16 +185,7 @@ fn open_model_with_a_request_count_owes_nothing_after_the_budget() {
     let r = json(&out);
     assert_eq!(r["result"]["requests"], 50);
     assert_eq!(r["result"]["unsent"], 0);
-    let kinds: Vec<&str> = r["saturation"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| f["kind"].as_str().unwrap())
-        .collect();
-    assert!(
-        !kinds.contains(&"unsent") && !kinds.contains(&"rate_shortfall"),
-        "{kinds:?}"
-    );
+    assert_no_shortfall(&r);
 }
 
 fn stderr(o: &std::process::Output) -> String {
@@ -287,16 +292,7 @@ fn a_low_rate_raises_no_false_shortfall() {
         .args(["--rate", "1.5", "-d", "1s", "--json"]));
     assert!(out.status.success());
     let r = json(&out);
-    let kinds: Vec<&str> = r["saturation"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| f["kind"].as_str().unwrap())
-        .collect();
-    assert!(
-        !kinds.contains(&"rate_shortfall") && !kinds.contains(&"unsent"),
-        "{kinds:?}"
-    );
+    assert_no_shortfall(&r);
     assert_eq!(r["result"]["intended_requests"], r["result"]["requests"]);
 }
 
