@@ -9,8 +9,10 @@ use std::process::Command;
 /// Tests that start gateways look for leftover processes: run them one at a time.
 static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
+/// The gateways installed by `npm ci`: the Node ones, and grafbase-dev (a native binary that
+/// npm fetches, so it runs here without a build).
 const NPM_GATEWAYS: &str =
-    "apollo-gateway,hive-gateway,hive-gateway-router-runtime,mercurius-gateway";
+    "apollo-gateway,hive-gateway,hive-gateway-router-runtime,mercurius-gateway,grafbase-dev";
 
 fn federation_tools() -> std::path::PathBuf {
     let dir = repo().join("targets/_federation");
