@@ -353,6 +353,7 @@ fn resolve_scenario(
         let stop = gqlbench_engine::Stop {
             duration: Some(duration),
             max_requests: None,
+            extend: None,
         };
         let generator = resolve_isolation(&args.isolation)?.generator;
         engine_plan(

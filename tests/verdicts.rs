@@ -199,3 +199,26 @@ fn reports_show_names_not_debug_strings() {
         stderr(&out)
     );
 }
+
+#[test]
+fn a_target_slower_than_the_window_gets_a_longer_window_not_an_invalid_row() {
+    // Answers take 1.5 s; the planned window is 500 ms after a 1 s warm-up.
+    let dir = tempfile::tempdir().unwrap();
+    let out = run(bin()
+        .arg("--root")
+        .arg(fixtures())
+        .args(["run", "e2e", "--scenarios", "slow", "--warmup", "1s"])
+        .args(["--duration", "500ms", "--json", "--out"])
+        .arg(dir.path()));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let r = json(&out);
+    let t = target(&r, 0, "fx-slow");
+    assert_eq!(t["summary"]["valid"], true, "{t}");
+    let load = &t["trials"][0]["load"];
+    let ext = load["window_extended_s"].as_f64().unwrap();
+    assert!(ext >= 1.0, "extended by {ext} s");
+    assert_eq!(load["connections"]["unused"], 0);
+    assert!(load["requests"].as_u64().unwrap() >= 4);
+    let md = std::fs::read_to_string(dir.path().join("report.md")).unwrap();
+    assert!(md.contains("measured window extended"), "{md}");
+}

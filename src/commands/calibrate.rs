@@ -74,6 +74,7 @@ fn check_flags(a: &CalibrateArgs, gen: &CpuSet) -> Result<(), UserError> {
         let stop = Stop {
             duration: Some(a.duration),
             max_requests: None,
+            extend: None,
         };
         let plan = engine_plan(
             &step_load(a.connections, p),
@@ -161,6 +162,7 @@ pub fn run(a: &CalibrateArgs) -> Result<ExitCode> {
             Stop {
                 duration: Some(a.duration),
                 max_requests: None,
+                extend: None,
             },
         );
         eprintln!(

@@ -199,6 +199,7 @@ pub fn run(a: &LoadArgs) -> Result<ExitCode> {
             _ => Some(duration),
         },
         max_requests: a.requests,
+        extend: None,
     };
     for (bad, flag, message) in [
         (

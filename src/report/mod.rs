@@ -253,6 +253,25 @@ pub fn notes(s: &ScenarioResult) -> Vec<String> {
         out.push(format!("CATALOGUE FAULT — {f}"));
     }
     for t in &s.targets {
+        let ext: Vec<String> = t
+            .trials
+            .iter()
+            .filter_map(|x| {
+                x.load
+                    .window_extended_s
+                    .map(|e| format!("trial {}: +{e:.1} s", x.trial))
+            })
+            .collect();
+        if !ext.is_empty() {
+            out.push(format!(
+                "{}: measured window extended so every connection completed a request in it ({}; planned {} s): its requests take about as long as the window",
+                t.name,
+                ext.join(", "),
+                s.duration_s
+            ));
+        }
+    }
+    for t in &s.targets {
         if let Some(p) = &t.problem {
             out.push(format!("{}: {} — {}", t.name, t.status.label(), p));
         }

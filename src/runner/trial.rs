@@ -16,6 +16,14 @@ use crate::saturation;
 
 const VITALS_INTERVAL: Duration = Duration::from_millis(200);
 
+/// The longest a measured window may be extended to for a slow target: four times the
+/// planned window, at least 10 s more, at most 2 minutes more.
+pub fn longest_window(duration: Duration) -> Duration {
+    (duration * 4)
+        .max(duration + Duration::from_secs(10))
+        .min(duration + Duration::from_secs(120))
+}
+
 /// Subgraph CPU above this share of its cores means it may limit the gateway.
 pub const SUBGRAPH_CPU_LIMIT: f64 = 0.80;
 
@@ -72,17 +80,26 @@ fn measure(
         Stop {
             duration: Some(duration),
             max_requests: None,
+            // A target slower than the window gets a longer one, bounded and reported
+            // (`window_extended_s`), rather than a row with nothing answered in it.
+            extend: (load_info.model == "closed").then(|| gqlbench_engine::Extend {
+                min_per_connection: 1,
+                max_duration: longest_window(duration),
+            }),
         },
     );
     let live = control.live.clone();
-    let window_ms = duration.as_millis() as u64;
     // Vitals cover the measured window only: not the warm-up before it, nor the drain of
-    // in-flight requests after it (up to the request timeout).
+    // in-flight requests after it (up to the request timeout). The window's length is read
+    // as it goes: the engine may extend it.
     let window = |live: std::sync::Arc<gqlbench_engine::LiveStats>| -> (Condition, Condition) {
         let l2 = live.clone();
         (
             Box::new(move || in_window(&live)),
-            Box::new(move || l2.phase() == Phase::Done || l2.elapsed_ms() >= window_ms),
+            Box::new(move || {
+                l2.phase() == Phase::Done
+                    || (l2.window_ms() > 0 && l2.elapsed_ms() >= l2.window_ms())
+            }),
         )
     };
     let (gate, end) = window(live);

@@ -132,6 +132,7 @@ fn main() {
     let stop = Stop {
         duration: Some(Duration::from_secs_f64(secs)),
         max_requests: None,
+        extend: None,
     };
     let mut plan = LoadPlan::new(endpoint, vec![op], schedule, stop);
     plan.warmup = Duration::from_secs(1);

@@ -26,6 +26,7 @@ mod schedule;
 mod subscribe;
 mod timer;
 mod validate;
+mod window;
 mod worker;
 mod wsio;
 
@@ -35,8 +36,8 @@ pub use error::EngineError;
 pub use hist::{decode_hist, encode_hist, new_latency, summarize as summarize_hist};
 pub use live::{LiveStats, Phase};
 pub use plan::{
-    Control, Endpoint, LoadPlan, Operation, Schedule, Stage, Stages, Stop, Variant, MAX_PIPELINING,
-    MAX_SPAN,
+    Control, Endpoint, Extend, LoadPlan, Operation, Schedule, Stage, Stages, Stop, Variant,
+    MAX_PIPELINING, MAX_SPAN,
 };
 pub use record::LATE_THRESHOLD;
 pub use result::{

@@ -19,6 +19,8 @@ pub struct LiveStats {
     requests: AtomicU64,
     failures: AtomicU64,
     elapsed_ms: AtomicU64,
+    /// Length of the measured window as it stands, ms (0: not known, a request count).
+    window_ms: AtomicU64,
 }
 
 impl LiveStats {
@@ -37,6 +39,14 @@ impl LiveStats {
     /// Failed requests in the measured window so far.
     pub fn failures(&self) -> u64 {
         self.failures.load(Ordering::Relaxed)
+    }
+    /// Length of the measured window as it stands now (it may be extended), ms; 0 when a
+    /// request count ends it.
+    pub fn window_ms(&self) -> u64 {
+        self.window_ms.load(Ordering::Relaxed)
+    }
+    pub(crate) fn set_window_ms(&self, ms: u64) {
+        self.window_ms.store(ms, Ordering::Relaxed);
     }
     /// Milliseconds since the measured window started (0 during warm-up).
     pub fn elapsed_ms(&self) -> u64 {
@@ -69,5 +79,6 @@ impl LiveStats {
         self.requests.store(0, Ordering::Relaxed);
         self.failures.store(0, Ordering::Relaxed);
         self.elapsed_ms.store(0, Ordering::Relaxed);
+        self.window_ms.store(0, Ordering::Relaxed);
     }
 }

@@ -62,7 +62,7 @@ pub async fn run_dispatcher(ctx: Rc<Ctx>, mut cursor: RateCursor, max_connection
         }
         let Some(t_rel) = cursor.peek() else { break };
         let due = ctx.run_start + Duration::from_secs_f64(t_rel);
-        if ctx.window_end.is_some_and(|e| due >= e) {
+        if ctx.window_end().is_some_and(|e| due >= e) {
             break;
         }
         if due >= ctx.window_start && ctx.budget_exhausted() {
@@ -70,7 +70,7 @@ pub async fn run_dispatcher(ctx: Rc<Ctx>, mut cursor: RateCursor, max_connection
             break;
         }
         let now = Instant::now();
-        if ctx.window_end.is_some_and(|e| now >= e) {
+        if ctx.window_end().is_some_and(|e| now >= e) {
             // The window is over: whatever is still owed stays unsent.
             break;
         }
@@ -99,7 +99,7 @@ pub async fn run_dispatcher(ctx: Rc<Ctx>, mut cursor: RateCursor, max_connection
                 // Every connection is busy: this request is late. Wait for one to free
                 // up, but not past the end of the window.
                 let freed = pool.freed.notified();
-                match ctx.window_end {
+                match ctx.window_end() {
                     Some(end) => {
                         tokio::select! {
                             _ = freed => {}
@@ -128,7 +128,7 @@ pub async fn run_dispatcher(ctx: Rc<Ctx>, mut cursor: RateCursor, max_connection
         cursor.advance();
     }
     if !ctx.stop.get() && !budget_spent {
-        if let Some(end) = ctx.window_end {
+        if let Some(end) = ctx.window_end() {
             // Owed sends of the window: due before its end, not before its start.
             let owed = cursor
                 .remaining_before(rel(end))

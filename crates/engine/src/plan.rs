@@ -168,13 +168,25 @@ pub enum Schedule {
     },
 }
 
-/// When the measured window ends. At least one field must be set.
+/// When the measured window ends. At least one of `duration` and `max_requests` is set.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Stop {
     /// Length of the measured window (after warm-up).
     pub duration: Option<Duration>,
     /// Number of requests sent in the measured window.
     pub max_requests: Option<u64>,
+    /// Closed model with a duration: push the end back until every connection completed
+    /// enough requests sent in the window (a target slower than the window is long).
+    pub extend: Option<Extend>,
+}
+
+/// How far a duration window may be extended, and until what.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Extend {
+    /// Requests each connection must complete in the window (at least 1).
+    pub min_per_connection: u64,
+    /// The longest the window may grow to.
+    pub max_duration: Duration,
 }
 
 /// Everything a run needs.
@@ -245,6 +257,20 @@ impl LoadPlan {
         }
         if self.stop.duration == Some(Duration::ZERO) || self.stop.max_requests == Some(0) {
             return bad("the stop condition is zero".into());
+        }
+        if let Some(x) = &self.stop.extend {
+            let Some(d) = self.stop.duration else {
+                return bad("extending the window needs a duration".into());
+            };
+            if x.min_per_connection == 0 || x.max_duration < d || x.max_duration > MAX_SPAN {
+                return bad(format!(
+                    "window extension: need at least 1 request per connection and a bound between the duration and 30 days (got {} and {:?})",
+                    x.min_per_connection, x.max_duration
+                ));
+            }
+            if matches!(self.schedule, Schedule::Open { .. }) {
+                return bad("window extension is for the closed model".into());
+            }
         }
         if self.timeout.is_zero() {
             return bad("timeout must be positive".into());

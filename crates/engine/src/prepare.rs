@@ -184,6 +184,7 @@ mod tests {
             Stop {
                 duration: None,
                 max_requests: Some(1),
+                extend: None,
             },
         );
         p.headers.push(("authorization".into(), "Bearer x".into()));

@@ -4,11 +4,14 @@
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
+use std::sync::Arc;
+
 use hdrhistogram::Histogram;
 
 use crate::hist;
 use crate::result::{ConnectionSpread, FailureExample, LoadResult, OperationCounts, SecondSample};
 use crate::validate::FailureKind;
+use crate::window::Window;
 
 /// Send lag above which an open-model request counts as late. 1 ms: above the scheduling
 /// noise of a loaded machine, below anything a user would call "on time" for a 1 kHz+ rate.
@@ -77,6 +80,8 @@ pub struct Recorder {
     pub cpu_s: f64,
     /// Closed model: connections open when the load began.
     pub established: Option<u64>,
+    /// Told when a connection completes the window's minimum (window extension).
+    minimum: Option<Arc<Window>>,
 }
 
 fn micros(d: Duration) -> u64 {
@@ -115,7 +120,13 @@ impl Recorder {
             last_done: None,
             cpu_s: 0.0,
             established: None,
+            minimum: None,
         }
+    }
+
+    /// Tells `window` whenever a connection completes its minimum of window requests.
+    pub fn report_minimum(&mut self, window: Arc<Window>) {
+        self.minimum = Some(window);
     }
 
     /// Marks the slots meant to be active in the window, so those that completed nothing
@@ -186,6 +197,13 @@ impl Recorder {
         if let Some(c) = self.conns.get_mut(s.conn) {
             c.requests += 1;
             hist::record(c.hist.get_or_insert_with(|| hist::new_small(1)), lat);
+            if let Some(w) = self
+                .minimum
+                .as_ref()
+                .filter(|w| c.requests == w.min_per_connection)
+            {
+                w.connection_satisfied();
+            }
         }
     }
 }

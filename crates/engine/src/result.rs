@@ -32,6 +32,10 @@ pub struct LoadResult {
     pub per_operation: BTreeMap<String, OperationCounts>,
     /// Length of the measured window actually run, in seconds.
     pub elapsed_s: f64,
+    /// Closed model: how much the window was lengthened so that every connection completed
+    /// a request sent in it (a target slower than the planned window), seconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window_extended_s: Option<f64>,
     /// `requests / elapsed_s`: responses (passed validation or not) per second.
     pub throughput_rps: f64,
     /// `ok / elapsed_s`.

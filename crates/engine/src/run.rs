@@ -5,6 +5,7 @@
 //! in flight, plus a small grace.
 
 use std::rc::Rc;
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -13,11 +14,12 @@ use crate::error::EngineError;
 use crate::gate::StartGate;
 use crate::live::Phase;
 use crate::open;
-use crate::plan::{Control, LoadPlan, Schedule};
+use crate::plan::{Control, Extend, LoadPlan, Schedule};
 use crate::prepare::Prepared;
 use crate::record::{finish, RunFacts};
 use crate::result::LoadResult;
 use crate::schedule::{Curve, RateCursor};
+use crate::window::{next_end, Window, DECIDE_AHEAD};
 use crate::worker::{run_worker, WorkerOutput, WorkerSetup};
 
 /// Time between the last worker reaching the start line and the start of the load, so
@@ -48,33 +50,45 @@ pub fn run(plan: &LoadPlan, control: &Control) -> Result<LoadResult, EngineError
         } => ("open", 0, *max_connections as usize),
     };
     let gate = Arc::new(StartGate::new(threads));
-    let mut handles = Vec::with_capacity(threads);
-    for w in 0..threads {
-        let slots = match model {
+    let extend = plan.stop.extend.filter(|_| model == "closed");
+    let window = Arc::new(Window::new(
+        plan.stop.duration.map(|d| plan.warmup + d),
+        extend.map_or(0, |x| x.min_per_connection),
+    ));
+    control
+        .live
+        .set_window_ms(plan.stop.duration.map_or(0, |d| d.as_millis() as u64));
+    let slots: Vec<usize> = (0..threads)
+        .map(|w| match model {
             "closed" => share(slots_total as u64, threads, w) as usize,
             _ => share(open_max as u64, threads, w) as usize,
-        };
-        let expected = match &plan.schedule {
+        })
+        .collect();
+    let expected: Vec<Vec<bool>> = (0..threads)
+        .map(|w| match &plan.schedule {
             Schedule::Closed { connections, .. } => {
-                expected_slots(&Curve::new(connections), slots, w, threads, plan)
+                expected_slots(&Curve::new(connections), slots[w], w, threads, plan)
             }
             Schedule::Open { .. } => Vec::new(),
-        };
+        })
+        .collect();
+    let mut handles = Vec::with_capacity(threads);
+    for w in 0..threads {
         let setup = WorkerSetup {
             prep: prep.clone(),
             addr: plan.endpoint.addr,
             timeout: plan.timeout,
             worker: w,
             warmup: plan.warmup,
-            duration: plan.stop.duration,
             budget: plan.stop.max_requests.map(|n| share(n, threads, w)),
-            slots,
+            slots: slots[w],
             preconnect: model == "closed",
-            expected,
+            expected: expected[w].clone(),
             open: model == "open",
             keep_examples: plan.keep_examples,
             cpus: plan.cpus.as_ref().map(|c| vec![c[w % c.len()]]),
             gate: gate.clone(),
+            window: window.clone(),
             cancel: control.cancel.clone(),
             live: control.live.clone(),
         };
@@ -86,6 +100,19 @@ pub fn run(plan: &LoadPlan, control: &Control) -> Result<LoadResult, EngineError
     }
     let run_start = gate.open_when_ready(plan.timeout + GATE_SLACK, LEAD, &control.cancel);
     let window_start = run_start + plan.warmup;
+    if let (Some(x), Some(d)) = (extend, plan.stop.duration) {
+        let meant = expected.iter().flatten().filter(|e| **e).count() as u64;
+        extend_window(
+            &window,
+            run_start,
+            plan.warmup,
+            d,
+            x,
+            meant,
+            control,
+            &handles,
+        );
+    }
     let mut outputs: Vec<WorkerOutput> = Vec::with_capacity(threads);
     let mut first_err = None;
     for (w, h) in handles.into_iter().enumerate() {
@@ -107,16 +134,21 @@ pub fn run(plan: &LoadPlan, control: &Control) -> Result<LoadResult, EngineError
     let all_budgets_spent =
         plan.stop.max_requests.is_some() && outputs.iter().all(|o| o.budget_exhausted);
     let last_done = outputs.iter().filter_map(|o| o.rec.last_done).max();
+    // The window as it ended: an extension lengthened it.
+    let duration = window.end().map(|e| e.saturating_sub(plan.warmup));
     let elapsed = if let Some(t) = interrupted_at {
         t.saturating_duration_since(window_start)
+            .min(duration.unwrap_or(Duration::MAX))
     } else if all_budgets_spent {
         let end = last_done.unwrap_or(window_start);
         let d = end.saturating_duration_since(window_start);
-        plan.stop.duration.map_or(d, |max| d.min(max))
+        duration.map_or(d, |max| d.min(max))
     } else {
-        plan.stop
-            .duration
-            .unwrap_or_else(|| Instant::now().saturating_duration_since(window_start))
+        duration.unwrap_or_else(|| Instant::now().saturating_duration_since(window_start))
+    };
+    let extended_by = match (duration, plan.stop.duration) {
+        (Some(now), Some(planned)) if now > planned => Some(now - planned),
+        _ => None,
     };
     let pinned_cpus = if plan.cpus.is_some() {
         let mut all: Vec<usize> = outputs
@@ -145,7 +177,48 @@ pub fn run(plan: &LoadPlan, control: &Control) -> Result<LoadResult, EngineError
         },
         count_unused: plan.stop.duration.is_some() && !all_budgets_spent,
     };
-    Ok(finish(outputs.into_iter().map(|o| o.rec).collect(), facts))
+    let mut r = finish(outputs.into_iter().map(|o| o.rec).collect(), facts);
+    r.window_extended_s = extended_by.map(|d| d.as_secs_f64());
+    Ok(r)
+}
+
+/// The coordinator of a window extension, run by the thread that started the workers:
+/// shortly before each end it either lets the window close (every connection met its
+/// minimum, or the bound is reached) or pushes the end back by a step. Returns once the
+/// window is closed for good, the run is cancelled, or every worker has ended.
+#[allow(clippy::too_many_arguments)]
+fn extend_window(
+    window: &Window,
+    run_start: Instant,
+    warmup: Duration,
+    duration: Duration,
+    x: Extend,
+    connections: u64,
+    control: &Control,
+    workers: &[std::thread::JoinHandle<Result<WorkerOutput, EngineError>>],
+) {
+    // Steps of half the planned window (at least a second): few decisions, little overshoot.
+    let step = (duration / 2).max(Duration::from_secs(1));
+    let max_end = warmup + x.max_duration;
+    loop {
+        let Some(end) = window.end() else { return };
+        let decide_at = run_start + end.saturating_sub(DECIDE_AHEAD);
+        while Instant::now() < decide_at {
+            if control.cancel.load(Ordering::Relaxed) || workers.iter().all(|h| h.is_finished()) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(10).min(decide_at - Instant::now()));
+        }
+        match next_end(end, max_end, step, window.satisfied(), connections) {
+            Some(new_end) => {
+                window.set_end(new_end);
+                control
+                    .live
+                    .set_window_ms(new_end.saturating_sub(warmup).as_millis() as u64);
+            }
+            None => return,
+        }
+    }
 }
 
 /// Which of worker `w`'s slots are active at some time of the measured window: slot s is

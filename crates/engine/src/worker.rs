@@ -20,6 +20,7 @@ use crate::live::{LiveStats, Phase};
 use crate::prepare::{fmt_u64, Prepared, Rng};
 use crate::record::{Recorder, Sample};
 use crate::validate::{FailureKind, Validator};
+use crate::window::Window;
 
 /// Period of the ticker that watches cancel/stop and publishes progress.
 const TICK: Duration = Duration::from_millis(10);
@@ -46,8 +47,8 @@ pub struct Ctx {
     pub worker: usize,
     pub run_start: Instant,
     pub window_start: Instant,
-    /// End of a duration window.
-    pub window_end: Option<Instant>,
+    /// End of a duration window, shared by the workers (it may be pushed back).
+    pub window: Arc<Window>,
     /// Requests this worker may still send in the window (request-count stop).
     budget: Cell<Option<u64>>,
     /// No new requests: cancelled, or the open-model dispatcher is done.
@@ -100,7 +101,7 @@ impl Ctx {
         if at < self.window_start {
             return Some(false);
         }
-        if self.window_end.is_some_and(|end| at >= end) {
+        if self.window_end().is_some_and(|end| at >= end) {
             return None;
         }
         match self.budget.get() {
@@ -111,6 +112,11 @@ impl Ctx {
                 Some(true)
             }
         }
+    }
+
+    /// End of a duration window, as it stands now.
+    pub fn window_end(&self) -> Option<Instant> {
+        self.window.end().map(|e| self.run_start + e)
     }
 
     /// Gives back the ticket of a request that was never answered by design (the server
@@ -131,7 +137,7 @@ impl Ctx {
     /// True when nothing more may be sent at `now` (stop, end of window or of budget).
     pub fn finished(&self, now: Instant) -> bool {
         self.stop.get()
-            || self.window_end.is_some_and(|e| now >= e)
+            || self.window_end().is_some_and(|e| now >= e)
             || (now >= self.window_start && self.budget_exhausted())
     }
 
@@ -224,8 +230,6 @@ pub struct WorkerSetup {
     pub timeout: Duration,
     pub worker: usize,
     pub warmup: Duration,
-    /// Length of a duration window (None: a request count ends it).
-    pub duration: Option<Duration>,
     pub budget: Option<u64>,
     pub slots: usize,
     /// Closed model: open every slot's connection before the start line.
@@ -236,40 +240,18 @@ pub struct WorkerSetup {
     pub keep_examples: usize,
     pub cpus: Option<Vec<usize>>,
     pub gate: Arc<StartGate>,
+    pub window: Arc<Window>,
     pub cancel: Arc<AtomicBool>,
     pub live: Arc<LiveStats>,
-}
-
-/// The instants of a run, fixed once every worker reached the start line.
-#[derive(Debug, Clone, Copy)]
-pub struct Times {
-    pub run_start: Instant,
-    pub window_start: Instant,
-    pub window_end: Option<Instant>,
-    /// Latest time a worker may run to (duration windows): one timeout for requests still
-    /// in flight, plus a small grace.
-    pub hard_end: Option<Instant>,
 }
 
 /// Slack after the last timeout before workers give up on stragglers.
 const GRACE: Duration = Duration::from_millis(200);
 
-impl Times {
-    pub fn new(
-        run_start: Instant,
-        warmup: Duration,
-        duration: Option<Duration>,
-        timeout: Duration,
-    ) -> Times {
-        let window_start = run_start + warmup;
-        let window_end = duration.map(|d| window_start + d);
-        Times {
-            run_start,
-            window_start,
-            window_end,
-            hard_end: window_end.map(|e| e + timeout + GRACE),
-        }
-    }
+/// Latest time a worker may run to (duration windows): the window's end as it stands, plus
+/// one timeout for requests still in flight, plus a small grace.
+fn hard_end(ctx: &Ctx) -> Option<Instant> {
+    ctx.window_end().map(|e| e + ctx.timeout + GRACE)
 }
 
 /// What a worker hands back.
@@ -347,16 +329,12 @@ where
         Vec::new()
     };
     let established = conns.iter().filter(|c| c.is_some()).count() as u64;
-    let times = Times::new(
-        arrival.wait_start(),
-        setup.warmup,
-        setup.duration,
-        setup.timeout,
-    );
+    let run_start = arrival.wait_start();
+    let window_start = run_start + setup.warmup;
     let local = tokio::task::LocalSet::new();
     let ops = setup.prep.ops.len();
     let mut rec = Recorder::new(
-        times.window_start,
+        window_start,
         setup.open,
         ops,
         setup.slots,
@@ -365,15 +343,18 @@ where
     if setup.preconnect {
         rec.established = Some(established);
         rec.expect_slots(&setup.expected);
+        if setup.window.min_per_connection > 0 {
+            rec.report_minimum(setup.window.clone());
+        }
     }
     let ctx = Rc::new(Ctx {
         prep: setup.prep.clone(),
         addr: setup.addr,
         timeout: setup.timeout,
         worker: setup.worker,
-        run_start: times.run_start,
-        window_start: times.window_start,
-        window_end: times.window_end,
+        run_start,
+        window_start,
+        window: setup.window.clone(),
         budget: Cell::new(setup.budget),
         stop: Cell::new(false),
         rec: RefCell::new(rec),
@@ -388,7 +369,7 @@ where
         let startup = ctx.task_started();
         spawn_tasks(&ctx, conns);
         drop(startup);
-        ticker(&ctx, &setup, &times).await
+        ticker(&ctx, &setup).await
     });
     // Tasks still running (cancel, hard end) are dropped with the runtime.
     drop(local);
@@ -396,7 +377,7 @@ where
     let budget_exhausted = ctx.budget_exhausted();
     let rec = std::mem::replace(
         &mut *ctx.rec.borrow_mut(),
-        Recorder::new(times.window_start, setup.open, 0, 0, 0),
+        Recorder::new(window_start, setup.open, 0, 0, 0),
     );
     Ok(WorkerOutput {
         rec,
@@ -408,7 +389,7 @@ where
 
 /// Watches cancel, the hard end and task completion; publishes progress; reads the
 /// thread's CPU clock at the window's start and end. Returns the cancel time if cancelled.
-async fn ticker(ctx: &Rc<Ctx>, setup: &WorkerSetup, times: &Times) -> Option<Instant> {
+async fn ticker(ctx: &Rc<Ctx>, setup: &WorkerSetup) -> Option<Instant> {
     let live = &setup.live;
     let mut cpu_start = None;
     let mut cpu_end = None;
@@ -424,11 +405,11 @@ async fn ticker(ctx: &Rc<Ctx>, setup: &WorkerSetup, times: &Times) -> Option<Ins
             cpu_start = Some(affinity::thread_cpu_time());
             live.set_phase(Phase::Measure);
         }
-        if cpu_end.is_none() && ctx.window_end.is_some_and(|e| now >= e) {
+        if cpu_end.is_none() && ctx.window_end().is_some_and(|e| now >= e) {
             cpu_end = Some(affinity::thread_cpu_time());
         }
         let cancelled = setup.cancel.load(Ordering::Relaxed);
-        let done = ctx.alive.get() == 0 || times.hard_end.is_some_and(|h| now >= h);
+        let done = ctx.alive.get() == 0 || hard_end(ctx).is_some_and(|h| now >= h);
         if now.duration_since(last_publish) >= PUBLISH_EVERY || cancelled || done {
             let totals = ctx.rec.borrow().totals();
             live.add(totals.0 - published.0, totals.1 - published.1);
@@ -450,7 +431,7 @@ async fn ticker(ctx: &Rc<Ctx>, setup: &WorkerSetup, times: &Times) -> Option<Ins
         if now < ctx.window_start {
             next = next.min(ctx.window_start);
         }
-        if let Some(e) = ctx.window_end.filter(|e| now < *e) {
+        if let Some(e) = ctx.window_end().filter(|e| now < *e) {
             next = next.min(e);
         }
         tokio::select! {

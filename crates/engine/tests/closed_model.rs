@@ -398,6 +398,7 @@ fn absurd_lengths_are_refused_not_overflowed() {
     let stop = Stop {
         duration: Some(Duration::from_secs(i64::MAX as u64)),
         max_requests: Some(10),
+        extend: None,
     };
     let err = run(
         &plan(s.endpoint(), closed(1.0, 1), stop),
@@ -408,4 +409,56 @@ fn absurd_lengths_are_refused_not_overflowed() {
     let mut p = plan(s.endpoint(), closed(1.0, 1), for_requests(1));
     p.warmup = Duration::from_secs(u64::MAX / 4);
     assert!(run(&p, &Control::default()).is_err());
+}
+
+#[test]
+fn a_window_shorter_than_a_request_is_extended_until_every_connection_answered() {
+    // Answers take 1 s; the warm-up's requests end after the 300 ms window would have.
+    let s = start(Mode::Slow {
+        body: HELLO.into(),
+        delay: Duration::from_secs(1),
+    });
+    let mut p = plan(s.endpoint(), closed(4.0, 1), for_duration(300));
+    p.warmup = Duration::from_millis(500);
+    let r = run(&p, &Control::default()).unwrap();
+    assert_eq!(
+        r.requests, 0,
+        "without the extension nothing is sent and answered in it"
+    );
+    assert_eq!(r.connections.unused, 4);
+    assert_eq!(r.window_extended_s, None);
+
+    p.stop.extend = Some(Extend {
+        min_per_connection: 1,
+        max_duration: Duration::from_secs(10),
+    });
+    let r = run(&p, &Control::default()).unwrap();
+    assert_eq!(r.connections.unused, 0, "{:?}", r.connections);
+    assert!(
+        r.requests >= 4 && r.ok == r.requests,
+        "{} {}",
+        r.requests,
+        r.ok
+    );
+    let ext = r.window_extended_s.unwrap();
+    assert!(ext >= 0.9 && ext <= 4.0, "extended by {ext} s");
+    assert!(
+        (r.elapsed_s - (0.3 + ext)).abs() < 1e-6,
+        "{} vs {ext}",
+        r.elapsed_s
+    );
+    assert!(r.latency.p50_us >= 1_000_000);
+
+    // The bound holds: never more than max_duration (here ending before the warm-up's
+    // answers come back).
+    p.stop.extend = Some(Extend {
+        min_per_connection: 1,
+        max_duration: Duration::from_millis(400),
+    });
+    let r = run(&p, &Control::default()).unwrap();
+    assert!(r.elapsed_s <= 0.4 + 1e-6, "{}", r.elapsed_s);
+    assert_eq!(
+        r.connections.unused, 4,
+        "bounded: the slow target still answered nothing"
+    );
 }

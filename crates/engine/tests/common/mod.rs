@@ -32,6 +32,8 @@ pub enum Mode {
     Batch { body: String, n: usize },
     /// Like Ok, but says `Connection: close` and closes after every `n`th response.
     CloseEvery { body: String, n: u64 },
+    /// Like Ok, but every answer takes this long (a slow target).
+    Slow { body: String, delay: Duration },
 }
 
 #[derive(Debug, Default)]
@@ -205,6 +207,10 @@ async fn serve(mut sock: tokio::net::TcpStream, mode: Mode, stats: Arc<Stats>, e
                     }
                     out.extend(response(200, body, false));
                 }
+                Mode::Slow { body, delay } => {
+                    tokio::time::sleep(*delay).await;
+                    out.extend(response(200, body, false));
+                }
                 Mode::CloseEvery { body, n } => {
                     let c = answered.is_multiple_of(*n);
                     out.extend(response(200, body, c));
@@ -260,6 +266,7 @@ pub fn for_requests(n: u64) -> Stop {
     Stop {
         duration: None,
         max_requests: Some(n),
+        extend: None,
     }
 }
 
@@ -267,5 +274,6 @@ pub fn for_duration(ms: u64) -> Stop {
     Stop {
         duration: Some(Duration::from_millis(ms)),
         max_requests: None,
+        extend: None,
     }
 }
