@@ -423,7 +423,13 @@ pub fn resolve_run(cat: &Catalog, args: &RunArgs) -> Result<RunPlan> {
         }
     }
     for t in &args.targets {
-        cat.target(t)?;
+        // A named native build that is not installed would only be skipped: refuse it now.
+        crate::runner::install::require_installed(cat.target(t)?).map_err(|message| {
+            UserError::Flag {
+                flag: "--targets",
+                message,
+            }
+        })?;
     }
     let profiles = cat.profiles()?;
     let base = profiles.get(&args.profile).map_err(|e| UserError::Flag {

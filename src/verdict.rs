@@ -139,6 +139,9 @@ pub fn judge(r: &RunResults, ignore_failures: bool) -> RunVerdict {
         failures_ignored: ignore_failures,
         ..Default::default()
     };
+    // A build not installed is the same news in every scenario that has it: one entry per
+    // target, naming how many scenarios it missed.
+    let mut not_installed: Vec<(String, String, usize)> = Vec::new();
     for s in &r.scenarios {
         if let Some(f) = &s.catalogue_fault {
             v.catalogue_faults
@@ -149,6 +152,17 @@ pub fn judge(r: &RunResults, ignore_failures: bool) -> RunVerdict {
             if s.catalogue_fault.is_some() && t.status == TargetStatus::WrongAnswers {
                 continue;
             }
+            if t.status == TargetStatus::NotInstalled {
+                match not_installed.iter_mut().find(|(n, _, _)| n == &t.name) {
+                    Some(e) => e.2 += 1,
+                    None => not_installed.push((
+                        t.name.clone(),
+                        t.problem.clone().unwrap_or_default(),
+                        1,
+                    )),
+                }
+                continue;
+            }
             for rv in judge_target(s, t) {
                 match rv {
                     RowVerdict::Failure(m) => v.failures.push(format!("{}: {m}", row(s, t))),
@@ -157,6 +171,12 @@ pub fn judge(r: &RunResults, ignore_failures: bool) -> RunVerdict {
                 }
             }
         }
+    }
+    for (name, problem, n) in not_installed {
+        v.skipped.push(format!(
+            "{name} (in {n} scenario{}): {problem}",
+            if n == 1 { "" } else { "s" }
+        ));
     }
     v.exit_code = if r.status == RunStatus::Interrupted {
         130

@@ -1,6 +1,10 @@
 //! End-to-end: installs of targets. Two installs of one target at once run its install
 //! command once (the second waits, then finds it current); a program the install declares
 //! in `requires` that is missing fails it at once, naming the program and how to get it.
+//! Builds into the shared cache (`fx-native`, a stand-in for the native gateways that
+//! "builds" in milliseconds and counts its builds) are recorded there: any checkout finds
+//! them, a changed input invalidates them, builds of older gqlbench versions are recognised,
+//! and a run skips one that is not installed once, without failing.
 mod common;
 use common::*;
 
@@ -140,4 +144,372 @@ requires = [
         t["problem"]
     );
     assert!(!tdir.join("ran").exists());
+}
+
+/// A native-like target: its install writes a "binary" into `{cache}/fx-native-1.0/` from
+/// its input `build.txt` and appends a line to `{cache}/runs.txt` per build; `run` never
+/// builds it (auto = false). It starts as the good fixture server.
+fn add_native(root: &std::path::Path) {
+    add_target(
+        root,
+        "fx-native",
+        r#"command = ["sh", "-c", "echo run >> {cache}/runs.txt; mkdir -p {cache}/fx-native-1.0/bin; cp build.txt {cache}/fx-native-1.0/bin/server"]
+inputs = ["build.txt"]
+check = "{cache}/fx-native-1.0/bin/server"
+auto = false
+takes = "~1 s"
+requires = [{ program = "sh", hint = "a POSIX shell" }]"#,
+    );
+    std::fs::write(root.join("targets/fx-native/build.txt"), "version 1\n").unwrap();
+}
+
+/// gqlbench on the catalogue `root` with the cache `cache`.
+fn gq(root: &std::path::Path, cache: &std::path::Path) -> std::process::Command {
+    let mut c = bin();
+    c.arg("--root").arg(root).env("GQLBENCH_CACHE", cache);
+    c
+}
+
+/// How many times the fixture's install command ran against `cache`.
+fn builds(cache: &std::path::Path) -> usize {
+    std::fs::read_to_string(cache.join("runs.txt"))
+        .map(|s| s.lines().count())
+        .unwrap_or(0)
+}
+
+fn stderr(o: &std::process::Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn record(cache: &std::path::Path) -> serde_json::Value {
+    let p = cache.join("fx-native-1.0/.gqlbench-install.json");
+    serde_json::from_slice(&std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display())))
+        .unwrap()
+}
+
+#[test]
+fn a_cache_build_made_in_one_checkout_is_current_in_another() {
+    let cache = tempfile::tempdir().unwrap();
+    let first = fixture_copy();
+    add_native(first.path());
+    let o = run(gq(first.path(), cache.path()).args(["install", "fx-native"]));
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(builds(cache.path()), 1);
+    // The record beside the build says what was built, how, from what and when.
+    let rec = record(cache.path());
+    assert_eq!(rec["target"], "fx-native");
+    let command = rec["command"].as_array().unwrap();
+    assert!(
+        command[2]
+            .as_str()
+            .unwrap()
+            .contains(&format!("{}/runs.txt", cache.path().display())),
+        "the command as it ran, placeholders expanded: {rec}"
+    );
+    assert_eq!(rec["inputs"], serde_json::json!(["build.txt"]));
+    assert!(rec["key"].as_str().is_some_and(|k| k.len() == 16), "{rec}");
+    assert!(rec["duration_s"].as_f64().is_some(), "{rec}");
+    assert!(rec["built_at"].as_str().is_some_and(|d| d.ends_with('Z')));
+    assert!(rec["gqlbench"]
+        .as_str()
+        .is_some_and(|g| g.starts_with("0.")));
+
+    // A second checkout of the same catalogue: installed, without running the command.
+    let second = fixture_copy();
+    add_native(second.path());
+    let o = run(gq(second.path(), cache.path()).args(["install", "fx-native"]));
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "{e}");
+    assert!(
+        e.contains(&format!(
+            "fx-native: already built in the cache ({}/fx-native-1.0, built ",
+            cache.path().display()
+        )) && e.contains("--force rebuilds"),
+        "{e}"
+    );
+    assert_eq!(builds(cache.path()), 1, "no second build: {e}");
+    let o = run(gq(second.path(), cache.path()).arg("list"));
+    let listed = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        listed.contains(&format!(
+            "fx-native: built in {}/fx-native-1.0",
+            cache.path().display()
+        )),
+        "{listed}"
+    );
+    // ... and a run there measures it instead of skipping it.
+    let out = tempfile::tempdir().unwrap();
+    let o = run(gq(second.path(), cache.path())
+        .args([
+            "run",
+            "e2e",
+            "--scenarios",
+            "hello",
+            "--targets",
+            "fx-native",
+        ])
+        .arg("--out")
+        .arg(out.path()));
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let r: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.path().join("results.json")).unwrap()).unwrap();
+    assert_eq!(target(&r, 0, "fx-native")["status"], "ok");
+
+    // --force rebuilds all the same.
+    let o = run(gq(second.path(), cache.path()).args(["install", "fx-native", "--force"]));
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(builds(cache.path()), 2);
+}
+
+#[test]
+fn a_changed_install_input_invalidates_the_cache_build() {
+    let cache = tempfile::tempdir().unwrap();
+    let root = fixture_copy();
+    add_native(root.path());
+    let install = || run(gq(root.path(), cache.path()).args(["install", "fx-native"]));
+    assert_eq!(install().status.code(), Some(0));
+    let key1 = record(cache.path())["key"].clone();
+    assert_eq!(install().status.code(), Some(0));
+    assert_eq!(builds(cache.path()), 1, "unchanged inputs: no rebuild");
+
+    // An `inputs` file changed: the record no longer matches, and the build runs again.
+    std::fs::write(
+        root.path().join("targets/fx-native/build.txt"),
+        "version 2\n",
+    )
+    .unwrap();
+    let o = run(gq(root.path(), cache.path()).arg("list"));
+    assert!(
+        String::from_utf8_lossy(&o.stdout)
+            .contains("fx-native: not installed (no current build in"),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+    let o = install();
+    assert_eq!(o.status.code(), Some(0));
+    assert!(
+        stderr(&o).contains("fx-native: rebuilding: the build there"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(builds(cache.path()), 2);
+    assert_eq!(
+        std::fs::read_to_string(cache.path().join("fx-native-1.0/bin/server")).unwrap(),
+        "version 2\n"
+    );
+    let key2 = record(cache.path())["key"].clone();
+    assert_ne!(key1, key2);
+
+    // The command in target.toml changed: the same.
+    let manifest = root.path().join("targets/fx-native/target.toml");
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    std::fs::write(&manifest, text.replace("cp build.txt", "cp -f build.txt")).unwrap();
+    assert_eq!(install().status.code(), Some(0));
+    assert_eq!(builds(cache.path()), 3);
+    assert_ne!(record(cache.path())["key"], key2);
+}
+
+/// The stamp a gqlbench before install records wrote into the target folder: FNV-1a over
+/// the command as written, the Node version and each input's name and contents.
+fn legacy_stamp(root: &std::path::Path) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut feed = |bytes: &[u8]| {
+        for b in bytes {
+            h ^= *b as u64;
+            h = h.wrapping_mul(0x100_0000_01b3);
+        }
+    };
+    let manifest: toml::Value = toml::from_str(
+        &std::fs::read_to_string(root.join("targets/fx-native/target.toml")).unwrap(),
+    )
+    .unwrap();
+    let command: Vec<&str> = manifest["install"]["command"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a.as_str().unwrap())
+        .collect();
+    feed(command.join("\0").as_bytes());
+    let node = std::process::Command::new("node")
+        .arg("--version")
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_default();
+    feed(node.as_bytes());
+    feed(b"build.txt");
+    feed(&std::fs::read(root.join("targets/fx-native/build.txt")).unwrap());
+    format!("{h:016x}")
+}
+
+/// A build in the cache as an older gqlbench left it: the file, no record.
+fn old_build(cache: &std::path::Path) {
+    std::fs::create_dir_all(cache.join("fx-native-1.0/bin")).unwrap();
+    std::fs::write(cache.join("fx-native-1.0/bin/server"), "version 1\n").unwrap();
+}
+
+#[test]
+fn a_build_finished_under_the_old_scheme_is_recorded_not_rebuilt() {
+    let cache = tempfile::tempdir().unwrap();
+    let root = fixture_copy();
+    add_native(root.path());
+    old_build(cache.path());
+    let stamp = root
+        .path()
+        .join("targets/fx-native/.gqlbench-install-stamp");
+    std::fs::write(&stamp, legacy_stamp(root.path())).unwrap();
+
+    let o = run(gq(root.path(), cache.path()).arg("list"));
+    let listed = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        listed.contains("fx-native: built in") && listed.contains("by an older gqlbench"),
+        "{listed}"
+    );
+    assert!(
+        !cache
+            .path()
+            .join("fx-native-1.0/.gqlbench-install.json")
+            .exists(),
+        "list only reads"
+    );
+    let o = run(gq(root.path(), cache.path()).args(["install", "fx-native"]));
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "{e}");
+    assert!(e.contains("fx-native: already built in the cache ("), "{e}");
+    assert_eq!(builds(cache.path()), 0, "recognised, not rebuilt: {e}");
+    let rec = record(cache.path());
+    assert_eq!(rec["migrated_from"], stamp.display().to_string());
+    assert!(
+        rec["duration_s"].is_null(),
+        "unknown for an old build: {rec}"
+    );
+
+    // From now on every checkout finds it, stamp or not.
+    let other = fixture_copy();
+    add_native(other.path());
+    let o = run(gq(other.path(), cache.path()).args(["install", "fx-native"]));
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(builds(cache.path()), 0);
+
+    // A stamp of other inputs vouches for nothing: rebuilt.
+    let fresh = tempfile::tempdir().unwrap();
+    old_build(fresh.path());
+    std::fs::write(&stamp, "0123456789abcdef").unwrap();
+    let o = run(gq(root.path(), fresh.path()).args(["install", "fx-native"]));
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(builds(fresh.path()), 1);
+}
+
+#[test]
+fn a_build_in_the_cache_without_a_record_is_rebuilt_only_with_force() {
+    let cache = tempfile::tempdir().unwrap();
+    let root = fixture_copy();
+    add_native(root.path());
+    old_build(cache.path());
+    // `install` without names never builds natives, so it has nothing to refuse.
+    let o = run(gq(root.path(), cache.path()).arg("install"));
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("fx-native: skipped (native build, ~1 s;"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run(gq(root.path(), cache.path()).args(["install", "fx-native"]));
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    assert!(
+        e.contains("fx-native-1.0/bin/server is already in the cache but has no install record")
+            && e.contains("`gqlbench install fx-native --force` here rebuilds it (~1 s)"),
+        "{e}"
+    );
+    assert_eq!(builds(cache.path()), 0);
+    let o = run(gq(root.path(), cache.path()).args(["install", "fx-native", "--force"]));
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(builds(cache.path()), 1);
+}
+
+#[test]
+fn naming_a_native_target_that_is_not_installed_is_refused_before_anything_starts() {
+    let cache = tempfile::tempdir().unwrap();
+    let root = fixture_copy();
+    add_native(root.path());
+    let out = tempfile::tempdir().unwrap();
+    let out_dir = out.path().join("run");
+    let o = run(gq(root.path(), cache.path())
+        .args([
+            "run",
+            "e2e",
+            "--scenarios",
+            "hello",
+            "--targets",
+            "fx-good,fx-native",
+        ])
+        .arg("--out")
+        .arg(&out_dir));
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    assert!(
+        e.contains("--targets: fx-native: not installed (no build in")
+            && e.contains("`gqlbench install fx-native` builds it (~1 s)"),
+        "{e}"
+    );
+    assert!(!out_dir.exists(), "nothing started");
+    assert_eq!(builds(cache.path()), 0, "run never builds a native target");
+}
+
+#[test]
+fn a_native_target_not_installed_is_skipped_once_and_the_run_passes() {
+    let cache = tempfile::tempdir().unwrap();
+    let root = fixture_copy();
+    add_native(root.path());
+    for name in ["native-a", "native-b"] {
+        std::fs::write(
+            root.path().join(format!("scenarios/e2e/{name}.toml")),
+            "description = \"the good fixture and a native build\"\nworkload = \"fixture\"\ntargets = [\"fx-good\", \"fx-native\"]\n\n[[operations]]\nname = \"fixture/hello\"\n\n[load]\nconnections = 4\ntimeout = \"2s\"\n",
+        )
+        .unwrap();
+    }
+    let out = tempfile::tempdir().unwrap();
+    let o = run(gq(root.path(), cache.path())
+        .args(["run", "e2e", "--scenarios", "native-a,native-b", "--out"])
+        .arg(out.path()));
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "{e}");
+    assert_eq!(
+        e.matches("skipping fx-native: not installed").count(),
+        1,
+        "said once at the start: {e}"
+    );
+    let r: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.path().join("results.json")).unwrap()).unwrap();
+    for k in 0..2 {
+        assert_eq!(target(&r, k, "fx-native")["status"], "not_installed");
+        assert_eq!(target(&r, k, "fx-good")["status"], "ok");
+    }
+    let v = &r["verdict"];
+    assert_eq!(v["failures"], serde_json::json!([]), "{v}");
+    let skipped = v["skipped"].as_array().unwrap();
+    assert_eq!(skipped.len(), 1, "{v}");
+    assert!(
+        skipped[0]
+            .as_str()
+            .unwrap()
+            .starts_with("fx-native (in 2 scenarios): not installed"),
+        "{v}"
+    );
+    let md = std::fs::read_to_string(out.path().join("report.md")).unwrap();
+    assert_eq!(
+        md.matches("`gqlbench install fx-native`").count(),
+        1,
+        "{md}"
+    );
+    assert!(md.contains("- skipped fx-native: not installed"), "{md}");
+    assert_eq!(
+        md.matches("not run: fx-native (not installed").count(),
+        2,
+        "{md}"
+    );
+    assert!(!md.contains("| fx-native |"), "no row in any table: {md}");
+    assert!(md.contains("| fx-good |"), "{md}");
 }

@@ -242,6 +242,22 @@ impl TargetDef {
             if i.command.is_empty() {
                 return Err(bad("field `install.command` is empty; remove [install] or give a command such as [\"npm\", \"ci\"]".into()).into());
             }
+            if let Some(c) = &i.check {
+                if let Err(e) = crate::catalog::vars::check(c) {
+                    return Err(bad(format!("field `install.check`: {e}")).into());
+                }
+                // A build in the shared cache keeps its install record beside it, so it
+                // needs a folder of its own there.
+                if c.starts_with("{cache}")
+                    && crate::runner::install_record::cache_folder(c).is_none()
+                {
+                    return Err(bad(format!(
+                        "field `install.check` is '{c}'; a build in the cache needs a folder of its own there, e.g. \"{{cache}}/{}-<version>/bin/<program>\"",
+                        file.name
+                    ))
+                    .into());
+                }
+            }
             for (k, r) in i.requires.iter().enumerate() {
                 if r.program.trim().is_empty() || r.hint.trim().is_empty() {
                     return Err(bad(format!(

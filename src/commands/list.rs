@@ -1,4 +1,5 @@
-//! `gqlbench list`: the catalogue, generated from the files (nothing listed by hand).
+//! `gqlbench list`: the catalogue, generated from the files (nothing listed by hand), and
+//! whether the shared cache holds a current build of each native target.
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -50,6 +51,7 @@ pub fn render(cat: &Catalog) -> Result<String> {
         out.push_str("Programs missing on this machine, needed to install these targets:\n");
         out.extend(missing);
     }
+    out.push_str(&native_builds(cat));
     for suite in cat.suites() {
         let mut s = Table::new();
         s.load_preset(UTF8_FULL_CONDENSED).set_header([
@@ -135,4 +137,53 @@ pub fn render(cat: &Catalog) -> Result<String> {
         out.push_str(&format!("\nSuite {suite}\n{s}\n"));
     }
     Ok(out)
+}
+
+/// One line per target built into the cache (the native gateways): where its current build
+/// is, or why there is none and the command that builds it.
+fn native_builds(cat: &Catalog) -> String {
+    use crate::runner::install::{self, State};
+    use crate::runner::install_record as record;
+    let native: Vec<_> = cat
+        .targets
+        .iter()
+        .filter(|t| install::is_cache_build(t))
+        .collect();
+    if native.is_empty() {
+        return String::new();
+    }
+    let node = crate::machine::node_version().unwrap_or_default();
+    let mut out = format!(
+        "Native builds (cache: {}, $GQLBENCH_CACHE):\n",
+        record::tilde(&crate::catalog::vars::cache_dir())
+    );
+    for t in native {
+        let dir = record::build_dir(t)
+            .map(|d| record::tilde(&d))
+            .unwrap_or_default();
+        let line = match install::state(t, &node) {
+            Ok(State::Current(Some(rec))) => {
+                let tools: Vec<&str> = rec.toolchain.values().map(String::as_str).collect();
+                format!(
+                    "built in {dir} ({}{})",
+                    rec.describe(),
+                    if tools.is_empty() {
+                        String::new()
+                    } else {
+                        format!("; {}", tools.join(", "))
+                    }
+                )
+            }
+            Ok(State::Legacy { stamp }) => format!(
+                "built in {dir} by an older gqlbench (its stamp {} matches); recorded in the cache by the next `gqlbench install {}` or run",
+                record::tilde(&stamp),
+                t.name
+            ),
+            Ok(State::NotCurrent(why)) => install::not_installed_message(t, &why),
+            Ok(State::Current(None) | State::Nothing) => "installed".into(),
+            Err(e) => format!("{e:#}"),
+        };
+        out.push_str(&format!("  {}: {line}\n", t.name));
+    }
+    out
 }

@@ -2,6 +2,7 @@
 pub mod calibrate;
 pub mod check;
 pub mod compare;
+pub mod install;
 pub mod list;
 pub mod load;
 pub mod run;
@@ -41,94 +42,7 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode> {
         }
         Command::Compare(a) => compare::run(a),
         Command::Calibrate(a) => calibrate::run(a),
-        Command::Install(a) => {
-            let cat = Catalog::load(&root()?)?;
-            let node = crate::machine::node_version().unwrap_or_default();
-            let names: Vec<String> = if a.targets.is_empty() {
-                cat.targets.iter().map(|t| t.name.clone()).collect()
-            } else {
-                a.targets.clone()
-            };
-            let mut failed = 0;
-            let cancel = cancel_flag();
-            for n in &names {
-                let t = cat.target(n)?;
-                if t.install.is_none() {
-                    eprintln!("{}: nothing to install", t.name);
-                    continue;
-                }
-                // Long native builds only when named: `gqlbench install` alone stays quick.
-                if a.targets.is_empty() && t.install.as_ref().map(|i| !i.auto).unwrap_or(false) {
-                    eprintln!(
-                        "{}: skipped (native build{}; name it to build: `gqlbench install {}`)",
-                        t.name,
-                        t.install
-                            .as_ref()
-                            .and_then(|i| i.takes.clone())
-                            .map(|d| format!(", {d}"))
-                            .unwrap_or_default(),
-                        t.name
-                    );
-                    continue;
-                }
-                let current = crate::runner::install::cache_key(t, &node)
-                    .map(|k| crate::runner::install::is_current(t, &k))
-                    .unwrap_or(false);
-                if current && !a.force {
-                    eprintln!(
-                        "{}: already installed (cache current; --force to reinstall)",
-                        t.name
-                    );
-                    continue;
-                }
-                // A missing program fails here, before the install command is even shown.
-                if let Err(e) = crate::runner::install::check_requirements(t) {
-                    failed += 1;
-                    eprintln!("{}: FAILED: {e:#}", t.name);
-                    continue;
-                }
-                eprintln!(
-                    "{}: `{}` (log: {})",
-                    t.name,
-                    crate::runner::install::command_line(t),
-                    crate::runner::install::log_path(t).display()
-                );
-                let spinner = indicatif::ProgressBar::new_spinner();
-                spinner.enable_steady_tick(std::time::Duration::from_millis(200));
-                let tick = |el: std::time::Duration, line: &str| {
-                    let mut l: String = line.chars().take(100).collect();
-                    if l.is_empty() {
-                        l = "working".into();
-                    }
-                    spinner.set_message(format!("{} {}s: {l}", t.name, el.as_secs()));
-                };
-                let outcome = crate::runner::install::install(t, &node, a.force, &tick, &|| {
-                    cancel.load(std::sync::atomic::Ordering::Relaxed)
-                });
-                spinner.finish_and_clear();
-                match outcome {
-                    Ok(crate::runner::install::Outcome::Cached) => {
-                        eprintln!(
-                            "{}: already installed (cache current; --force to reinstall)",
-                            t.name
-                        )
-                    }
-                    Ok(crate::runner::install::Outcome::Installed { seconds }) => {
-                        eprintln!("{}: installed in {seconds:.0} s", t.name)
-                    }
-                    Ok(crate::runner::install::Outcome::NothingToInstall) => {}
-                    Err(e) => {
-                        failed += 1;
-                        eprintln!("{}: FAILED: {e:#}", t.name)
-                    }
-                }
-            }
-            Ok(if failed > 0 {
-                ExitCode::from(1)
-            } else {
-                ExitCode::SUCCESS
-            })
-        }
+        Command::Install(a) => install::run(&root()?, a),
         Command::Subgraphs { args } => {
             let mut argv = vec!["gqlbench subgraphs".to_string()];
             argv.extend(args.iter().cloned());

@@ -237,6 +237,7 @@ pub fn depth(s: &ScenarioResult) -> Option<ExtraTable> {
     let rows = s
         .targets
         .iter()
+        .filter(|t| !super::not_installed(t))
         .map(|t| {
             let d = t.depth_check.as_ref();
             let spike = t
@@ -307,6 +308,7 @@ pub fn cold_start(s: &ScenarioResult) -> Option<ExtraTable> {
     let rows = s
         .targets
         .iter()
+        .filter(|t| !super::not_installed(t))
         .map(|t| match &t.cold_start {
             None => vec![
                 t.name.clone(),
@@ -379,6 +381,7 @@ pub fn subscriptions(s: &ScenarioResult) -> Option<ExtraTable> {
     let rows = s
         .targets
         .iter()
+        .filter(|t| !super::not_installed(t))
         .map(
             |t| match t.summary.as_ref().and_then(|x| x.subscriptions.as_ref()) {
                 None => vec![

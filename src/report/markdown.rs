@@ -1,5 +1,6 @@
-//! The markdown exporter (report.md): provenance, then per scenario the table, the verdict,
-//! the notes, and the fairness-relevant settings of each target.
+//! The markdown exporter (report.md): provenance and the targets not installed (once), then
+//! per scenario the table, the verdict, the notes, and the fairness-relevant settings of
+//! each target.
 use super::{load_line, notes, ops_line, provenance_lines, rows, verdict, HEADERS};
 use crate::results::RunResults;
 
@@ -13,6 +14,9 @@ pub fn render(r: &RunResults) -> String {
         r.suite, r.profile
     );
     for l in provenance_lines(r) {
+        out.push_str(&format!("- {}\n", esc(&l)));
+    }
+    for l in super::not_installed_lines(r) {
         out.push_str(&format!("- {}\n", esc(&l)));
     }
     out.push_str(
@@ -56,6 +60,9 @@ Field meanings: docs/results.md.\n",
             }
             out.push_str(&format!("\n**{}**\n", verdict(s)));
         }
+        if let Some(l) = super::not_run_line(s) {
+            out.push_str(&format!("\n{}\n", esc(&l)));
+        }
         let n = notes(s);
         if !n.is_empty() {
             out.push('\n');
@@ -78,7 +85,7 @@ Field meanings: docs/results.md.\n",
             }
         }
         out.push_str("\n<details><summary>target versions and settings</summary>\n\n| target | kind | package | version | settings | notes | ready (s) |\n|---|---|---|---|---|---|---|\n");
-        for t in &s.targets {
+        for t in s.targets.iter().filter(|t| !super::not_installed(t)) {
             out.push_str(&format!(
                 "| {} | {} | {} | {} | {} | {} | {} |\n",
                 t.name,

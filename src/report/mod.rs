@@ -42,6 +42,48 @@ pub fn snake_name<T: serde::Serialize>(v: &T) -> String {
     }
 }
 
+/// A target that did not run because its native build is not installed. Reports say so
+/// once (`not_installed_lines`) and name it in one line per scenario (`not_run_line`)
+/// instead of giving it an empty, failed-looking row in every table: it is not a failure
+/// (the verdict lists it as skipped) and its reason is the same in every scenario.
+pub fn not_installed(t: &TargetResult) -> bool {
+    t.status == crate::results::TargetStatus::NotInstalled
+}
+
+/// "X: not installed (...); ... `gqlbench install X` builds it", once per target per report.
+pub fn not_installed_lines(r: &RunResults) -> Vec<String> {
+    let mut seen = std::collections::BTreeSet::new();
+    r.scenarios
+        .iter()
+        .flat_map(|s| s.targets.iter())
+        .filter(|t| not_installed(t) && seen.insert(t.name.clone()))
+        .map(|t| {
+            format!(
+                "skipped {}: {}",
+                t.name,
+                t.problem.as_deref().unwrap_or("not installed")
+            )
+        })
+        .collect()
+}
+
+/// "not run: cosmo-router (not installed, see above)" for a scenario that includes targets
+/// whose build is not installed.
+pub fn not_run_line(s: &ScenarioResult) -> Option<String> {
+    let names: Vec<&str> = s
+        .targets
+        .iter()
+        .filter(|t| not_installed(t))
+        .map(|t| t.name.as_str())
+        .collect();
+    (!names.is_empty()).then(|| {
+        format!(
+            "not run: {} (not installed; see the top of the report)",
+            names.join(", ")
+        )
+    })
+}
+
 pub fn fmt_rps(x: f64) -> String {
     if x >= 100.0 {
         let s = format!("{x:.0}");
@@ -136,7 +178,7 @@ pub fn validity(t: &TargetResult) -> String {
 }
 
 pub fn rows(s: &ScenarioResult) -> Vec<Row> {
-    let mut targets: Vec<&TargetResult> = s.targets.iter().collect();
+    let mut targets: Vec<&TargetResult> = s.targets.iter().filter(|t| !not_installed(t)).collect();
     // Ranked rows first by median req/s, then the rest in catalogue order.
     targets.sort_by(|a, b| {
         let key = |t: &TargetResult| {
@@ -252,7 +294,7 @@ pub fn notes(s: &ScenarioResult) -> Vec<String> {
     if let Some(f) = &s.catalogue_fault {
         out.push(format!("CATALOGUE FAULT — {f}"));
     }
-    for t in &s.targets {
+    for t in s.targets.iter().filter(|t| !not_installed(t)) {
         let ext: Vec<String> = t
             .trials
             .iter()
@@ -271,7 +313,7 @@ pub fn notes(s: &ScenarioResult) -> Vec<String> {
             ));
         }
     }
-    for t in &s.targets {
+    for t in s.targets.iter().filter(|t| !not_installed(t)) {
         if let Some(p) = &t.problem {
             out.push(format!("{}: {} — {}", t.name, t.status.label(), p));
         }

@@ -1,4 +1,5 @@
-//! The terminal exporter: one comfy-table per scenario, with the verdict and notes.
+//! The terminal exporter: provenance and the targets not installed (once), then one
+//! comfy-table per scenario, with the verdict and notes.
 use comfy_table::presets::UTF8_FULL_CONDENSED;
 use comfy_table::{ContentArrangement, Table};
 
@@ -24,6 +25,9 @@ pub fn scenario_table(s: &ScenarioResult) -> String {
     if super::has_main_table(s) {
         out.push_str(&format!("{t}\n  {}\n", verdict(s)));
     }
+    if let Some(l) = super::not_run_line(s) {
+        out.push_str(&format!("  {l}\n"));
+    }
     for n in notes(s) {
         out.push_str(&format!("  ! {n}\n"));
     }
@@ -43,6 +47,10 @@ pub fn scenario_table(s: &ScenarioResult) -> String {
 pub fn render(r: &RunResults) -> String {
     let mut out = String::new();
     for l in provenance_lines(r) {
+        out.push_str(&l);
+        out.push('\n');
+    }
+    for l in super::not_installed_lines(r) {
         out.push_str(&l);
         out.push('\n');
     }

@@ -7,6 +7,7 @@ pub mod database;
 pub mod depth;
 pub mod gc;
 pub mod install;
+pub mod install_record;
 pub mod isolate;
 pub mod leftovers;
 pub mod lock;
@@ -49,6 +50,9 @@ impl RunContext {
 /// Targets that cannot run: name, status, message.
 pub type InstallFailures = Vec<(String, TargetStatus, String)>;
 
+/// Targets `run` never installs by itself (native builds) and that are not current are
+/// returned as `NotInstalled` with one line saying so and how to build them: the one place
+/// a run says it, since the reports list them once, not per scenario.
 pub fn install_all(
     targets: &[&TargetDef],
     progress: &Progress,
@@ -68,25 +72,20 @@ pub fn install_all(
             ));
             continue;
         }
-        let key = install::cache_key(t, &node);
-        if let Ok(k) = &key {
-            if install::is_current(t, k) {
+        // An error here (an input file missing) is reported by the install below.
+        let state = install::settle(t, &node);
+        if let Ok(st) = &state {
+            if st.is_current() {
                 continue;
             }
         }
         if t.install.as_ref().map(|i| !i.auto).unwrap_or(false) {
-            let takes = t
-                .install
-                .as_ref()
-                .and_then(|i| i.takes.clone())
-                .map(|d| format!(", takes {d}"))
-                .unwrap_or_default();
-            let msg = format!(
-                "`run` never starts a native build{takes}: install it with `gqlbench install {}`, which runs `{}`",
-                t.name,
-                install::command_line(t)
-            );
-            progress.line(&format!("{}: not installed: {msg}", t.name));
+            let why = match state {
+                Ok(install::State::NotCurrent(m)) => m,
+                _ => install::Missing::Never,
+            };
+            let msg = install::not_installed_message(t, &why);
+            progress.line(&format!("skipping {}: {msg}", t.name));
             failed.push((t.name.clone(), TargetStatus::NotInstalled, msg));
             continue;
         }

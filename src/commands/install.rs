@@ -1,0 +1,174 @@
+//! `gqlbench install [TARGET...]`: install targets ahead of a run. Without names, every
+//! target but the long native builds (which must be named); a native build already current
+//! in the cache is reported with its record (where, when, by which command, how long) in
+//! seconds, whichever checkout built it; `--force` reinstalls.
+use std::path::Path;
+use std::process::ExitCode;
+use std::sync::atomic::Ordering;
+
+use anyhow::Result;
+
+use crate::catalog::{Catalog, TargetDef};
+use crate::cli::InstallArgs;
+use crate::error::UserError;
+use crate::runner::install::{self, Missing, Outcome, State};
+use crate::runner::install_record::{self as record, InstallRecord};
+
+pub fn run(root: &Path, a: &InstallArgs) -> Result<ExitCode> {
+    let cat = Catalog::load(root)?;
+    let node = crate::machine::node_version().unwrap_or_default();
+    let targets: Vec<&TargetDef> = if a.targets.is_empty() {
+        cat.targets.iter().collect()
+    } else {
+        a.targets
+            .iter()
+            .map(|n| cat.target(n))
+            .collect::<Result<_>>()?
+    };
+    // Before anything installs: a build in the cache that no record vouches for is most
+    // likely one an older gqlbench finished from another checkout; rebuilding it would cost
+    // its full build time, so that takes --force.
+    if !a.force {
+        for t in targets
+            .iter()
+            .filter(|t| !a.targets.is_empty() || !native(t))
+        {
+            if let Ok(State::NotCurrent(Missing::Unrecorded(file))) = install::state(t, &node) {
+                return Err(UserError::Flag {
+                    flag: "--force",
+                    message: format!(
+                        "{name}: {file} is already in the cache but has no install record, so whether it was built from today's inputs is not known (built by a gqlbench older than install records?). If another checkout built it, `gqlbench install {name}` there records it in seconds; `gqlbench install {name} --force` here rebuilds it{takes}",
+                        name = t.name,
+                        file = record::tilde(&file),
+                        takes = takes(t).map(|d| format!(" ({d})")).unwrap_or_default(),
+                    ),
+                }
+                .into());
+            }
+        }
+    }
+    let mut failed = 0;
+    let cancel = super::cancel_flag();
+    for t in targets {
+        if t.install.is_none() {
+            eprintln!("{}: nothing to install", t.name);
+            continue;
+        }
+        let state = install::settle(t, &node);
+        if !a.force {
+            if let Ok(State::Current(rec)) = &state {
+                eprintln!("{}", already(t, rec.as_deref(), true));
+                continue;
+            }
+        }
+        // Long native builds only when named: `gqlbench install` alone stays quick.
+        if a.targets.is_empty() && native(t) {
+            eprintln!(
+                "{}: skipped (native build{}; name it to build: `gqlbench install {}`)",
+                t.name,
+                takes(t).map(|d| format!(", {d}")).unwrap_or_default(),
+                t.name
+            );
+            continue;
+        }
+        // A missing program fails here, before the install command is even shown.
+        if let Err(e) = install::check_requirements(t) {
+            failed += 1;
+            eprintln!("{}: FAILED: {e:#}", t.name);
+            continue;
+        }
+        if let Ok(State::NotCurrent(Missing::Stale(why))) = &state {
+            let verb = if install::is_cache_build(t) {
+                "rebuilding"
+            } else {
+                "reinstalling"
+            };
+            eprintln!("{}: {verb}: {why}", t.name);
+        }
+        eprintln!(
+            "{}: `{}` (log: {})",
+            t.name,
+            install::command_line(t),
+            install::log_path(t).display()
+        );
+        let spinner = indicatif::ProgressBar::new_spinner();
+        spinner.enable_steady_tick(std::time::Duration::from_millis(200));
+        let tick = |el: std::time::Duration, line: &str| {
+            let mut l: String = line.chars().take(100).collect();
+            if l.is_empty() {
+                l = "working".into();
+            }
+            spinner.set_message(format!("{} {}s: {l}", t.name, el.as_secs()));
+        };
+        let outcome =
+            install::install(t, &node, a.force, &tick, &|| cancel.load(Ordering::Relaxed));
+        spinner.finish_and_clear();
+        match outcome {
+            // Another gqlbench installed it while this one waited for the lock.
+            Ok(Outcome::Cached(rec)) => eprintln!("{}", already(t, rec.as_deref(), false)),
+            Ok(Outcome::Installed { seconds }) => match record::build_dir(t) {
+                Some(d) => eprintln!(
+                    "{}: built in {}, recorded in {} for every checkout",
+                    t.name,
+                    record::fmt_duration(seconds),
+                    record::tilde(&record::record_path(&d))
+                ),
+                None => eprintln!("{}: installed in {seconds:.0} s", t.name),
+            },
+            Ok(Outcome::NothingToInstall) => {}
+            Err(e) => {
+                failed += 1;
+                eprintln!("{}: FAILED: {e:#}", t.name)
+            }
+        }
+    }
+    Ok(if cancel.load(Ordering::Relaxed) {
+        ExitCode::from(130)
+    } else if failed > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// A long build `run` never starts (`install.auto = false`): built only when named.
+fn native(t: &TargetDef) -> bool {
+    t.install.as_ref().map(|i| !i.auto).unwrap_or(false)
+}
+
+fn takes(t: &TargetDef) -> Option<String> {
+    t.install.as_ref().and_then(|i| i.takes.clone())
+}
+
+/// "apollo-router: already built in the cache (~/.cache/gqlbench/apollo-router-2.17.0,
+/// built ... by `cargo install ...`, 17 min); --force rebuilds", with a note when this
+/// machine's toolchain is not the one the build used.
+fn already(t: &TargetDef, rec: Option<&InstallRecord>, force_hint: bool) -> String {
+    let (Some(rec), Some(dir)) = (rec, record::build_dir(t)) else {
+        return format!(
+            "{}: already installed (cache current{})",
+            t.name,
+            if force_hint {
+                "; --force to reinstall"
+            } else {
+                ""
+            }
+        );
+    };
+    let mut s = format!(
+        "{}: already built in the cache ({}, {}){}",
+        t.name,
+        record::tilde(&dir),
+        rec.describe(),
+        if force_hint { "; --force rebuilds" } else { "" }
+    );
+    let changes = record::toolchain_changes(rec, &record::toolchain(t));
+    if !changes.is_empty() {
+        s.push_str(&format!(
+            "\n{}: note: built with another toolchain than this machine's ({}); a toolchain change does not invalidate a build (the version and lockfile are pinned): --force rebuilds with this one",
+            t.name,
+            changes.join(", ")
+        ));
+    }
+    s
+}
