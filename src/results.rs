@@ -400,8 +400,20 @@ pub struct SweepStep {
     pub failed: u64,
     /// Saturation flags raised in this step.
     pub flags: Vec<String>,
-    /// p99 within the limit, no failure, nothing flagged.
+    /// Rate sweep: p99 (from the intended send time) within the limit, every request sent
+    /// and answered right. Connection sweep: no failure.
     pub held: bool,
+    /// Rate sweep: `probe` (closed loop, to start near the target's capacity), `coarse`,
+    /// `refine` (bisecting), `repeat` (a step the generator lost, measured again).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub phase: Option<String>,
+    /// Rate sweep: `held`, `target` (the target's limit) or `generator` (the generator could
+    /// not deliver the rate: says nothing of the target).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verdict: Option<String>,
+    /// Why a step was lost, in words.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
 }
 
 #[derive(Serialize, Deserialize, Debug, Clone, Default)]

@@ -186,6 +186,14 @@ pub struct SweepSpec {
     pub step_duration: Duration,
     #[serde(deserialize_with = "hd::deserialize")]
     pub p99_limit: Duration,
+    /// Start from a short closed-loop probe of the target (half of what it serves), when
+    /// that is above `start_rate`.
+    #[serde(default)]
+    pub probe: bool,
+    /// After the first step the target loses, bisect between it and the highest rate held
+    /// until they are within this fraction (e.g. 0.05).
+    #[serde(default)]
+    pub resolution: Option<f64>,
 }
 
 #[derive(Deserialize, Debug, Clone)]
@@ -348,6 +356,13 @@ impl ScenarioDef {
                     s.step,
                     s.factor.map_or("none".into(), |f| f.to_string()),
                     s.max_rate
+                ))
+                .into());
+            }
+            if s.resolution.is_some_and(|r| !(r > 0.0 && r < 1.0)) {
+                return Err(bad(format!(
+                    "[sweep] resolution: a fraction between 0 and 1, e.g. 0.05 (got {})",
+                    s.resolution.unwrap_or_default()
                 ))
                 .into());
             }

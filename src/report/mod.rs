@@ -600,7 +600,7 @@ pub fn extra_tables(s: &ScenarioResult) -> Vec<ExtraTable> {
             .iter()
             .rev()
             .find_map(|x| x.sweep.as_ref())
-            .filter(|steps| steps.iter().all(|s| s.rate.is_some()))
+            .filter(|steps| steps.iter().any(|s| s.rate.is_some()))
         else {
             continue;
         };
@@ -615,27 +615,41 @@ pub fn extra_tables(s: &ScenarioResult) -> Vec<ExtraTable> {
                     .unwrap_or_else(|| "none".into())
             ),
             headers: [
+                "step",
                 "intended req/s",
                 "achieved req/s",
                 "p50 ms",
                 "p99 ms",
                 "failed",
                 "flags",
-                "held",
+                "verdict",
             ]
             .map(String::from)
             .to_vec(),
             rows: steps
                 .iter()
                 .map(|st| {
+                    let verdict = match (st.verdict.as_deref(), &st.reason) {
+                        (_, _) if st.phase.as_deref() == Some("probe") => {
+                            format!(
+                                "probe, {} connections (closed loop)",
+                                st.connections.unwrap_or(0)
+                            )
+                        }
+                        (Some("held"), _) => "held".into(),
+                        (Some(v), Some(r)) => format!("lost ({v}): {r}"),
+                        _ if st.held => "held".into(),
+                        _ => "NOT held".into(),
+                    };
                     vec![
-                        fmt_rps(st.rate.unwrap_or(0.0)),
+                        st.phase.clone().unwrap_or_else(|| "-".into()),
+                        st.rate.map_or("-".into(), fmt_rps),
                         fmt_rps(st.achieved_rps),
                         fmt_ms(st.p50_us as f64),
                         fmt_ms(st.p99_us as f64),
                         st.failed.to_string(),
                         st.flags.join(", "),
-                        if st.held { "yes" } else { "NO" }.into(),
+                        verdict,
                     ]
                 })
                 .collect(),

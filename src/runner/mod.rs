@@ -14,6 +14,7 @@ pub mod lock;
 pub mod out_dir;
 pub mod process;
 pub mod procfs;
+pub mod rate_sweep;
 pub mod ready;
 pub mod session;
 pub mod subgraphs;

@@ -27,18 +27,18 @@ pub fn longest_window(duration: Duration) -> Duration {
 /// Subgraph CPU above this share of its cores means it may limit the gateway.
 pub const SUBGRAPH_CPU_LIMIT: f64 = 0.80;
 
-struct Measured {
-    load: LoadResult,
-    vitals: Vitals,
-    upstream: Option<UpstreamUsage>,
-    generator: GeneratorUsage,
-    saturation: Vec<SaturationFlag>,
-    problems: Vec<String>,
+pub(super) struct Measured {
+    pub(super) load: LoadResult,
+    pub(super) vitals: Vitals,
+    pub(super) upstream: Option<UpstreamUsage>,
+    pub(super) generator: GeneratorUsage,
+    pub(super) saturation: Vec<SaturationFlag>,
+    pub(super) problems: Vec<String>,
 }
 
 impl Measured {
     /// A sweep that ran no step (cancelled before the first).
-    fn no_step() -> Measured {
+    pub(super) fn no_step() -> Measured {
         Measured {
             load: LoadResult::default(),
             vitals: vitals::Sampler::empty(),
@@ -56,7 +56,7 @@ fn in_window(live: &gqlbench_engine::LiveStats) -> bool {
 
 /// One engine run (warm-up + window) with everything sampled alongside.
 #[allow(clippy::too_many_arguments)]
-fn measure(
+pub(super) fn measure(
     plan: &RunPlan,
     ctx: &RunContext,
     sess: &mut Session,
@@ -270,22 +270,25 @@ pub fn run_trial(
             None,
         ),
         (Some(sw), _) => {
-            let (m, steps) = run_sweep(sp, sw, plan, ctx, sess, ops, label, progress);
-            (m, Some(steps))
+            let out = super::rate_sweep::run(sp, sw, plan, ctx, sess, ops, label, progress);
+            let mut m = out.measured;
+            // The generator ended the sweep: the row is flagged, never called the target's.
+            let generator_stop = out.generator_stop;
+            m.saturation.extend(generator_stop.clone());
+            let rates: Vec<&SweepStep> = out.steps.iter().filter(|x| x.rate.is_some()).collect();
+            if generator_stop.is_none() && !rates.iter().any(|x| x.held) {
+                if let Some(first) = rates.first() {
+                    m.problems.push(format!(
+                        "no step of the sweep held: at {} req/s, {} (lower [sweep] start_rate)",
+                        first.rate.unwrap_or(0.0),
+                        first.reason.as_deref().unwrap_or("it was lost")
+                    ));
+                }
+            }
+            (m, Some(out.steps))
         }
     };
     let mut problems = m.problems;
-    if let Some(steps) = sweep
-        .as_ref()
-        .filter(|s| s.iter().all(|x| x.rate.is_some()))
-    {
-        if !steps.iter().any(|s| s.held) {
-            problems.push(format!(
-                "no step of the sweep held: p99 was above the limit already at {} req/s (lower [sweep] start_rate)",
-                steps.first().and_then(|s| s.rate).unwrap_or(0.0)
-            ));
-        }
-    }
     let failed = m.load.failed;
     if failed > 0 {
         problems.push(format!("{failed} failed responses"));
@@ -317,80 +320,6 @@ pub fn run_trial(
         database: None,
         subscriptions: None,
     }
-}
-
-/// Step the open-model rate from `start_rate` by `step` until p99 passes the limit, a
-/// response fails, the guard flags the step, or `max_rate` is done. The trial's figures are
-/// those of the highest step that held (or of the first step when none did).
-#[allow(clippy::too_many_arguments)]
-fn run_sweep(
-    sp: &ScenarioPlan,
-    sw: &crate::catalog::scenario::SweepSpec,
-    plan: &RunPlan,
-    ctx: &RunContext,
-    sess: &mut Session,
-    ops: &[gqlbench_engine::Operation],
-    label: &str,
-    progress: &mut Progress,
-) -> (Measured, Vec<SweepStep>) {
-    let mut steps = Vec::new();
-    let mut best: Option<Measured> = None;
-    let mut first: Option<Measured> = None;
-    let mut rate = sw.start_rate;
-    let mut k = 0;
-    while rate <= sw.max_rate + 1e-9 && !ctx.cancelled() {
-        let mut li = sp.load.clone();
-        li.model = "open".into();
-        li.rate = Some(rate);
-        li.stages.clear();
-        let warmup = if k == 0 { sp.warmup } else { Duration::ZERO };
-        let m = measure(
-            plan,
-            ctx,
-            sess,
-            &li,
-            ops,
-            warmup,
-            sw.step_duration,
-            &format!("{label} @ {rate:.0} req/s"),
-            progress,
-        );
-        let p99 = m.load.latency.p99_us;
-        let held = m.load.failed == 0
-            && m.saturation.is_empty()
-            && m.problems.is_empty()
-            && p99 as u128 <= sw.p99_limit.as_micros()
-            && !m.load.interrupted;
-        steps.push(SweepStep {
-            rate: Some(rate),
-            connections: None,
-            achieved_rps: m.load.throughput_rps,
-            p50_us: m.load.latency.p50_us,
-            p99_us: p99,
-            failed: m.load.failed,
-            flags: m.saturation.iter().map(|f| f.kind.clone()).collect(),
-            held,
-        });
-        let dead = sess.process.exited().is_some();
-        if held {
-            best = Some(m);
-        } else {
-            if first.is_none() && best.is_none() {
-                first = Some(m);
-            }
-            break;
-        }
-        if dead {
-            break;
-        }
-        k += 1;
-        rate = match sw.factor {
-            Some(f) => (rate * f).round().max(rate + 1.0),
-            None => rate + sw.step,
-        };
-    }
-    let m = best.or(first).unwrap_or_else(Measured::no_step);
-    (m, steps)
 }
 
 /// Run the closed model at each connection count in turn (each step with its own warm-up,
@@ -437,6 +366,9 @@ fn run_connection_sweep(
             failed: m.load.failed,
             flags: m.saturation.iter().map(|f| f.kind.clone()).collect(),
             held: m.load.failed == 0 && m.problems.is_empty() && !m.load.interrupted,
+            phase: None,
+            verdict: None,
+            reason: None,
         });
         for p in &m.problems {
             problems.push(format!("{c} connections: {p}"));

@@ -1,0 +1,395 @@
+//! The open-model rate sweep: find the highest arrival rate a target holds (p99 within the
+//! limit, every request answered right). It runs in three phases:
+//! - *probe* (optional): a short closed-loop run measures what the target can serve, so the
+//!   sweep starts near it (half of it) instead of far below: fast targets reach their limit
+//!   within the budget;
+//! - *coarse*: the rate grows by a factor (or a step) until a step does not hold;
+//! - *refine* (optional): the rates that held and failed are bisected (geometrically) until
+//!   they are within the resolution, so the answer does not depend on where the coarse
+//!   steps happened to fall.
+//!
+//! Each step's verdict says whose limit it was. A step the *target* lost (a failed
+//! response, p99 over the limit with requests that left on time) ends the coarse phase. A
+//! step the *generator* lost (requests that could not be sent, or a p99 over the limit
+//! that only the send lag explains) is repeated once, and if it is lost again the sweep
+//! stops and says so: never a target's limit. Send lag alone never loses a step whose
+//! p99, lag included, is within the limit: the target held that rate.
+use std::time::Duration;
+
+use gqlbench_engine::LoadResult;
+
+use super::session::Session;
+use super::trial::{measure, Measured};
+use super::RunContext;
+use crate::catalog::scenario::SweepSpec;
+use crate::plan::{RunPlan, ScenarioPlan};
+use crate::progress::Progress;
+use crate::results::{SaturationFlag, SweepStep};
+
+/// Whose limit a step showed.
+#[derive(Debug, Clone, PartialEq)]
+pub enum StepVerdict {
+    Held,
+    /// The target could not hold the rate (the reason in words).
+    Target(String),
+    /// The generator could not deliver the rate; says nothing about the target.
+    Generator(String),
+}
+
+impl StepVerdict {
+    fn name(&self) -> &'static str {
+        match self {
+            StepVerdict::Held => "held",
+            StepVerdict::Target(_) => "target",
+            StepVerdict::Generator(_) => "generator",
+        }
+    }
+    fn reason(&self) -> Option<String> {
+        match self {
+            StepVerdict::Held => None,
+            StepVerdict::Target(r) | StepVerdict::Generator(r) => Some(r.clone()),
+        }
+    }
+}
+
+/// Judges one step from what was measured.
+pub fn judge_step(
+    load: &LoadResult,
+    flags: &[SaturationFlag],
+    problems: &[String],
+    limit: Duration,
+) -> StepVerdict {
+    if let Some(p) = problems.first() {
+        return StepVerdict::Target(p.clone());
+    }
+    if load.failed > 0 {
+        return StepVerdict::Target(format!("{} failed responses", load.failed));
+    }
+    let limit_us = limit.as_micros() as u64;
+    let ms = |us: u64| us as f64 / 1000.0;
+    let p99 = load.latency.p99_us;
+    if p99 > limit_us {
+        // Latency is counted from the intended send time: when the requests' own p99 (from
+        // the actual send) is within the limit, the lag before sending made up the rest.
+        let own = load.uncorrected_latency.as_ref().map_or(p99, |u| u.p99_us);
+        if own <= limit_us {
+            let lag = load.send_lag.as_ref().map_or(0, |l| l.p99_us);
+            return StepVerdict::Generator(format!(
+                "p99 {:.1} ms over the limit only from the intended send time: requests left late (send lag p99 {:.1} ms), the target answered within {:.1} ms",
+                ms(p99),
+                ms(lag),
+                ms(own)
+            ));
+        }
+        return StepVerdict::Target(format!("p99 {:.1} ms > {:.0} ms", ms(p99), ms(limit_us)));
+    }
+    // Requests never sent mean the rate was not delivered; a busy generator is then the
+    // likely cause (a slow target shows in p99 first).
+    for kind in ["unsent", "rate_shortfall"] {
+        if let Some(f) = flags.iter().find(|f| f.kind == kind) {
+            return StepVerdict::Generator(f.detail.clone());
+        }
+    }
+    StepVerdict::Held
+}
+
+/// What a sweep found, for the trial.
+pub(super) struct SweepOutcome {
+    /// Figures of the highest step that held (or of the first step, when none did).
+    pub(super) measured: Measured,
+    pub steps: Vec<SweepStep>,
+    /// Set when the generator, not the target, ended the sweep.
+    pub generator_stop: Option<SaturationFlag>,
+}
+
+/// Closed-loop connections of the probe: enough to keep a server busy, few enough that the
+/// probe measures the target and not its queue.
+const PROBE_CONNECTIONS: u32 = 32;
+
+struct Sweeper<'a> {
+    sp: &'a ScenarioPlan,
+    sw: &'a SweepSpec,
+    plan: &'a RunPlan,
+    ctx: &'a RunContext,
+    ops: &'a [gqlbench_engine::Operation],
+    label: &'a str,
+    steps: Vec<SweepStep>,
+    best: Option<(f64, Measured)>,
+    first: Option<Measured>,
+    /// The warm-up runs once, before the first measured step.
+    warmed: bool,
+}
+
+impl Sweeper<'_> {
+    fn warmup(&mut self) -> Duration {
+        if std::mem::replace(&mut self.warmed, true) {
+            Duration::ZERO
+        } else {
+            self.sp.warmup
+        }
+    }
+
+    /// Measures one rate (repeated once when the generator lost it).
+    fn step(
+        &mut self,
+        sess: &mut Session,
+        rate: f64,
+        phase: &str,
+        progress: &mut Progress,
+    ) -> StepVerdict {
+        let mut li = self.sp.load.clone();
+        li.model = "open".into();
+        li.rate = Some(rate);
+        li.stages.clear();
+        let mut tries = 0;
+        loop {
+            tries += 1;
+            let warmup = self.warmup();
+            let m = measure(
+                self.plan,
+                self.ctx,
+                sess,
+                &li,
+                self.ops,
+                warmup,
+                self.sw.step_duration,
+                &format!("{} @ {rate:.0} req/s", self.label),
+                progress,
+            );
+            let v = if m.load.interrupted {
+                StepVerdict::Target("interrupted".into())
+            } else {
+                judge_step(&m.load, &m.saturation, &m.problems, self.sw.p99_limit)
+            };
+            self.steps.push(SweepStep {
+                rate: Some(rate),
+                connections: None,
+                achieved_rps: m.load.throughput_rps,
+                p50_us: m.load.latency.p50_us,
+                p99_us: m.load.latency.p99_us,
+                failed: m.load.failed,
+                flags: m.saturation.iter().map(|f| f.kind.clone()).collect(),
+                held: v == StepVerdict::Held,
+                phase: Some(if tries > 1 { "repeat" } else { phase }.into()),
+                verdict: Some(v.name().into()),
+                reason: v.reason(),
+            });
+            match &v {
+                StepVerdict::Held => {
+                    if self.best.as_ref().is_none_or(|(r, _)| rate > *r) {
+                        self.best = Some((rate, m));
+                    }
+                }
+                _ if self.first.is_none() => self.first = Some(m),
+                _ => {}
+            }
+            let again = matches!(v, StepVerdict::Generator(_))
+                && tries < 2
+                && !self.ctx.cancelled()
+                && sess.process.exited().is_none();
+            if !again {
+                return v;
+            }
+        }
+    }
+
+    /// A short closed-loop run: what the target serves with the probe's connections.
+    fn probe(&mut self, sess: &mut Session, progress: &mut Progress) -> Option<f64> {
+        let mut li = self.sp.load.clone();
+        li.model = "closed".into();
+        li.rate = None;
+        li.stages.clear();
+        li.connections = PROBE_CONNECTIONS;
+        li.pipelining = 1;
+        li.think_time_s = 0.0;
+        let warmup = self.warmup();
+        let m = measure(
+            self.plan,
+            self.ctx,
+            sess,
+            &li,
+            self.ops,
+            warmup,
+            self.sw.step_duration.min(Duration::from_secs(3)),
+            &format!("{} probe", self.label),
+            progress,
+        );
+        let ok = m.load.failed == 0 && m.problems.is_empty() && m.load.ok > 0;
+        self.steps.push(SweepStep {
+            rate: None,
+            connections: Some(PROBE_CONNECTIONS),
+            achieved_rps: m.load.throughput_rps,
+            p50_us: m.load.latency.p50_us,
+            p99_us: m.load.latency.p99_us,
+            failed: m.load.failed,
+            flags: m.saturation.iter().map(|f| f.kind.clone()).collect(),
+            held: ok,
+            phase: Some("probe".into()),
+            verdict: None,
+            reason: (!ok).then(|| "the probe had failures; the sweep starts at start_rate".into()),
+        });
+        ok.then_some(m.load.ok_rps)
+    }
+}
+
+/// Runs the sweep against a started target.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn run(
+    sp: &ScenarioPlan,
+    sw: &SweepSpec,
+    plan: &RunPlan,
+    ctx: &RunContext,
+    sess: &mut Session,
+    ops: &[gqlbench_engine::Operation],
+    label: &str,
+    progress: &mut Progress,
+) -> SweepOutcome {
+    let mut s = Sweeper {
+        sp,
+        sw,
+        plan,
+        ctx,
+        ops,
+        label,
+        steps: Vec::new(),
+        best: None,
+        first: None,
+        warmed: false,
+    };
+    let alive = |sess: &mut Session| sess.process.exited().is_none();
+    let mut rate = sw.start_rate;
+    if sw.probe {
+        if let Some(capacity) = s.probe(sess, progress) {
+            rate = rate.max((capacity * 0.5).round()).min(sw.max_rate);
+        }
+    }
+    let mut failed_at: Option<f64> = None;
+    let mut generator_stop = None;
+    // Coarse: grow until a step is lost.
+    while rate <= sw.max_rate + 1e-9 && !ctx.cancelled() && alive(sess) {
+        match s.step(sess, rate, "coarse", progress) {
+            StepVerdict::Held => {}
+            StepVerdict::Target(_) => {
+                failed_at = Some(rate);
+                break;
+            }
+            StepVerdict::Generator(why) => {
+                generator_stop = Some((rate, why));
+                break;
+            }
+        }
+        rate = match sw.factor {
+            Some(f) => (rate * f).round().max(rate + 1.0),
+            None => rate + sw.step,
+        };
+    }
+    // Refine: bisect between the highest rate held and the lowest the target lost.
+    if let (Some(res), Some(mut hi)) = (sw.resolution, failed_at) {
+        while let Some(lo) = s.best.as_ref().map(|(r, _)| *r) {
+            if hi / lo <= 1.0 + res + 1e-9 || ctx.cancelled() || !alive(sess) {
+                break;
+            }
+            let mid = (lo * hi).sqrt().round();
+            if mid <= lo || mid >= hi {
+                break;
+            }
+            match s.step(sess, mid, "refine", progress) {
+                StepVerdict::Held => {}
+                StepVerdict::Target(_) => hi = mid,
+                StepVerdict::Generator(why) => {
+                    generator_stop = Some((mid, why));
+                    break;
+                }
+            }
+        }
+    }
+    let generator_stop = generator_stop.map(|(rate, why)| SaturationFlag {
+        kind: "sweep_generator".into(),
+        detail: format!(
+            "the sweep stopped at {rate:.0} req/s because the load generator could not deliver it (twice): {why}; the highest rate held ({}) is a lower bound of the target's, not its limit",
+            s.best
+                .as_ref()
+                .map_or("none".into(), |(r, _)| format!("{r:.0} req/s"))
+        ),
+    });
+    let measured = s
+        .best
+        .map(|(_, m)| m)
+        .or(s.first)
+        .unwrap_or_else(Measured::no_step);
+    SweepOutcome {
+        measured,
+        steps: s.steps,
+        generator_stop,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gqlbench_engine::LatencySummary;
+
+    fn lat(p99_ms: u64) -> LatencySummary {
+        LatencySummary {
+            count: 100,
+            p99_us: p99_ms * 1000,
+            ..Default::default()
+        }
+    }
+
+    fn step(p99: u64, own: u64, lag: u64, failed: u64) -> LoadResult {
+        LoadResult {
+            requests: 100,
+            ok: 100 - failed,
+            failed,
+            latency: lat(p99),
+            uncorrected_latency: Some(lat(own)),
+            send_lag: Some(lat(lag)),
+            ..Default::default()
+        }
+    }
+
+    fn flag(kind: &str) -> SaturationFlag {
+        SaturationFlag {
+            kind: kind.into(),
+            detail: format!("{kind} detail"),
+        }
+    }
+
+    #[test]
+    fn send_lag_alone_never_loses_a_step_within_the_limit() {
+        // The step: p50 3.7 ms, p99 9.7 ms, flagged send_lag at 8 req/s.
+        let l = step(10, 4, 6, 0);
+        let v = judge_step(&l, &[flag("send_lag")], &[], Duration::from_millis(500));
+        assert_eq!(v, StepVerdict::Held);
+    }
+
+    #[test]
+    fn whose_limit_a_lost_step_shows() {
+        let limit = Duration::from_millis(500);
+        // Slow answers: the target's.
+        assert!(matches!(
+            judge_step(&step(900, 880, 1, 0), &[], &[], limit),
+            StepVerdict::Target(r) if r.contains("p99 900.0 ms > 500 ms")
+        ));
+        // Over the limit only counting from the intended time: the generator's.
+        assert!(matches!(
+            judge_step(&step(700, 20, 690, 0), &[flag("send_lag")], &[], limit),
+            StepVerdict::Generator(r) if r.contains("send lag p99 690.0 ms")
+        ));
+        // Failures and a dead target are the target's, whatever else happened.
+        assert!(matches!(
+            judge_step(&step(10, 10, 1, 3), &[flag("unsent")], &[], limit),
+            StepVerdict::Target(r) if r.contains("3 failed")
+        ));
+        assert!(matches!(
+            judge_step(&step(10, 10, 1, 0), &[], &["target exited".into()], limit),
+            StepVerdict::Target(r) if r == "target exited"
+        ));
+        // Requests never sent at a p99 within the limit: the rate was not delivered.
+        assert!(matches!(
+            judge_step(&step(10, 10, 1, 0), &[flag("unsent")], &[], limit),
+            StepVerdict::Generator(r) if r == "unsent detail"
+        ));
+    }
+}
