@@ -175,11 +175,10 @@ impl Sweeper<'_> {
                 reason: v.reason(),
             });
             match &v {
-                StepVerdict::Held => {
-                    if self.best.as_ref().is_none_or(|(r, _)| rate > *r) {
-                        self.best = Some((rate, m));
-                    }
+                StepVerdict::Held if self.best.as_ref().is_none_or(|(r, _)| rate > *r) => {
+                    self.best = Some((rate, m));
                 }
+                StepVerdict::Held => {}
                 _ if self.first.is_none() => self.first = Some(m),
                 _ => {}
             }
