@@ -197,6 +197,16 @@ impl RunVerdict {
 
     /// Lines for the end of a run's output.
     pub fn lines(&self) -> Vec<String> {
+        self.lines_with(true)
+    }
+
+    /// As `lines`, with the skipped targets counted rather than listed (for reports that
+    /// show them already).
+    pub fn lines_brief(&self) -> Vec<String> {
+        self.lines_with(false)
+    }
+
+    fn lines_with(&self, list_skipped: bool) -> Vec<String> {
         let mut out = Vec::new();
         let list = |out: &mut Vec<String>, head: &str, items: &[String]| {
             if !items.is_empty() {
@@ -207,7 +217,11 @@ impl RunVerdict {
         list(&mut out, "catalogue faults", &self.catalogue_faults);
         list(&mut out, "failures", &self.failures);
         list(&mut out, "findings (not failures)", &self.findings);
-        list(&mut out, "skipped", &self.skipped);
+        if list_skipped {
+            list(&mut out, "skipped", &self.skipped);
+        } else if !self.skipped.is_empty() {
+            out.push(format!("skipped: {} (see above)", self.skipped.len()));
+        }
         out.push(match self.exit_code {
             0 if self.failures_ignored && !self.failures.is_empty() => {
                 "verdict: failures ignored (--ignore-failures): exit 0".into()

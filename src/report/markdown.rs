@@ -103,7 +103,7 @@ Field meanings: docs/results.md.\n",
     }
     if let Some(v) = &r.verdict {
         out.push_str("\n## Verdict\n\n```\n");
-        for l in v.lines() {
+        for l in v.lines_brief() {
             out.push_str(&l);
             out.push('\n');
         }
