@@ -7,7 +7,6 @@ pub mod compare;
 pub mod db;
 pub mod error;
 pub mod leak;
-pub mod machine;
 pub mod plan;
 pub mod progress;
 pub mod report;
@@ -17,6 +16,8 @@ pub mod saturation;
 pub mod static_server;
 pub mod stats;
 pub mod summary;
+pub mod sys;
+pub mod units;
 pub mod verdict;
 
 use std::process::ExitCode;

@@ -12,7 +12,8 @@ use crate::catalog::{Catalog, OperationDef, Profile, TargetDef};
 use crate::cli::{IsolationArgs, RunArgs};
 use crate::error::UserError;
 use crate::results::LoadInfo;
-use crate::runner::isolate::{self, CpuSet, Limits};
+use crate::sys::cgroup::Limits;
+use crate::sys::cpus::CpuSet;
 
 #[derive(Debug, Clone)]
 pub struct ScenarioPlan {
@@ -134,8 +135,8 @@ pub fn resolve_isolation(args: &IsolationArgs) -> Result<IsolationPlan> {
             notes,
         });
     }
-    let allowed = isolate::allowed_cpus();
-    let (dg, dt) = isolate::default_split(&allowed);
+    let allowed = crate::sys::cpus::allowed_cpus();
+    let (dg, dt) = crate::sys::cpus::default_split(&allowed);
     let parse = |flag: &'static str, v: &Option<String>, default: CpuSet| -> Result<CpuSet> {
         let Some(s) = v else { return Ok(default) };
         let set = CpuSet::parse(s).map_err(|e| UserError::Flag {
@@ -576,7 +577,7 @@ pub fn engine_plan(
     // every CPU of the machine.
     let threads = generator_cpus
         .map(|c| c.0.len())
-        .unwrap_or_else(|| isolate::allowed_cpus().len())
+        .unwrap_or_else(|| crate::sys::cpus::allowed_cpus().len())
         .max(1)
         // Never more threads than connections: an idle worker only costs.
         .min(load.connections.max(1) as usize);

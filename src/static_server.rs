@@ -15,7 +15,7 @@ use hyper_util::rt::TokioIo;
 pub const BODY: &[u8] = br#"{"data":{"__typename":"Query"}}"#;
 
 pub fn serve(port: u16) -> Result<()> {
-    let threads = crate::runner::isolate::allowed_cpus().len().max(1);
+    let threads = crate::sys::cpus::allowed_cpus().len().max(1);
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(threads)
         .enable_all()

@@ -642,7 +642,7 @@ fn measure_seed() {
     // GQLBENCH_DB_CPUS=1 pins the server as the runner does.
     let cpus = std::env::var("GQLBENCH_DB_CPUS")
         .ok()
-        .map(|c| gqlbench::runner::isolate::CpuSet::parse(&c).unwrap());
+        .map(|c| gqlbench::sys::cpus::CpuSet::parse(&c).unwrap());
     let mut db = Database::start(DbOptions {
         scale: Some(scale),
         cpus,

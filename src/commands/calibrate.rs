@@ -13,9 +13,9 @@ use crate::cli::CalibrateArgs;
 use crate::error::UserError;
 use crate::plan::{engine_plan, resolve_isolation};
 use crate::results::LoadInfo;
-use crate::runner::isolate::{self, CpuSet};
-use crate::runner::process::{free_port, SpawnSpec, TargetProcess};
 use crate::runner::ready::{wait_ready, Readiness};
+use crate::sys::cpus::CpuSet;
+use crate::sys::process::{free_port, SpawnSpec, TargetProcess};
 
 #[derive(Serialize, Debug, Clone)]
 pub struct Step {
@@ -105,17 +105,17 @@ fn static_op() -> Operation {
 
 pub fn run(a: &CalibrateArgs) -> Result<ExitCode> {
     let iso = resolve_isolation(&a.isolation)?;
-    let _locks = crate::runner::lock::lock_cpus(&iso, a.isolation.force_concurrent)?;
+    let _locks = crate::sys::lock::lock_cpus(&iso, a.isolation.force_concurrent)?;
     crate::runner::leftovers::sweep_and_report(&crate::db::DbOptions::default().base_dir());
     let gen = iso
         .generator
         .clone()
-        .unwrap_or_else(|| CpuSet(isolate::allowed_cpus()));
+        .unwrap_or_else(|| CpuSet(crate::sys::cpus::allowed_cpus()));
     let srv = iso.target.clone();
     check_flags(a, &gen)?;
     let cancel = super::cancel_flag();
-    isolate::pin_current_thread(&gen).context("pinning to the generator CPUs")?;
-    isolate::raise_nofile();
+    crate::sys::cpus::pin_current_thread(&gen).context("pinning to the generator CPUs")?;
+    crate::sys::cpus::raise_nofile();
     let port = free_port()?;
     let exe = std::env::current_exe().context("locating the gqlbench binary")?;
     let dir = std::env::temp_dir();
@@ -248,9 +248,9 @@ fn render(c: &Calibration) -> String {
             s.tool.clone(),
             s.connections.to_string(),
             s.pipelining.to_string(),
-            crate::report::fmt_rps(s.rps),
+            crate::units::fmt_rps(s.rps),
             format!("{:.2}", s.cpu_s),
-            crate::report::fmt_rps(s.requests_per_cpu_second),
+            crate::units::fmt_rps(s.requests_per_cpu_second),
             s.failed.to_string(),
             if s.validated {
                 "yes"
@@ -262,8 +262,8 @@ fn render(c: &Calibration) -> String {
     }
     let mut out = format!(
         "calibration: generator on CPUs {}, static server on CPUs {}\n{t}\n",
-        crate::report::fmt_cpus(&c.generator_cpus),
-        crate::report::fmt_cpus(&c.server_cpus)
+        crate::units::fmt_cpus(&c.generator_cpus),
+        crate::units::fmt_cpus(&c.server_cpus)
     );
     if let Some(e) = c.efficiency_vs_wrk {
         out.push_str(&format!(

@@ -14,8 +14,8 @@ use crate::error::UserError;
 use crate::plan::resolve_isolation;
 use crate::progress::Progress;
 use crate::results::CheckOutcome;
-use crate::runner::isolate::Limits;
 use crate::runner::session::{Session, StartOptions};
+use crate::sys::cgroup::Limits;
 
 pub fn run(root: &Path, a: &CheckArgs) -> Result<ExitCode> {
     let cat = Catalog::load(root)?;
@@ -72,7 +72,7 @@ pub fn run(root: &Path, a: &CheckArgs) -> Result<ExitCode> {
         .into());
     }
     let iso = resolve_isolation(&a.isolation)?;
-    let _locks = crate::runner::lock::lock_cpus(&iso, a.isolation.force_concurrent)?;
+    let _locks = crate::sys::lock::lock_cpus(&iso, a.isolation.force_concurrent)?;
     crate::runner::leftovers::sweep_and_report(&crate::db::DbOptions::default().base_dir());
     let progress = Progress::new(0.0, true);
     let defs: Vec<&TargetDef> = per_target.values().map(|(t, _)| t).collect();

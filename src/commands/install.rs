@@ -16,7 +16,7 @@ use crate::runner::install_record::{self as record, InstallRecord};
 
 pub fn run(root: &Path, a: &InstallArgs) -> Result<ExitCode> {
     let cat = Catalog::load(root)?;
-    let node = crate::machine::node_version().unwrap_or_default();
+    let node = crate::sys::machine::node_version().unwrap_or_default();
     let targets: Vec<&TargetDef> = if a.targets.is_empty() {
         cat.targets.iter().collect()
     } else {

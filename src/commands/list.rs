@@ -152,7 +152,7 @@ fn native_builds(cat: &Catalog) -> String {
     if native.is_empty() {
         return String::new();
     }
-    let node = crate::machine::node_version().unwrap_or_default();
+    let node = crate::sys::machine::node_version().unwrap_or_default();
     let mut out = format!(
         "Native builds (cache: {}, $GQLBENCH_CACHE):\n",
         record::tilde(&crate::catalog::vars::cache_dir())

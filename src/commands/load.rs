@@ -13,7 +13,7 @@ use crate::cli::LoadArgs;
 use crate::error::UserError;
 use crate::plan::engine_plan;
 use crate::results::{GeneratorUsage, LoadInfo, SaturationFlag};
-use crate::runner::isolate::{self, CpuSet};
+use crate::sys::cpus::CpuSet;
 
 /// What `load --json` prints (documented in docs/results.md).
 #[derive(Serialize, Debug)]
@@ -254,7 +254,7 @@ pub fn run(a: &LoadArgs) -> Result<ExitCode> {
         plan.threads = t.max(1);
     }
     plan.headers = headers;
-    let (_nofile, note) = isolate::raise_nofile();
+    let (_nofile, note) = crate::sys::cpus::raise_nofile();
     if let Some(n) = note {
         if a.connections > 1000 {
             eprintln!("note: {n}");
@@ -435,10 +435,10 @@ pub fn render(r: &LoadReport) -> String {
         r.generator.utilization * 100.0,
         r.generator.cores,
         fmt_rps(r.requests_per_cpu_second),
-        crate::report::fmt_bytes(r.generator.peak_rss_bytes),
+        crate::units::fmt_bytes(r.generator.peak_rss_bytes),
         x.pinned_cpus
             .as_ref()
-            .map(|c| format!(", pinned to CPUs {}", crate::report::fmt_cpus(c)))
+            .map(|c| format!(", pinned to CPUs {}", crate::units::fmt_cpus(c)))
             .unwrap_or_default()
     ));
     for f in &r.saturation {

@@ -10,13 +10,13 @@ use crate::plan::resolve_run;
 use crate::progress::Progress;
 use crate::report;
 use crate::results::RunStatus;
-use crate::runner::{self, isolate, RunContext};
+use crate::runner::{self, RunContext};
 
 pub fn run(root: &Path, args: &RunArgs) -> Result<ExitCode> {
     let cat = Catalog::load(root)?;
     let plan = resolve_run(&cat, args)?;
     // Before anything starts: this run's CPUs, its output folder, leftovers of killed runs.
-    let locks = runner::lock::lock_cpus(&plan.isolation, args.isolation.force_concurrent)?;
+    let locks = crate::sys::lock::lock_cpus(&plan.isolation, args.isolation.force_concurrent)?;
     runner::out_dir::prepare(&plan.out_dir, args.force)?;
     let db_base = crate::db::DbOptions {
         dir: args.db_dir.clone(),
@@ -28,11 +28,12 @@ pub fn run(root: &Path, args: &RunArgs) -> Result<ExitCode> {
         cancel: super::cancel_flag(),
         command: std::env::args().collect(),
     };
-    let (nofile, nofile_note) = isolate::raise_nofile();
+    let (nofile, nofile_note) = crate::sys::cpus::raise_nofile();
     if let Some(g) = &plan.isolation.generator {
         // The whole gqlbench process (runner, sampler, engine threads) stays off the
         // target CPUs.
-        isolate::pin_current_thread(g).context("pinning gqlbench to the generator CPUs")?;
+        crate::sys::cpus::pin_current_thread(g)
+            .context("pinning gqlbench to the generator CPUs")?;
     }
     std::fs::create_dir_all(&plan.out_dir)
         .with_context(|| format!("creating the output folder {}", plan.out_dir.display()))?;

@@ -31,14 +31,14 @@ pub fn render(c: &Comparison) -> String {
             r.target.clone(),
             format!(
                 "{} → {}",
-                num(r.baseline_rps, crate::report::fmt_rps),
-                num(r.candidate_rps, crate::report::fmt_rps)
+                num(r.baseline_rps, crate::units::fmt_rps),
+                num(r.candidate_rps, crate::units::fmt_rps)
             ),
             fmt_change(&r.rps_change),
             format!(
                 "{} → {}",
-                num(r.baseline_p99_us, crate::report::fmt_ms),
-                num(r.candidate_p99_us, crate::report::fmt_ms)
+                num(r.baseline_p99_us, crate::units::fmt_ms),
+                num(r.candidate_p99_us, crate::units::fmt_ms)
             ),
             fmt_change(&r.p99_change),
             if r.regression {

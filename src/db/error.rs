@@ -3,7 +3,7 @@
 //! them.
 use std::path::PathBuf;
 
-use crate::report::fmt_bytes;
+use crate::units::fmt_bytes;
 
 fn bytes(b: &u64) -> String {
     fmt_bytes(*b)

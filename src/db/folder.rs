@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 
 use super::error::DbError;
-use crate::runner::process::RunAs;
+use crate::sys::process::RunAs;
 
 pub const PREFIX: &str = "gqlbench-pg-";
 

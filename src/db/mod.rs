@@ -34,9 +34,9 @@ use anyhow::{bail, Context, Result};
 use tokio::task::JoinHandle;
 use tokio_postgres::{Client, NoTls};
 
-use crate::runner::isolate::CpuSet;
-use crate::runner::process::{free_port, RunAs, SpawnSpec, TargetProcess};
-use crate::runner::procfs::{self, ProcStat};
+use crate::sys::cpus::CpuSet;
+use crate::sys::process::{free_port, RunAs, SpawnSpec, TargetProcess};
+use crate::sys::procfs::{self, ProcStat};
 
 pub use binaries::{PgBinaries, PG_BIN_ENV};
 pub use disk::{check_disk, estimate_bytes};
@@ -112,7 +112,7 @@ pub struct DbOptions {
     pub dir: Option<PathBuf>,
     /// CPUs the server (every process of it) may run on.
     pub cpus: Option<CpuSet>,
-    /// cgroup.procs files the server joins (see `runner::isolate::Cgroup::procs_files`).
+    /// cgroup.procs files the server joins (see `sys::cgroup::Cgroup::procs_files`).
     pub cgroup_procs: Vec<PathBuf>,
     /// The scale that will be seeded, when known: checked (minimum, disk space) before
     /// anything is started.
@@ -203,7 +203,7 @@ pub fn server_user() -> Result<Option<RunAs>, DbError> {
 pub struct ServerUsage {
     pub processes: usize,
     /// utime + stime + cutime + cstime over the processes, in clock ticks
-    /// (`runner::procfs::clock_ticks()` per second); exited backends count through the
+    /// (`sys::procfs::clock_ticks()` per second); exited backends count through the
     /// postmaster's cutime/cstime.
     pub cpu_ticks: u64,
     pub rss_bytes: u64,
@@ -399,7 +399,7 @@ impl Database {
         let deadline = Instant::now() + opts.start_timeout;
         loop {
             if let Some(st) = self.process.as_mut().and_then(|p| p.exited()) {
-                let tail = crate::runner::process::log_tail(&self.log, 20);
+                let tail = crate::sys::process::log_tail(&self.log, 20);
                 if let Some(mut p) = self.process.take() {
                     p.stop(Duration::from_secs(1));
                 }
@@ -433,7 +433,7 @@ impl Database {
                     "PostgreSQL did not accept connections on 127.0.0.1:{port} within {} s; its log{} ends with:\n{}",
                     opts.start_timeout.as_secs(),
                     self.kept_log(),
-                    crate::runner::process::log_tail(&self.log, 20)
+                    crate::sys::process::log_tail(&self.log, 20)
                 );
             }
             std::thread::sleep(Duration::from_millis(50));
@@ -510,7 +510,7 @@ impl Database {
     }
 
     /// Every process of the server: the postmaster and its children (backends, background
-    /// workers), for CPU and memory sampling with `runner::procfs::stat`. The postmaster's
+    /// workers), for CPU and memory sampling with `sys::procfs::stat`. The postmaster's
     /// session does not hold them (each child is a session of its own), and the postmaster's
     /// cutime/cstime include the children that have already exited.
     pub fn processes(&self) -> Vec<i32> {
@@ -560,7 +560,7 @@ impl Database {
     }
 
     pub fn log_tail(&self, lines: usize) -> String {
-        crate::runner::process::log_tail(&self.log, lines)
+        crate::sys::process::log_tail(&self.log, lines)
     }
 
     /// Load `scale` users (at least 10,000) with their posts, comments and followers.

@@ -4,43 +4,7 @@ pub mod markdown;
 pub mod terminal;
 
 use crate::results::{RunResults, ScenarioResult, TargetResult};
-
-pub fn fmt_bytes(b: u64) -> String {
-    const MIB: f64 = 1024.0 * 1024.0;
-    if b as f64 >= 1024.0 * MIB {
-        format!("{:.2} GiB", b as f64 / (1024.0 * MIB))
-    } else {
-        format!("{:.0} MiB", b as f64 / MIB)
-    }
-}
-
-pub fn fmt_ms(us: f64) -> String {
-    let ms = us / 1000.0;
-    if ms >= 100.0 {
-        format!("{ms:.0}")
-    } else if ms >= 10.0 {
-        format!("{ms:.1}")
-    } else {
-        format!("{ms:.2}")
-    }
-}
-
-/// A CPU list as the kernel writes it ("0-3,6"), or "not pinned" when empty.
-pub fn fmt_cpus(cpus: &[usize]) -> String {
-    if cpus.is_empty() {
-        "not pinned".into()
-    } else {
-        crate::runner::isolate::CpuSet(cpus.to_vec()).display()
-    }
-}
-
-/// The serde (snake_case) name of an enum value, as results.json writes it.
-pub fn snake_name<T: serde::Serialize>(v: &T) -> String {
-    match serde_json::to_value(v) {
-        Ok(serde_json::Value::String(s)) => s,
-        _ => "?".into(),
-    }
-}
+pub use crate::units::{fmt_bytes, fmt_cpus, fmt_ms, fmt_rps, snake_name};
 
 /// A target that did not run because its native build is not installed. Reports say so
 /// once (`not_installed_lines`) and name it in one line per scenario (`not_run_line`)
@@ -82,23 +46,6 @@ pub fn not_run_line(s: &ScenarioResult) -> Option<String> {
             names.join(", ")
         )
     })
-}
-
-pub fn fmt_rps(x: f64) -> String {
-    if x >= 100.0 {
-        let s = format!("{x:.0}");
-        // Thousands separators for readability.
-        let mut out = String::new();
-        for (i, c) in s.chars().enumerate() {
-            if i > 0 && (s.len() - i) % 3 == 0 {
-                out.push(',');
-            }
-            out.push(c);
-        }
-        out
-    } else {
-        format!("{x:.1}")
-    }
 }
 
 /// One row of a scenario table, as strings, shared by the terminal and markdown exporters.

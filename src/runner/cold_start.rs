@@ -41,7 +41,7 @@ pub fn run(
             (c, m) => format!(
                 " (limits:{}{})",
                 c.map(|c| format!(" {c} cores")).unwrap_or_default(),
-                m.map(|m| format!(" {}", crate::report::fmt_bytes(m)))
+                m.map(|m| format!(" {}", crate::units::fmt_bytes(m)))
                     .unwrap_or_default()
             ),
         }

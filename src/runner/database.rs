@@ -7,11 +7,11 @@ use std::time::Instant;
 
 use anyhow::Result;
 
-use super::procfs;
 use crate::db::{Database, DbOptions, SeedReport};
 use crate::plan::{DatabasePlan, RunPlan};
 use crate::progress::Progress;
 use crate::results::{DatabaseInfo, DatabaseUsage};
+use crate::sys::procfs;
 
 /// Connections in each target's pool (the published setup: a pool of 20).
 pub const POOL_SIZE: u32 = 20;
@@ -57,7 +57,7 @@ impl RunDatabase {
             db.port(),
             seed.rows,
             seed.seconds,
-            crate::report::fmt_bytes(seed.data_dir_bytes)
+            crate::units::fmt_bytes(seed.data_dir_bytes)
         ));
         Ok(RunDatabase { db, seed })
     }

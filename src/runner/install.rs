@@ -17,9 +17,9 @@ use anyhow::{bail, Context, Result};
 use std::collections::BTreeMap;
 
 use super::install_record::{self as record, InstallRecord};
-use super::lock::{self, Holder, Lock};
 use crate::catalog::target::Requirement;
 use crate::catalog::{vars, TargetDef};
+use crate::sys::lock::{self, Holder, Lock};
 
 /// npm installs: the key of the current install, in the target folder. Cache builds had one
 /// there too before install records (see `State::Legacy`).
@@ -270,7 +270,7 @@ pub fn require_installed(t: &TargetDef) -> Result<(), String> {
     if t.install.as_ref().map(|i| i.auto).unwrap_or(true) {
         return Ok(());
     }
-    let node = crate::machine::node_version().unwrap_or_default();
+    let node = crate::sys::machine::node_version().unwrap_or_default();
     match state(t, &node) {
         Ok(State::NotCurrent(why)) => Err(format!(
             "{}: {}; or leave it out of --targets",
@@ -371,7 +371,7 @@ pub fn install(
         }
         on_progress(
             start.elapsed(),
-            super::process::log_tail(&log_file, 1).trim(),
+            crate::sys::process::log_tail(&log_file, 1).trim(),
         );
         std::thread::sleep(std::time::Duration::from_millis(250));
     };
@@ -381,7 +381,7 @@ pub fn install(
             t.name,
             inst.command.join(" "),
             t.dir.display(),
-            indent(&super::process::log_tail(&log_file, 15))
+            indent(&crate::sys::process::log_tail(&log_file, 15))
         );
     }
     if let Some(c) = &inst.check {

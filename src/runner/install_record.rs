@@ -208,7 +208,7 @@ pub fn toolchain_changes(rec: &InstallRecord, now: &BTreeMap<String, String>) ->
 
 /// "0.1.0 (commit abc123)".
 fn gqlbench_version(t: &TargetDef) -> String {
-    let tool = crate::machine::tool(&t.dir);
+    let tool = crate::sys::machine::tool(&t.dir);
     match tool.git_commit {
         Some(c) => format!("{} (commit {c})", tool.version),
         None => tool.version,

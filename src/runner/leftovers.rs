@@ -83,7 +83,7 @@ pub fn sweep_and_report(db_base: &Path) -> Swept {
 pub fn sweep(db_base: &Path) -> Swept {
     let mut s = Swept::default();
     let mut dead = Vec::new();
-    for root in super::isolate::hierarchy_mounts() {
+    for root in crate::sys::cgroup::hierarchy_mounts() {
         find_dead_cgroups(&root, 0, &mut dead);
     }
     // Every process still inside is ended before any directory is removed: in v1 the same

@@ -8,12 +8,8 @@ pub mod depth;
 pub mod gc;
 pub mod install;
 pub mod install_record;
-pub mod isolate;
 pub mod leftovers;
-pub mod lock;
 pub mod out_dir;
-pub mod process;
-pub mod procfs;
 pub mod rate_sweep;
 pub mod ready;
 pub mod session;
@@ -32,7 +28,8 @@ use crate::catalog::TargetDef;
 use crate::plan::{RunPlan, ScenarioPlan};
 use crate::progress::Progress;
 use crate::results::*;
-use crate::{machine, summary};
+use crate::summary;
+use crate::sys::machine;
 use session::{Session, StartOptions};
 
 pub struct RunContext {
@@ -125,9 +122,9 @@ pub fn new_results(
 ) -> RunResults {
     notes.extend(plan.isolation.notes.iter().cloned());
     let cg = if plan.isolation.cgroups {
-        match isolate::detect() {
-            Some(isolate::CgroupVersion::V1) => "v1",
-            Some(isolate::CgroupVersion::V2) => "v2",
+        match crate::sys::cgroup::detect() {
+            Some(crate::sys::cgroup::CgroupVersion::V1) => "v1",
+            Some(crate::sys::cgroup::CgroupVersion::V2) => "v2",
             None => "none",
         }
     } else {

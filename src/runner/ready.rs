@@ -5,9 +5,9 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use gqlbench_engine::{check_once, Endpoint, Variant, Verdict};
 
-use super::process::TargetProcess;
 use crate::catalog::OperationDef;
 use crate::results::CheckOutcome;
+use crate::sys::process::TargetProcess;
 
 pub enum Readiness {
     Ready { after: Duration },

@@ -5,13 +5,15 @@ use std::time::Duration;
 
 use gqlbench_engine::Endpoint;
 
-use super::isolate::{Cgroup, CpuSet, Limits};
-use super::process::{free_port, SpawnSpec, TargetProcess};
 use super::ready::{wait_ready, Readiness};
 use super::subgraphs::{self, Subgraphs};
-use super::{procfs, vitals};
+use super::vitals;
 use crate::catalog::TargetDef;
 use crate::results::TargetStatus;
+use crate::sys::cgroup::{Cgroup, Limits};
+use crate::sys::cpus::CpuSet;
+use crate::sys::process::{free_port, SpawnSpec, TargetProcess};
+use crate::sys::procfs;
 
 pub struct Session {
     pub process: TargetProcess,
@@ -199,7 +201,7 @@ impl Session {
                 let rss = rss.unwrap_or(0);
                 let verified_cpus = procfs::session_members(process.pid)
                     .iter()
-                    .filter_map(|m| super::isolate::process_cpus(m.pid))
+                    .filter_map(|m| crate::sys::cpus::process_cpus(m.pid))
                     .reduce(|mut a, b| {
                         a.extend(b);
                         a.sort_unstable();
@@ -213,7 +215,7 @@ impl Session {
                             format!(
                                 "pinning failed: asked for CPUs {}, the target runs on {}",
                                 want.display(),
-                                crate::report::fmt_cpus(got)
+                                crate::units::fmt_cpus(got)
                             ),
                             None,
                         ));

@@ -10,9 +10,9 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 use gqlbench_engine::Endpoint;
 
-use super::isolate::CpuSet;
-use super::process::{free_port, SpawnSpec, TargetProcess};
 use super::ready::{wait_ready, Readiness};
+use crate::sys::cpus::CpuSet;
+use crate::sys::process::{free_port, SpawnSpec, TargetProcess};
 
 /// Subgraph names, in the order of their placeholder ports in the committed supergraph.
 pub const NAMES: [&str; 4] = ["accounts", "products", "reviews", "inventory"];

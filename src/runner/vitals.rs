@@ -10,9 +10,9 @@ use std::time::{Duration, Instant};
 use std::path::PathBuf;
 
 use super::gc;
-use super::isolate::Cgroup;
-use super::procfs;
 use crate::results::{GcStats, MemoryTrend, Vitals, VitalsPoint};
+use crate::sys::cgroup::Cgroup;
+use crate::sys::procfs;
 
 /// A condition the sampler polls (start or end of the measured window).
 pub type Condition = Box<dyn Fn() -> bool + Send>;
@@ -227,7 +227,7 @@ pub fn memory_trend(samples: &[(f64, u64)]) -> Option<MemoryTrend> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::runner::process::spawn_sh;
+    use crate::sys::process::spawn_sh;
 
     #[test]
     fn busy_child_shows_about_one_core() {

@@ -33,7 +33,7 @@ pub fn machine() -> MachineInfo {
         .unwrap_or_else(|| std::env::consts::OS.into());
     MachineInfo {
         cpu_model,
-        cores: crate::runner::isolate::num_cpus(),
+        cores: super::cpus::num_cpus(),
         memory_bytes,
         kernel: read("/proc/sys/kernel/osrelease"),
         os,

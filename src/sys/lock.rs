@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
-use super::isolate::{self, CpuSet};
+use super::cpus::CpuSet;
 use crate::error::UserError;
 use crate::plan::IsolationPlan;
 
@@ -214,7 +214,7 @@ pub fn cpus_used(iso: &IsolationPlan) -> Vec<usize> {
         .flat_map(|s| s.0.iter().copied())
         .collect();
     if cpus.is_empty() {
-        cpus = isolate::allowed_cpus();
+        cpus = crate::sys::cpus::allowed_cpus();
     }
     cpus.sort_unstable();
     cpus.dedup();
@@ -338,6 +338,6 @@ mod tests {
             cgroups: true,
             notes: vec![],
         };
-        assert_eq!(cpus_used(&unpinned), isolate::allowed_cpus());
+        assert_eq!(cpus_used(&unpinned), crate::sys::cpus::allowed_cpus());
     }
 }

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 
-use super::isolate::CpuSet;
+use super::cpus::CpuSet;
 use super::procfs;
 
 pub struct SpawnSpec<'a> {

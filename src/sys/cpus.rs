@@ -1,0 +1,205 @@
+//! CPU sets and process limits: the CPUs a process may use, pinning (sched_setaffinity,
+//! verified by reading /proc back), the default split between the load generator and the
+//! targets, and the open-files limit a large run needs.
+use std::fs;
+
+use anyhow::{bail, Result};
+
+/// A set of CPU numbers, written like the kernel does: "0-3,6".
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct CpuSet(pub Vec<usize>);
+
+impl CpuSet {
+    pub fn parse(s: &str) -> Result<CpuSet> {
+        let mut v = Vec::new();
+        for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            let (a, b) = match part.split_once('-') {
+                Some((a, b)) => (a.trim(), b.trim()),
+                None => (part, part),
+            };
+            let (a, b): (usize, usize) = match (a.parse(), b.parse()) {
+                (Ok(a), Ok(b)) if a <= b => (a, b),
+                _ => bail!("'{s}' is not a CPU list; write e.g. \"0\", \"0-3\" or \"0,2\""),
+            };
+            v.extend(a..=b);
+        }
+        v.sort_unstable();
+        v.dedup();
+        if v.is_empty() {
+            bail!("'{s}' is an empty CPU list; write e.g. \"0\" or \"0-3\"");
+        }
+        Ok(CpuSet(v))
+    }
+
+    pub fn display(&self) -> String {
+        let mut out: Vec<String> = Vec::new();
+        let mut i = 0;
+        while i < self.0.len() {
+            let start = self.0[i];
+            let mut end = start;
+            while i + 1 < self.0.len() && self.0[i + 1] == end + 1 {
+                i += 1;
+                end = self.0[i];
+            }
+            out.push(if start == end {
+                start.to_string()
+            } else {
+                format!("{start}-{end}")
+            });
+            i += 1;
+        }
+        out.join(",")
+    }
+
+    pub fn to_libc(&self) -> libc::cpu_set_t {
+        // SAFETY: cpu_set_t is plain data; CPU_ZERO/CPU_SET only touch its bits.
+        unsafe {
+            let mut set: libc::cpu_set_t = std::mem::zeroed();
+            libc::CPU_ZERO(&mut set);
+            for &c in &self.0 {
+                libc::CPU_SET(c, &mut set);
+            }
+            set
+        }
+    }
+}
+
+/// CPUs this process may run on now.
+pub fn allowed_cpus() -> Vec<usize> {
+    // SAFETY: sched_getaffinity writes into the set we own.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) != 0 {
+            return (0..num_cpus()).collect();
+        }
+        (0..libc::CPU_SETSIZE as usize)
+            .filter(|&c| libc::CPU_ISSET(c, &set))
+            .collect()
+    }
+}
+
+/// CPUs online on the machine (not just those this thread may use: gqlbench pins itself).
+pub fn num_cpus() -> usize {
+    // SAFETY: sysconf has no preconditions.
+    let n = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) };
+    if n > 0 {
+        n as usize
+    } else {
+        1
+    }
+}
+
+/// Default split: targets get the upper half (at least one CPU), the generator the rest.
+/// With one CPU nothing can be separated and both share it (reported as such).
+pub fn default_split(cpus: &[usize]) -> (CpuSet, CpuSet) {
+    if cpus.len() < 2 {
+        return (CpuSet(cpus.to_vec()), CpuSet(cpus.to_vec()));
+    }
+    let k = cpus.len() / 2;
+    (
+        CpuSet(cpus[..cpus.len() - k].to_vec()),
+        CpuSet(cpus[cpus.len() - k..].to_vec()),
+    )
+}
+
+/// Pin the calling thread (and threads it creates later) to `set`.
+pub fn pin_current_thread(set: &CpuSet) -> Result<()> {
+    let s = set.to_libc();
+    // SAFETY: valid set pointer and size.
+    let rc = unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &s) };
+    if rc != 0 {
+        bail!(
+            "sched_setaffinity({}) failed: {}",
+            set.display(),
+            std::io::Error::last_os_error()
+        );
+    }
+    Ok(())
+}
+
+/// The CPUs a process may run on, read back from /proc (the verification of pinning).
+pub fn process_cpus(pid: i32) -> Option<Vec<usize>> {
+    let status = fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status
+        .lines()
+        .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))?;
+    CpuSet::parse(line.trim()).ok().map(|s| s.0)
+}
+
+/// Raise the soft open-files limit to the hard one (and the hard one to the kernel's
+/// maximum when we are allowed to); returns the limit in force.
+pub fn raise_nofile() -> (u64, Option<String>) {
+    // SAFETY: getrlimit/setrlimit with a struct we own.
+    unsafe {
+        let mut lim: libc::rlimit = std::mem::zeroed();
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) != 0 {
+            return (0, Some("getrlimit(RLIMIT_NOFILE) failed".into()));
+        }
+        let nr_open: u64 = fs::read_to_string("/proc/sys/fs/nr_open")
+            .ok()
+            .and_then(|s| s.trim().parse().ok())
+            .unwrap_or(lim.rlim_max);
+        let want = nr_open.clamp(lim.rlim_max, 1 << 20);
+        let raised = libc::rlimit {
+            rlim_cur: want,
+            rlim_max: want,
+        };
+        if libc::setrlimit(libc::RLIMIT_NOFILE, &raised) == 0 {
+            return (want, None);
+        }
+        let soft = libc::rlimit {
+            rlim_cur: lim.rlim_max,
+            rlim_max: lim.rlim_max,
+        };
+        if libc::setrlimit(libc::RLIMIT_NOFILE, &soft) == 0 {
+            return (
+                lim.rlim_max,
+                Some(format!(
+                    "open-files limit could not be raised above the hard limit {} (the kernel refused); each connection needs one, so raise it (`ulimit -Hn`, as root or in limits.conf) for runs with more connections",
+                    lim.rlim_max
+                )),
+            );
+        }
+        (
+            lim.rlim_cur,
+            Some(format!("open-files limit stays at {}", lim.rlim_cur)),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cpu_lists_round_trip() {
+        let s = CpuSet::parse("0-3,6, 8").unwrap();
+        assert_eq!(s.0, vec![0, 1, 2, 3, 6, 8]);
+        assert_eq!(s.display(), "0-3,6,8");
+        assert!(CpuSet::parse("3-1").is_err());
+        assert!(CpuSet::parse("x")
+            .unwrap_err()
+            .to_string()
+            .contains("CPU list"));
+        assert!(CpuSet::parse("").is_err());
+    }
+
+    #[test]
+    fn split_is_disjoint_and_complete() {
+        let (g, t) = default_split(&[0, 1]);
+        assert_eq!((g.0, t.0), (vec![0], vec![1]));
+        let (g, t) = default_split(&[0, 1, 2, 3, 4]);
+        assert_eq!(g.0, vec![0, 1, 2]);
+        assert_eq!(t.0, vec![3, 4]);
+        let (g, t) = default_split(&[0]);
+        assert_eq!(g.0, t.0);
+    }
+
+    #[test]
+    fn own_affinity_reads_back() {
+        let me = std::process::id() as i32;
+        let cpus = process_cpus(me).unwrap();
+        assert!(!cpus.is_empty());
+        assert_eq!(cpus, allowed_cpus());
+    }
+}

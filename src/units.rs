@@ -1,0 +1,78 @@
+//! How figures are written for people: bytes in MiB/GiB, latency in ms with the digits
+//! that matter, req/s with thousands separators, CPU lists as the kernel writes them. Used
+//! by every layer that prints, so no layer reaches into another for its formatting.
+
+/// Bytes in MiB below a GiB, in GiB with two decimals above.
+pub fn fmt_bytes(b: u64) -> String {
+    const MIB: f64 = 1024.0 * 1024.0;
+    if b as f64 >= 1024.0 * MIB {
+        format!("{:.2} GiB", b as f64 / (1024.0 * MIB))
+    } else {
+        format!("{:.0} MiB", b as f64 / MIB)
+    }
+}
+
+/// Microseconds as milliseconds: two decimals below 10 ms, one below 100, none above.
+pub fn fmt_ms(us: f64) -> String {
+    let ms = us / 1000.0;
+    if ms >= 100.0 {
+        format!("{ms:.0}")
+    } else if ms >= 10.0 {
+        format!("{ms:.1}")
+    } else {
+        format!("{ms:.2}")
+    }
+}
+
+/// Requests per second: whole with thousands separators from 100 up, one decimal below.
+pub fn fmt_rps(x: f64) -> String {
+    if x >= 100.0 {
+        let s = format!("{x:.0}");
+        // Thousands separators for readability.
+        let mut out = String::new();
+        for (i, c) in s.chars().enumerate() {
+            if i > 0 && (s.len() - i) % 3 == 0 {
+                out.push(',');
+            }
+            out.push(c);
+        }
+        out
+    } else {
+        format!("{x:.1}")
+    }
+}
+
+/// A CPU list as the kernel writes it ("0-3,6"), or "not pinned" when empty.
+pub fn fmt_cpus(cpus: &[usize]) -> String {
+    if cpus.is_empty() {
+        "not pinned".into()
+    } else {
+        crate::sys::cpus::CpuSet(cpus.to_vec()).display()
+    }
+}
+
+/// The serde (snake_case) name of an enum value, as results.json writes it.
+pub fn snake_name<T: serde::Serialize>(v: &T) -> String {
+    match serde_json::to_value(v) {
+        Ok(serde_json::Value::String(s)) => s,
+        _ => "?".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn figures_read_as_people_write_them() {
+        assert_eq!(fmt_bytes(100 * 1024 * 1024), "100 MiB");
+        assert_eq!(fmt_bytes(3 * 1024 * 1024 * 1024 / 2), "1.50 GiB");
+        assert_eq!(fmt_ms(1234.0), "1.23");
+        assert_eq!(fmt_ms(12_345.0), "12.3");
+        assert_eq!(fmt_ms(123_456.0), "123");
+        assert_eq!(fmt_rps(39_762.4), "39,762");
+        assert_eq!(fmt_rps(5.25), "5.2");
+        assert_eq!(fmt_cpus(&[0, 1, 2, 5]), "0-2,5");
+        assert_eq!(fmt_cpus(&[]), "not pinned");
+    }
+}
