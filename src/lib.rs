@@ -6,7 +6,7 @@ pub mod commands;
 pub mod compare;
 pub mod db;
 pub mod error;
-pub mod leak;
+pub mod kinds;
 pub mod plan;
 pub mod progress;
 pub mod report;

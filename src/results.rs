@@ -108,7 +108,7 @@ pub struct ScenarioResult {
     pub connection_sweep: Option<Vec<u32>>,
     /// A long run: the leak thresholds applied to the memory trend.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub long_run: Option<crate::catalog::scenario::LongRunSpec>,
+    pub long_run: Option<LongRunSpec>,
     /// The depth limit the scenario checks (see each target's `depth_check`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub depth_limit: Option<u32>,
@@ -119,6 +119,42 @@ pub struct ScenarioResult {
     /// an operation alike and differently from its expected answer. Names the files.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub catalogue_fault: Option<String>,
+}
+
+/// A long run's leak thresholds: the scenario file's `[long_run]`, kept with the result.
+#[derive(Deserialize, Serialize, Debug, Clone, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct LongRunSpec {
+    /// A leak is suspected when the fitted memory growth over the window is at least this
+    /// many MiB ...
+    #[serde(default = "leak_mib")]
+    pub leak_min_growth_mib: f64,
+    /// ... and at least this share of the memory at the start of the window, in % ...
+    #[serde(default = "leak_pct")]
+    pub leak_min_growth_pct: f64,
+    /// ... and the straight line explains the samples at least this well (R²).
+    #[serde(default = "leak_r2")]
+    pub leak_min_r2: f64,
+}
+
+fn leak_mib() -> f64 {
+    8.0
+}
+fn leak_pct() -> f64 {
+    5.0
+}
+fn leak_r2() -> f64 {
+    0.6
+}
+
+impl Default for LongRunSpec {
+    fn default() -> Self {
+        LongRunSpec {
+            leak_min_growth_mib: leak_mib(),
+            leak_min_growth_pct: leak_pct(),
+            leak_min_r2: leak_r2(),
+        }
+    }
 }
 
 #[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq, Default)]

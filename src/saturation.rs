@@ -1,6 +1,7 @@
 //! The saturation guard: a result is flagged, never silently ranked, when the figure may
 //! describe the load generator or the schedule rather than the target.
-use crate::results::{GeneratorUsage, LoadInfo, SaturationFlag};
+use crate::plan::load::{Arrival, Load};
+use crate::results::{GeneratorUsage, SaturationFlag};
 use gqlbench_engine::LoadResult;
 
 /// Generator CPU above this share of its cores means it may be the bottleneck.
@@ -13,7 +14,7 @@ pub const RATE_SHORTFALL: f64 = 0.95;
 /// connections / think_time means the cap, not the target, set the figure.
 pub const CLOSED_CAP_SHARE: f64 = 0.70;
 
-pub fn check(load: &LoadInfo, r: &LoadResult, g: &GeneratorUsage) -> Vec<SaturationFlag> {
+pub fn check(load: &Load, r: &LoadResult, g: &GeneratorUsage) -> Vec<SaturationFlag> {
     let mut flags = Vec::new();
     if g.utilization > GENERATOR_CPU_LIMIT {
         flags.push(SaturationFlag {
@@ -26,7 +27,7 @@ pub fn check(load: &LoadInfo, r: &LoadResult, g: &GeneratorUsage) -> Vec<Saturat
             ),
         });
     }
-    if load.model == "open" {
+    if load.is_open() {
         if let Some(lag) = &r.send_lag {
             if lag.p99_us > SEND_LAG_P99_LIMIT_US {
                 flags.push(SaturationFlag {
@@ -76,16 +77,20 @@ pub fn check(load: &LoadInfo, r: &LoadResult, g: &GeneratorUsage) -> Vec<Saturat
             ),
         });
     }
-    if load.model == "closed" && load.think_time_s > 0.0 && r.elapsed_s > 0.0 {
-        let cap = load.connections as f64 / load.think_time_s;
+    let think = match load.arrival {
+        Arrival::Closed { think_time, .. } => think_time.as_secs_f64(),
+        Arrival::Open { .. } => 0.0,
+    };
+    if !load.is_open() && think > 0.0 && r.elapsed_s > 0.0 {
+        let cap = load.connections() as f64 / think;
         let rps = r.requests as f64 / r.elapsed_s;
         if rps >= cap * CLOSED_CAP_SHARE {
             flags.push(SaturationFlag {
                 kind: "closed_model_cap".into(),
                 detail: format!(
                     "{} connections with {:.0} ms think time cap throughput at {:.0} req/s (Little's law); measured {:.0} req/s is set by the schedule, not the target",
-                    load.connections,
-                    load.think_time_s * 1000.0,
+                    load.connections(),
+                    think * 1000.0,
                     cap,
                     rps
                 ),
@@ -99,15 +104,23 @@ pub fn check(load: &LoadInfo, r: &LoadResult, g: &GeneratorUsage) -> Vec<Saturat
 mod tests {
     use super::*;
 
-    fn load(model: &str, connections: u32, think: f64) -> LoadInfo {
-        LoadInfo {
-            model: model.into(),
-            connections,
-            pipelining: 1,
-            think_time_s: think,
-            rate: None,
+    fn load(model: &str, connections: u32, think: f64) -> Load {
+        let arrival = if model == "open" {
+            Arrival::Open {
+                rate: 100.0,
+                max_connections: connections,
+            }
+        } else {
+            Arrival::Closed {
+                connections,
+                pipelining: 1,
+                think_time: std::time::Duration::from_secs_f64(think),
+            }
+        };
+        Load {
+            arrival,
             stages: vec![],
-            timeout_s: 10.0,
+            timeout: std::time::Duration::from_secs(10),
             unique_request_header: false,
         }
     }

@@ -11,8 +11,8 @@ use serde::Serialize;
 
 use crate::cli::CalibrateArgs;
 use crate::error::UserError;
-use crate::plan::{engine_plan, resolve_isolation};
-use crate::results::LoadInfo;
+use crate::plan::load::{Arrival, Load};
+use crate::plan::resolve_isolation;
 use crate::runner::ready::{wait_ready, Readiness};
 use crate::sys::cpus::CpuSet;
 use crate::sys::process::{free_port, SpawnSpec, TargetProcess};
@@ -41,15 +41,15 @@ pub struct Calibration {
 }
 
 /// The load of one calibration step.
-fn step_load(connections: u32, pipelining: u32) -> LoadInfo {
-    LoadInfo {
-        model: "closed".into(),
-        connections,
-        pipelining,
-        think_time_s: 0.0,
-        rate: None,
+fn step_load(connections: u32, pipelining: u32) -> Load {
+    Load {
+        arrival: Arrival::Closed {
+            connections,
+            pipelining,
+            think_time: Duration::ZERO,
+        },
         stages: vec![],
-        timeout_s: 10.0,
+        timeout: Duration::from_secs(10),
         unique_request_header: false,
     }
 }
@@ -76,8 +76,7 @@ fn check_flags(a: &CalibrateArgs, gen: &CpuSet) -> Result<(), UserError> {
             max_requests: None,
             extend: None,
         };
-        let plan = engine_plan(
-            &step_load(a.connections, p),
+        let plan = step_load(a.connections, p).engine_plan(
             crate::plan::placeholder_endpoint(),
             vec![static_op()],
             Some(gen),
@@ -153,8 +152,7 @@ pub fn run(a: &CalibrateArgs) -> Result<ExitCode> {
             break;
         }
         let load = step_load(a.connections, p);
-        let plan = engine_plan(
-            &load,
+        let plan = load.engine_plan(
             endpoint.clone(),
             vec![static_op()],
             Some(&gen),

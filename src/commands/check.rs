@@ -30,7 +30,7 @@ pub fn run(root: &Path, a: &CheckArgs) -> Result<ExitCode> {
         // Subscriptions have no expected answers, and a depth scenario's operation may be
         // refused by design: their runs check them (depth limit, every message). Database
         // scenarios answer the same operations as the in-memory ones checked here.
-        if d.file.subscriptions.is_some() || d.file.depth.is_some() || d.file.database.is_some() {
+        if crate::kinds::skip_in_check(&d.file) {
             continue;
         }
         let targets: Vec<TargetDef> = match &d.file.targets {

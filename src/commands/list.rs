@@ -64,33 +64,7 @@ pub fn render(cat: &Catalog) -> Result<String> {
         for name in cat.scenario_names(&suite)? {
             let d = cat.scenario(&suite, &name)?;
             let f = &d.file;
-            let load = match f.load.model {
-                _ if f.cold_start.is_some() => format!(
-                    "{} fresh starts{}",
-                    f.cold_start.as_ref().map(|c| c.starts).unwrap_or(0),
-                    f.limits
-                        .memory
-                        .as_ref()
-                        .map(|m| format!(", cap {m}"))
-                        .unwrap_or_default()
-                ),
-                _ if f.subscriptions.is_some() => format!(
-                    "{} subscriptions ({})",
-                    f.load.connections.unwrap_or(100),
-                    f.subscriptions
-                        .as_ref()
-                        .map(|s| s.transport.label())
-                        .unwrap_or("-")
-                ),
-                _ if f.connection_sweep.is_some() => format!(
-                    "sweep {} conn",
-                    f.connection_sweep
-                        .iter()
-                        .flatten()
-                        .map(|c| c.to_string())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
+            let plain = match f.load.model {
                 Some(crate::catalog::scenario::Model::Open) => {
                     format!("open {} req/s", f.load.rate.unwrap_or(0.0))
                 }
@@ -104,11 +78,8 @@ pub fn render(cat: &Catalog) -> Result<String> {
                         .unwrap_or_default()
                 ),
             };
-            let load = match (&f.database, f.long_run.is_some()) {
-                (Some(d), _) => format!("{load}, PostgreSQL {}", d.resolvers.as_str()),
-                (None, true) => format!("{load}, long run"),
-                _ => load,
-            };
+            crate::kinds::check_sections(&d)?;
+            let load = crate::kinds::list_line(f, plain);
             s.add_row([
                 if f.optional {
                     format!("{suite}/{name} (optional)")

@@ -11,7 +11,7 @@ use serde_json::Value;
 use crate::catalog::operation::request_body;
 use crate::cli::LoadArgs;
 use crate::error::UserError;
-use crate::plan::engine_plan;
+use crate::plan::load::{Arrival, Load};
 use crate::results::{GeneratorUsage, LoadInfo, SaturationFlag};
 use crate::sys::cpus::CpuSet;
 
@@ -165,14 +165,20 @@ pub fn run(a: &LoadArgs) -> Result<ExitCode> {
             flag: "--generator-cpus",
             message: e.to_string(),
         })?;
-    let load = LoadInfo {
-        model: if a.rate.is_some() { "open" } else { "closed" }.into(),
-        connections: a.connections,
-        pipelining: a.pipelining,
-        think_time_s: a.think_time.as_secs_f64(),
-        rate: a.rate,
+    let load = Load {
+        arrival: match a.rate {
+            Some(rate) => Arrival::Open {
+                rate,
+                max_connections: a.connections,
+            },
+            None => Arrival::Closed {
+                connections: a.connections,
+                pipelining: a.pipelining,
+                think_time: a.think_time,
+            },
+        },
         stages: Vec::new(),
-        timeout_s: a.timeout.as_secs_f64(),
+        timeout: a.timeout,
         unique_request_header: false,
     };
     let op = Operation {
@@ -249,7 +255,7 @@ pub fn run(a: &LoadArgs) -> Result<ExitCode> {
             .into());
         }
     }
-    let mut plan = engine_plan(&load, endpoint, vec![op], cpus.as_ref(), a.warmup, stop);
+    let mut plan = load.engine_plan(endpoint, vec![op], cpus.as_ref(), a.warmup, stop);
     if let Some(t) = a.threads {
         plan.threads = t.max(1);
     }
@@ -273,7 +279,7 @@ pub fn run(a: &LoadArgs) -> Result<ExitCode> {
     eprintln!(
         "gqlbench load {}: {} model, {} connections{}, {} measured{}",
         a.url,
-        load.model,
+        if load.is_open() { "open" } else { "closed" },
         a.connections,
         a.rate.map(|r| format!(", {r} req/s")).unwrap_or_default(),
         humantime::format_duration(duration),
@@ -308,7 +314,7 @@ pub fn run(a: &LoadArgs) -> Result<ExitCode> {
         } else {
             0.0
         },
-        load,
+        load: load.info(),
         generator,
         saturation,
         expected_answer: cases.iter().any(|(_, d)| d.is_some()),

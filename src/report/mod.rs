@@ -324,12 +324,7 @@ pub fn has_main_table(s: &ScenarioResult) -> bool {
 pub fn chart_files(r: &RunResults) -> Vec<(String, String)> {
     let mut out = Vec::new();
     for s in &r.scenarios {
-        if let Some(csv) = extras::connection_sweep_csv(s) {
-            out.push((format!("sweep-{}.csv", s.name), csv));
-        }
-        if let Some(csv) = extras::memory_csv(s) {
-            out.push((format!("memory-{}.csv", s.name), csv));
-        }
+        out.extend(crate::kinds::charts(s));
     }
     out
 }
@@ -474,17 +469,7 @@ pub struct ExtraTable {
 }
 
 pub fn extra_tables(s: &ScenarioResult) -> Vec<ExtraTable> {
-    let mut out: Vec<ExtraTable> = [
-        extras::cold_start(s),
-        extras::subscriptions(s),
-        extras::depth(s),
-        extras::database(s),
-        extras::long_run(s),
-        extras::connection_sweep(s),
-    ]
-    .into_iter()
-    .flatten()
-    .collect();
+    let mut out = crate::kinds::tables(s);
     let fed: Vec<&TargetResult> = s
         .targets
         .iter()
@@ -539,67 +524,6 @@ pub fn extra_tables(s: &ScenarioResult) -> Vec<ExtraTable> {
             .map(String::from)
             .to_vec(),
             rows,
-        });
-    }
-    for t in &s.targets {
-        let Some(steps) = t
-            .trials
-            .iter()
-            .rev()
-            .find_map(|x| x.sweep.as_ref())
-            .filter(|steps| steps.iter().any(|s| s.rate.is_some()))
-        else {
-            continue;
-        };
-        out.push(ExtraTable {
-            title: format!(
-                "{}: rate sweep (last trial; highest rate held: {})",
-                t.name,
-                t.summary
-                    .as_ref()
-                    .and_then(|x| x.max_sustained_rate.as_ref())
-                    .map(|e| format!("median {} req/s over {} trial(s)", fmt_rps(e.median), e.n))
-                    .unwrap_or_else(|| "none".into())
-            ),
-            headers: [
-                "step",
-                "intended req/s",
-                "achieved req/s",
-                "p50 ms",
-                "p99 ms",
-                "failed",
-                "flags",
-                "verdict",
-            ]
-            .map(String::from)
-            .to_vec(),
-            rows: steps
-                .iter()
-                .map(|st| {
-                    let verdict = match (st.verdict.as_deref(), &st.reason) {
-                        (_, _) if st.phase.as_deref() == Some("probe") => {
-                            format!(
-                                "probe, {} connections (closed loop)",
-                                st.connections.unwrap_or(0)
-                            )
-                        }
-                        (Some("held"), _) => "held".into(),
-                        (Some(v), Some(r)) => format!("lost ({v}): {r}"),
-                        _ if st.held => "held".into(),
-                        _ => "NOT held".into(),
-                    };
-                    vec![
-                        st.phase.clone().unwrap_or_else(|| "-".into()),
-                        st.rate.map_or("-".into(), fmt_rps),
-                        fmt_rps(st.achieved_rps),
-                        fmt_ms(st.p50_us as f64),
-                        fmt_ms(st.p99_us as f64),
-                        st.failed.to_string(),
-                        st.flags.join(", "),
-                        verdict,
-                    ]
-                })
-                .collect(),
         });
     }
     out

@@ -1,6 +1,7 @@
-//! One trial of one target: a warm-up and a measured window (or, for a rate sweep, a series
-//! of measured steps), with the target's vitals, its subgraphs' usage, the generator's CPU
-//! and the saturation guard.
+//! Measuring a started target: one engine run (warm-up and measured window) with the
+//! target's vitals, its subgraphs' usage, the generator's CPU and the saturation guard
+//! sampled alongside (`measure`), and the trial those figures make (`conclude`). The kinds
+//! (`src/kinds/`) decide how many runs a trial is and at which load.
 use std::collections::BTreeMap;
 use std::time::Duration;
 
@@ -9,7 +10,8 @@ use gqlbench_engine::{Control, LoadResult, Phase, Stop};
 use super::session::Session;
 use super::vitals::{self, Condition, Sampler};
 use super::RunContext;
-use crate::plan::{engine_plan, RunPlan, ScenarioPlan};
+use crate::plan::load::Load;
+use crate::plan::RunPlan;
 use crate::progress::Progress;
 use crate::results::*;
 use crate::saturation;
@@ -27,18 +29,18 @@ pub fn longest_window(duration: Duration) -> Duration {
 /// Subgraph CPU above this share of its cores means it may limit the gateway.
 pub const SUBGRAPH_CPU_LIMIT: f64 = 0.80;
 
-pub(super) struct Measured {
-    pub(super) load: LoadResult,
-    pub(super) vitals: Vitals,
-    pub(super) upstream: Option<UpstreamUsage>,
-    pub(super) generator: GeneratorUsage,
-    pub(super) saturation: Vec<SaturationFlag>,
-    pub(super) problems: Vec<String>,
+pub struct Measured {
+    pub load: LoadResult,
+    pub vitals: Vitals,
+    pub upstream: Option<UpstreamUsage>,
+    pub generator: GeneratorUsage,
+    pub saturation: Vec<SaturationFlag>,
+    pub problems: Vec<String>,
 }
 
 impl Measured {
     /// A sweep that ran no step (cancelled before the first).
-    pub(super) fn no_step() -> Measured {
+    pub fn no_step() -> Measured {
         Measured {
             load: LoadResult::default(),
             vitals: vitals::Sampler::empty(),
@@ -56,11 +58,11 @@ fn in_window(live: &gqlbench_engine::LiveStats) -> bool {
 
 /// One engine run (warm-up + window) with everything sampled alongside.
 #[allow(clippy::too_many_arguments)]
-pub(super) fn measure(
+pub fn measure(
     plan: &RunPlan,
     ctx: &RunContext,
     sess: &mut Session,
-    load_info: &LoadInfo,
+    load: &Load,
     ops: &[gqlbench_engine::Operation],
     warmup: Duration,
     duration: Duration,
@@ -71,8 +73,7 @@ pub(super) fn measure(
         cancel: ctx.cancel.clone(),
         live: Default::default(),
     };
-    let eplan = engine_plan(
-        load_info,
+    let eplan = load.engine_plan(
         sess.endpoint.clone(),
         ops.to_vec(),
         plan.isolation.generator.as_ref(),
@@ -82,7 +83,7 @@ pub(super) fn measure(
             max_requests: None,
             // A target slower than the window gets a longer one, bounded and reported
             // (`window_extended_s`), rather than a row with nothing answered in it.
-            extend: (load_info.model == "closed").then(|| gqlbench_engine::Extend {
+            extend: (!load.is_open()).then(|| gqlbench_engine::Extend {
                 min_per_connection: 1,
                 max_duration: longest_window(duration),
             }),
@@ -127,7 +128,7 @@ pub(super) fn measure(
     // included: a server whose collector shrinks it under load still peaked where it idled.
     vitals.rss_peak_bytes = vitals.rss_peak_bytes.max(sess.rss_idle_bytes);
     let mut problems = Vec::new();
-    let load = match outcome {
+    let result = match outcome {
         Ok(r) => r,
         Err(e) => {
             problems.push(format!("engine: {e}"));
@@ -140,10 +141,10 @@ pub(super) fn measure(
         .generator
         .as_ref()
         .map(|c| c.0.len())
-        .unwrap_or(load.threads)
-        .min(load.threads.max(1));
-    let generator = GeneratorUsage::measure(load.generator_cpu_s, load.elapsed_s, cores);
-    let mut saturation = saturation::check(load_info, &load, &generator);
+        .unwrap_or(result.threads)
+        .min(result.threads.max(1));
+    let generator = GeneratorUsage::measure(result.generator_cpu_s, result.elapsed_s, cores);
+    let mut saturation = saturation::check(load, &result, &generator);
     let upstream = match (sess.subgraphs.as_ref(), sub_sampler) {
         (Some(s), Some(sampler)) => {
             let sv = sampler.finish();
@@ -162,7 +163,7 @@ pub(super) fn measure(
                 ));
             }
             // Counters cover warm-up and window alike, so the ratio uses both request counts.
-            let client = load.requests + load.warmup_requests;
+            let client = result.requests + result.warmup_requests;
             let total: u64 = calls.values().sum();
             let sub_cores = plan
                 .isolation
@@ -183,8 +184,8 @@ pub(super) fn measure(
             };
             // The subgraphs share the generator's CPUs (the target has the others): their
             // CPU and the generator's together must leave headroom too.
-            let shared = (generator.cpu_s + u.subgraph_cpu_pct / 100.0 * load.elapsed_s)
-                / (load.elapsed_s.max(1e-9) * sub_cores as f64);
+            let shared = (generator.cpu_s + u.subgraph_cpu_pct / 100.0 * result.elapsed_s)
+                / (result.elapsed_s.max(1e-9) * sub_cores as f64);
             if shared > saturation::GENERATOR_CPU_LIMIT
                 && u.subgraph_cpu_pct <= SUBGRAPH_CPU_LIMIT * 100.0 * sub_cores as f64
             {
@@ -227,7 +228,7 @@ pub(super) fn measure(
         }
     }
     Measured {
-        load,
+        load: result,
         vitals,
         upstream,
         generator,
@@ -236,64 +237,20 @@ pub(super) fn measure(
     }
 }
 
-#[allow(clippy::too_many_arguments)]
-pub fn run_trial(
-    sp: &ScenarioPlan,
-    plan: &RunPlan,
-    ctx: &RunContext,
-    sess: &mut Session,
-    ops: &[gqlbench_engine::Operation],
-    trial: u32,
-    position: u32,
-    label: &str,
-    progress: &mut Progress,
+/// The trial made of what was measured: its problems (failed responses, a target that
+/// exited, nothing answered) decide its validity. `started_at` is when the trial began.
+pub fn conclude(
+    cx: &mut crate::kinds::TrialCx<'_>,
+    started_at: String,
+    m: Measured,
+    sweep: Option<Vec<SweepStep>>,
 ) -> TrialResult {
-    let started_at = now_rfc3339();
-    let (m, sweep) = match (&sp.sweep, &sp.connection_sweep) {
-        (None, Some(counts)) => {
-            let (m, steps) =
-                run_connection_sweep(sp, counts, plan, ctx, sess, ops, label, progress);
-            (m, Some(steps))
-        }
-        (None, None) => (
-            measure(
-                plan,
-                ctx,
-                sess,
-                &sp.load,
-                ops,
-                sp.warmup,
-                sp.duration,
-                label,
-                progress,
-            ),
-            None,
-        ),
-        (Some(sw), _) => {
-            let out = super::rate_sweep::run(sp, sw, plan, ctx, sess, ops, label, progress);
-            let mut m = out.measured;
-            // The generator ended the sweep: the row is flagged, never called the target's.
-            let generator_stop = out.generator_stop;
-            m.saturation.extend(generator_stop.clone());
-            let rates: Vec<&SweepStep> = out.steps.iter().filter(|x| x.rate.is_some()).collect();
-            if generator_stop.is_none() && !rates.iter().any(|x| x.held) {
-                if let Some(first) = rates.first() {
-                    m.problems.push(format!(
-                        "no step of the sweep held: at {} req/s, {} (lower [sweep] start_rate)",
-                        first.rate.unwrap_or(0.0),
-                        first.reason.as_deref().unwrap_or("it was lost")
-                    ));
-                }
-            }
-            (m, Some(out.steps))
-        }
-    };
     let mut problems = m.problems;
     let failed = m.load.failed;
     if failed > 0 {
         problems.push(format!("{failed} failed responses"));
     }
-    if let Some(st) = sess.process.exited() {
+    if let Some(st) = cx.sess.process.exited() {
         problems.push(format!("target exited ({st})"));
     }
     if m.load.interrupted {
@@ -306,8 +263,8 @@ pub fn run_trial(
         );
     }
     TrialResult {
-        trial,
-        position,
+        trial: cx.trial,
+        position: cx.position,
         started_at,
         valid: problems.is_empty(),
         problems,
@@ -320,79 +277,4 @@ pub fn run_trial(
         database: None,
         subscriptions: None,
     }
-}
-
-/// Run the closed model at each connection count in turn (each step with its own warm-up,
-/// since new connections start cold). The trial's figures are those of the step with the
-/// highest throughput; a failure in any step makes the trial invalid.
-#[allow(clippy::too_many_arguments)]
-fn run_connection_sweep(
-    sp: &ScenarioPlan,
-    counts: &[u32],
-    plan: &RunPlan,
-    ctx: &RunContext,
-    sess: &mut Session,
-    ops: &[gqlbench_engine::Operation],
-    label: &str,
-    progress: &mut Progress,
-) -> (Measured, Vec<SweepStep>) {
-    let mut steps = Vec::new();
-    let mut best: Option<Measured> = None;
-    let mut problems = Vec::new();
-    for &c in counts {
-        if ctx.cancelled() {
-            break;
-        }
-        let mut li = sp.load.clone();
-        li.connections = c;
-        li.stages.clear();
-        let m = measure(
-            plan,
-            ctx,
-            sess,
-            &li,
-            ops,
-            sp.warmup,
-            sp.duration,
-            &format!("{label} @ {c} connections"),
-            progress,
-        );
-        steps.push(SweepStep {
-            rate: None,
-            connections: Some(c),
-            achieved_rps: m.load.throughput_rps,
-            p50_us: m.load.latency.p50_us,
-            p99_us: m.load.latency.p99_us,
-            failed: m.load.failed,
-            flags: m.saturation.iter().map(|f| f.kind.clone()).collect(),
-            held: m.load.failed == 0 && m.problems.is_empty() && !m.load.interrupted,
-            phase: None,
-            verdict: None,
-            reason: None,
-        });
-        for p in &m.problems {
-            problems.push(format!("{c} connections: {p}"));
-        }
-        if m.load.failed > 0 {
-            problems.push(format!(
-                "{c} connections: {} failed responses",
-                m.load.failed
-            ));
-        }
-        let better = best
-            .as_ref()
-            .map(|b| m.load.throughput_rps > b.load.throughput_rps)
-            .unwrap_or(true);
-        let dead = sess.process.exited().is_some();
-        if better {
-            best = Some(m);
-        }
-        if dead {
-            break;
-        }
-    }
-    let mut m = best.unwrap_or_else(Measured::no_step);
-    // The best step's own problems are already in `problems`; keep each once.
-    m.problems = problems;
-    (m, steps)
 }

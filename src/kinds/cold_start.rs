@@ -2,34 +2,97 @@
 //! hits all alike), and for every start we record spawn → ready, the latency of the first
 //! real request and of the one after it, and memory at readiness. A start that fails (a
 //! crash, never ready, killed by the memory cap) is recorded as such; the others go on.
+use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Result;
+use serde::Deserialize;
 
-use super::session::{Session, StartOptions};
-use super::{ready, vitals, RunContext};
-use crate::plan::{RunPlan, ScenarioPlan};
-use crate::progress::Progress;
-use crate::results::{ColdStartSample, ColdStartSummary, RunResults, TargetStatus};
+use super::{Kind, KindDef, ResolveCx, ScenarioCx};
+use crate::report::ExtraTable;
+use crate::results::{ColdStartSample, ColdStartSummary, ScenarioKind, ScenarioResult};
+use crate::results::{TargetResult, TargetStatus};
+use crate::runner::session::{Session, StartOptions};
+use crate::runner::{ready, vitals};
 use crate::stats;
+
+pub const DEF: KindDef = KindDef {
+    section: "cold_start",
+    resolve,
+    decorator: false,
+    tables: |s| table(s).into_iter().collect(),
+    charts: super::no_charts,
+    list: |v, f, _| {
+        format!(
+            "{} fresh starts{}",
+            v.get("starts").and_then(|s| s.as_integer()).unwrap_or(5),
+            f.limits
+                .memory
+                .as_ref()
+                .map(|m| format!(", cap {m}"))
+                .unwrap_or_default()
+        )
+    },
+    skip_in_check: false,
+};
+
+/// `[cold_start]`.
+#[derive(Deserialize, Debug, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct ColdStartSpec {
+    /// Fresh starts per target (at least 5 for statistics).
+    #[serde(default = "five")]
+    pub starts: u32,
+}
+
+fn five() -> u32 {
+    5
+}
+
+fn resolve(cx: &ResolveCx<'_>, _: Option<Arc<dyn Kind>>) -> Result<Option<Arc<dyn Kind>>> {
+    let Some(spec): Option<ColdStartSpec> = cx.spec("cold_start")? else {
+        return Ok(None);
+    };
+    if spec.starts == 0 {
+        return Err(cx
+            .bad("[cold_start] `starts` must be at least 1 (5 or more for statistics)".into())
+            .into());
+    }
+    // --trials sets the number of starts.
+    let starts = cx.args.trials.unwrap_or(spec.starts);
+    Ok(Some(Arc::new(ColdStart { starts })))
+}
+
+/// Fresh starts per target.
+#[derive(Debug)]
+pub struct ColdStart {
+    pub starts: u32,
+}
+
+impl Kind for ColdStart {
+    fn describe(&self, s: &mut ScenarioResult) {
+        s.kind = ScenarioKind::ColdStart;
+        s.trials_planned = self.starts;
+    }
+
+    fn trial_secs(&self, _: &crate::plan::ScenarioPlan) -> f64 {
+        NOMINAL_START_S
+    }
+
+    fn run_alone(&self, cx: &mut ScenarioCx<'_>) -> Option<Result<()>> {
+        Some(run(cx, self.starts))
+    }
+}
 
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Nominal seconds one start takes, for progress (matches `ScenarioPlan::planned_load_secs`).
 const NOMINAL_START_S: f64 = 2.0;
 
-#[allow(clippy::too_many_arguments)]
-pub fn run(
-    sp: &ScenarioPlan,
-    starts: u32,
-    si: usize,
-    plan: &RunPlan,
-    ctx: &RunContext,
-    results: &mut RunResults,
-    progress: &mut Progress,
-    install_failed: &[(String, TargetStatus, String)],
-    env: &std::collections::BTreeMap<String, String>,
-) -> Result<()> {
+fn run(cx: &mut ScenarioCx<'_>, starts: u32) -> Result<()> {
+    let (sp, si, plan, ctx) = (cx.sp, cx.si, cx.plan, cx.ctx);
+    let (results, progress, install_failed, env) =
+        (&mut *cx.results, &mut *cx.progress, cx.unavailable, cx.env);
     let out = &plan.out_dir;
     progress.line(&format!(
         "scenario {}/{}: {} targets x {starts} fresh starts{}",
@@ -233,6 +296,81 @@ pub fn summarize(samples: &[ColdStartSample]) -> Option<ColdStartSummary> {
         second_request_s: stats::estimate(&col(&|c| c.second_request_s)),
         rss_at_ready_bytes: stats::estimate(&col(&|c| c.rss_at_ready_bytes.map(|b| b as f64))),
     })
+}
+
+/// Cold starts: spawn to ready, first request, memory at start.
+fn table(s: &ScenarioResult) -> Option<ExtraTable> {
+    if s.kind != crate::results::ScenarioKind::ColdStart {
+        return None;
+    }
+    let rows = s
+        .targets
+        .iter()
+        .filter(|t| !crate::report::not_installed(t))
+        .map(|t| match &t.cold_start {
+            None => vec![
+                t.name.clone(),
+                format!("0/{}", t.cold_starts.len()),
+                crate::report::extras::dash(),
+                crate::report::extras::dash(),
+                crate::report::extras::dash(),
+                crate::report::extras::dash(),
+                cold_problem(t),
+            ],
+            Some(c) => vec![
+                t.name.clone(),
+                format!("{}/{}", c.ok, c.starts),
+                crate::report::extras::est_ms(&c.ready_s),
+                crate::report::extras::est_ms(&c.first_request_s),
+                crate::report::extras::est_ms(&c.second_request_s),
+                if c.rss_at_ready_bytes.n > 0 {
+                    crate::units::fmt_bytes(c.rss_at_ready_bytes.median as u64)
+                } else {
+                    crate::report::extras::dash()
+                },
+                cold_problem(t),
+            ],
+        })
+        .collect();
+    Some(ExtraTable {
+        title: "cold start: median [min – max] over fresh starts (ms)".into(),
+        headers: [
+            "target",
+            "starts ok",
+            "spawn → ready ms",
+            "first request ms",
+            "second request ms",
+            "RSS at ready",
+            "problems",
+        ]
+        .map(String::from)
+        .to_vec(),
+        rows,
+    })
+}
+
+fn cold_problem(t: &TargetResult) -> String {
+    let mut seen = Vec::new();
+    for c in &t.cold_starts {
+        if let Some(p) = &c.problem {
+            let line = format!("{}: {p}", c.outcome);
+            if !seen.contains(&line) {
+                seen.push(line);
+            }
+        }
+    }
+    // When no start worked, the target's problem repeats a start's; it is shown only when
+    // the starts say nothing (e.g. not installed).
+    if seen.is_empty() {
+        if let Some(p) = &t.problem {
+            seen.push(p.clone());
+        }
+    }
+    if seen.is_empty() {
+        "-".into()
+    } else {
+        seen.join("; ")
+    }
 }
 
 #[cfg(test)]

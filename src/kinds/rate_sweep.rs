@@ -14,17 +14,114 @@
 //! that only the send lag explains) is repeated once, and if it is lost again the sweep
 //! stops and says so: never a target's limit. Send lag alone never loses a step whose
 //! p99, lag included, is within the limit: the target held that rate.
+use std::sync::Arc;
 use std::time::Duration;
 
+use anyhow::Result;
 use gqlbench_engine::LoadResult;
+use serde::Deserialize;
 
-use super::session::Session;
-use super::trial::{measure, Measured};
-use super::RunContext;
-use crate::catalog::scenario::SweepSpec;
-use crate::plan::{RunPlan, ScenarioPlan};
-use crate::progress::Progress;
-use crate::results::{SaturationFlag, SweepStep};
+use super::{Kind, KindDef, ResolveCx, TrialCx};
+use crate::catalog::target::humantime_serde_compat as hd;
+use crate::report::ExtraTable;
+use crate::results::{now_rfc3339, SaturationFlag, ScenarioResult, SweepStep, TrialResult};
+use crate::runner::trial::{conclude, measure, Measured};
+
+pub const DEF: KindDef = KindDef {
+    section: "sweep",
+    resolve,
+    decorator: false,
+    tables,
+    charts: super::no_charts,
+    list: |v, _, _| {
+        format!(
+            "open, rate sweep from {} req/s",
+            v.get("start_rate")
+                .and_then(|r| r.as_float().or(r.as_integer().map(|i| i as f64)))
+                .unwrap_or(0.0)
+        )
+    },
+    skip_in_check: false,
+};
+
+/// `[sweep]`: the rates to try and when a step holds.
+#[derive(Deserialize, Debug, Clone, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct SweepSpec {
+    pub start_rate: f64,
+    /// Added to the rate after each step that held ...
+    #[serde(default)]
+    pub step: f64,
+    /// ... or, when set, the rate is multiplied by this (e.g. 1.5): a few steps then cover
+    /// gateways that differ by orders of magnitude.
+    pub factor: Option<f64>,
+    pub max_rate: f64,
+    #[serde(deserialize_with = "hd::deserialize")]
+    pub step_duration: Duration,
+    #[serde(deserialize_with = "hd::deserialize")]
+    pub p99_limit: Duration,
+    /// Start from a short closed-loop probe of the target (half of what it serves), when
+    /// that is above `start_rate`.
+    #[serde(default)]
+    pub probe: bool,
+    /// After the first step the target loses, bisect between it and the highest rate held
+    /// until they are within this fraction (e.g. 0.05).
+    #[serde(default)]
+    pub resolution: Option<f64>,
+}
+
+fn resolve(cx: &ResolveCx<'_>, _: Option<Arc<dyn Kind>>) -> Result<Option<Arc<dyn Kind>>> {
+    let Some(s): Option<SweepSpec> = cx.spec("sweep")? else {
+        return Ok(None);
+    };
+    let grows = s.factor.map(|f| f > 1.0).unwrap_or(s.step > 0.0);
+    if !(s.start_rate > 0.0 && grows && s.max_rate >= s.start_rate) {
+        return Err(cx
+            .bad(format!(
+                "[sweep]: need start_rate > 0, step > 0 (or factor > 1) and max_rate >= start_rate (got start_rate {}, step {}, factor {}, max_rate {})",
+                s.start_rate,
+                s.step,
+                s.factor.map_or("none".into(), |f| f.to_string()),
+                s.max_rate
+            ))
+            .into());
+    }
+    if s.resolution.is_some_and(|r| !(r > 0.0 && r < 1.0)) {
+        return Err(cx
+            .bad(format!(
+                "[sweep] resolution: a fraction between 0 and 1, e.g. 0.05 (got {})",
+                s.resolution.unwrap_or_default()
+            ))
+            .into());
+    }
+    Ok(Some(Arc::new(RateSweep(s))))
+}
+
+/// The open-model rate sweep of a scenario.
+#[derive(Debug)]
+pub struct RateSweep(pub SweepSpec);
+
+impl Kind for RateSweep {
+    fn trial(&self, cx: &mut TrialCx<'_>) -> TrialResult {
+        let started_at = now_rfc3339();
+        let out = run(cx, &self.0);
+        let mut m = out.measured;
+        // The generator ended the sweep: the row is flagged, never called the target's.
+        let generator_stop = out.generator_stop;
+        m.saturation.extend(generator_stop.clone());
+        let rates: Vec<&SweepStep> = out.steps.iter().filter(|x| x.rate.is_some()).collect();
+        if generator_stop.is_none() && !rates.iter().any(|x| x.held) {
+            if let Some(first) = rates.first() {
+                m.problems.push(format!(
+                    "no step of the sweep held: at {} req/s, {} (lower [sweep] start_rate)",
+                    first.rate.unwrap_or(0.0),
+                    first.reason.as_deref().unwrap_or("it was lost")
+                ));
+            }
+        }
+        conclude(cx, started_at, m, Some(out.steps))
+    }
+}
 
 /// Whose limit a step showed.
 #[derive(Debug, Clone, PartialEq)]
@@ -94,9 +191,9 @@ pub fn judge_step(
 }
 
 /// What a sweep found, for the trial.
-pub(super) struct SweepOutcome {
+struct SweepOutcome {
     /// Figures of the highest step that held (or of the first step, when none did).
-    pub(super) measured: Measured,
+    measured: Measured,
     pub steps: Vec<SweepStep>,
     /// Set when the generator, not the target, ended the sweep.
     pub generator_stop: Option<SaturationFlag>,
@@ -107,12 +204,7 @@ pub(super) struct SweepOutcome {
 const PROBE_CONNECTIONS: u32 = 32;
 
 struct Sweeper<'a> {
-    sp: &'a ScenarioPlan,
     sw: &'a SweepSpec,
-    plan: &'a RunPlan,
-    ctx: &'a RunContext,
-    ops: &'a [gqlbench_engine::Operation],
-    label: &'a str,
     steps: Vec<SweepStep>,
     best: Option<(f64, Measured)>,
     first: Option<Measured>,
@@ -121,40 +213,31 @@ struct Sweeper<'a> {
 }
 
 impl Sweeper<'_> {
-    fn warmup(&mut self) -> Duration {
+    fn warmup(&mut self, cx: &TrialCx<'_>) -> Duration {
         if std::mem::replace(&mut self.warmed, true) {
             Duration::ZERO
         } else {
-            self.sp.warmup
+            cx.sp.warmup
         }
     }
 
     /// Measures one rate (repeated once when the generator lost it).
-    fn step(
-        &mut self,
-        sess: &mut Session,
-        rate: f64,
-        phase: &str,
-        progress: &mut Progress,
-    ) -> StepVerdict {
-        let mut li = self.sp.load.clone();
-        li.model = "open".into();
-        li.rate = Some(rate);
-        li.stages.clear();
+    fn step(&mut self, cx: &mut TrialCx<'_>, rate: f64, phase: &str) -> StepVerdict {
+        let load = cx.sp.load.at_rate(rate);
         let mut tries = 0;
         loop {
             tries += 1;
-            let warmup = self.warmup();
+            let warmup = self.warmup(cx);
             let m = measure(
-                self.plan,
-                self.ctx,
-                sess,
-                &li,
-                self.ops,
+                cx.plan,
+                cx.ctx,
+                cx.sess,
+                &load,
+                cx.ops,
                 warmup,
                 self.sw.step_duration,
-                &format!("{} @ {rate:.0} req/s", self.label),
-                progress,
+                &format!("{} @ {rate:.0} req/s", cx.label),
+                cx.progress,
             );
             let v = if m.load.interrupted {
                 StepVerdict::Target("interrupted".into())
@@ -184,8 +267,8 @@ impl Sweeper<'_> {
             }
             let again = matches!(v, StepVerdict::Generator(_))
                 && tries < 2
-                && !self.ctx.cancelled()
-                && sess.process.exited().is_none();
+                && !cx.ctx.cancelled()
+                && cx.sess.process.exited().is_none();
             if !again {
                 return v;
             }
@@ -193,25 +276,19 @@ impl Sweeper<'_> {
     }
 
     /// A short closed-loop run: what the target serves with the probe's connections.
-    fn probe(&mut self, sess: &mut Session, progress: &mut Progress) -> Option<f64> {
-        let mut li = self.sp.load.clone();
-        li.model = "closed".into();
-        li.rate = None;
-        li.stages.clear();
-        li.connections = PROBE_CONNECTIONS;
-        li.pipelining = 1;
-        li.think_time_s = 0.0;
-        let warmup = self.warmup();
+    fn probe(&mut self, cx: &mut TrialCx<'_>) -> Option<f64> {
+        let load = cx.sp.load.with_connections(PROBE_CONNECTIONS);
+        let warmup = self.warmup(cx);
         let m = measure(
-            self.plan,
-            self.ctx,
-            sess,
-            &li,
-            self.ops,
+            cx.plan,
+            cx.ctx,
+            cx.sess,
+            &load,
+            cx.ops,
             warmup,
             self.sw.step_duration.min(Duration::from_secs(3)),
-            &format!("{} probe", self.label),
-            progress,
+            &format!("{} probe", cx.label),
+            cx.progress,
         );
         let ok = m.load.failed == 0 && m.problems.is_empty() && m.load.ok > 0;
         self.steps.push(SweepStep {
@@ -231,42 +308,30 @@ impl Sweeper<'_> {
     }
 }
 
+fn alive(cx: &mut TrialCx<'_>) -> bool {
+    cx.sess.process.exited().is_none()
+}
+
 /// Runs the sweep against a started target.
-#[allow(clippy::too_many_arguments)]
-pub(super) fn run(
-    sp: &ScenarioPlan,
-    sw: &SweepSpec,
-    plan: &RunPlan,
-    ctx: &RunContext,
-    sess: &mut Session,
-    ops: &[gqlbench_engine::Operation],
-    label: &str,
-    progress: &mut Progress,
-) -> SweepOutcome {
+fn run(cx: &mut TrialCx<'_>, sw: &SweepSpec) -> SweepOutcome {
     let mut s = Sweeper {
-        sp,
         sw,
-        plan,
-        ctx,
-        ops,
-        label,
         steps: Vec::new(),
         best: None,
         first: None,
         warmed: false,
     };
-    let alive = |sess: &mut Session| sess.process.exited().is_none();
     let mut rate = sw.start_rate;
     if sw.probe {
-        if let Some(capacity) = s.probe(sess, progress) {
+        if let Some(capacity) = s.probe(cx) {
             rate = rate.max((capacity * 0.5).round()).min(sw.max_rate);
         }
     }
     let mut failed_at: Option<f64> = None;
     let mut generator_stop = None;
     // Coarse: grow until a step is lost.
-    while rate <= sw.max_rate + 1e-9 && !ctx.cancelled() && alive(sess) {
-        match s.step(sess, rate, "coarse", progress) {
+    while rate <= sw.max_rate + 1e-9 && !cx.ctx.cancelled() && alive(cx) {
+        match s.step(cx, rate, "coarse") {
             StepVerdict::Held => {}
             StepVerdict::Target(_) => {
                 failed_at = Some(rate);
@@ -285,14 +350,14 @@ pub(super) fn run(
     // Refine: bisect between the highest rate held and the lowest the target lost.
     if let (Some(res), Some(mut hi)) = (sw.resolution, failed_at) {
         while let Some(lo) = s.best.as_ref().map(|(r, _)| *r) {
-            if hi / lo <= 1.0 + res + 1e-9 || ctx.cancelled() || !alive(sess) {
+            if hi / lo <= 1.0 + res + 1e-9 || cx.ctx.cancelled() || !alive(cx) {
                 break;
             }
             let mid = (lo * hi).sqrt().round();
             if mid <= lo || mid >= hi {
                 break;
             }
-            match s.step(sess, mid, "refine", progress) {
+            match s.step(cx, mid, "refine") {
                 StepVerdict::Held => {}
                 StepVerdict::Target(_) => hi = mid,
                 StepVerdict::Generator(why) => {
@@ -321,6 +386,77 @@ pub(super) fn run(
         steps: s.steps,
         generator_stop,
     }
+}
+
+/// Per target, the steps of its last trial with their verdicts.
+fn tables(s: &ScenarioResult) -> Vec<ExtraTable> {
+    let mut out = Vec::new();
+    for t in &s.targets {
+        let Some(steps) = t
+            .trials
+            .iter()
+            .rev()
+            .find_map(|x| x.sweep.as_ref())
+            .filter(|steps| steps.iter().any(|s| s.rate.is_some()))
+        else {
+            continue;
+        };
+        out.push(ExtraTable {
+            title: format!(
+                "{}: rate sweep (last trial; highest rate held: {})",
+                t.name,
+                t.summary
+                    .as_ref()
+                    .and_then(|x| x.max_sustained_rate.as_ref())
+                    .map(|e| format!(
+                        "median {} req/s over {} trial(s)",
+                        crate::units::fmt_rps(e.median),
+                        e.n
+                    ))
+                    .unwrap_or_else(|| "none".into())
+            ),
+            headers: [
+                "step",
+                "intended req/s",
+                "achieved req/s",
+                "p50 ms",
+                "p99 ms",
+                "failed",
+                "flags",
+                "verdict",
+            ]
+            .map(String::from)
+            .to_vec(),
+            rows: steps
+                .iter()
+                .map(|st| {
+                    let verdict = match (st.verdict.as_deref(), &st.reason) {
+                        (_, _) if st.phase.as_deref() == Some("probe") => {
+                            format!(
+                                "probe, {} connections (closed loop)",
+                                st.connections.unwrap_or(0)
+                            )
+                        }
+                        (Some("held"), _) => "held".into(),
+                        (Some(v), Some(r)) => format!("lost ({v}): {r}"),
+                        _ if st.held => "held".into(),
+                        _ => "NOT held".into(),
+                    };
+                    vec![
+                        st.phase.clone().unwrap_or_else(|| "-".into()),
+                        st.rate.map_or("-".into(), crate::units::fmt_rps),
+                        crate::units::fmt_rps(st.achieved_rps),
+                        crate::units::fmt_ms(st.p50_us as f64),
+                        crate::units::fmt_ms(st.p99_us as f64),
+                        st.failed.to_string(),
+                        st.flags.join(", "),
+                        verdict,
+                    ]
+                })
+                .collect(),
+        });
+    }
+    out
 }
 
 #[cfg(test)]

@@ -1,0 +1,334 @@
+//! Scenario kinds: what a scenario measures and how, one kind per file, as k6 keeps one
+//! executor per file. A kind owns its section of the scenario file (parsed and validated
+//! there), the trial it runs against a started target, what it derives after each trial,
+//! and the report tables and chart files of its results.
+//!
+//! A scenario has one *base* kind (plain load by default; a rate sweep, a connection sweep,
+//! subscriptions or cold starts when its file has that section) and may be wrapped by
+//! *decorating* kinds that add to it (a database behind the target, a depth check before
+//! the load, a leak verdict after a long run). A decorator names its inner kind through
+//! [`Kind::inner`], and every method it does not override is the inner kind's.
+//!
+//! Adding a kind: one file here, and one line in [`REGISTRY`].
+pub mod cold_start;
+pub mod connection_sweep;
+pub mod database;
+pub mod depth;
+pub mod load;
+pub mod long_run;
+pub mod rate_sweep;
+pub mod subscriptions;
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use anyhow::Result;
+
+use crate::catalog::scenario::{ScenarioDef, ScenarioFile};
+use crate::catalog::Catalog;
+use crate::cli::RunArgs;
+use crate::plan::load::Load;
+use crate::plan::{RunPlan, ScenarioPlan};
+use crate::progress::Progress;
+use crate::report::ExtraTable;
+use crate::results::{RunResults, ScenarioResult, TargetResult, TrialResult};
+use crate::runner::database::RunDatabase;
+use crate::runner::session::Session;
+use crate::runner::RunContext;
+
+/// Everything one trial of one started target needs.
+pub struct TrialCx<'a> {
+    pub sp: &'a ScenarioPlan,
+    pub plan: &'a RunPlan,
+    pub ctx: &'a RunContext,
+    pub sess: &'a mut Session,
+    /// The scenario's operations in the engine's form.
+    pub ops: &'a [gqlbench_engine::Operation],
+    pub trial: u32,
+    /// This target's place in the trial's rotated order (1-based).
+    pub position: u32,
+    /// "<scenario> trial k/n <target>", for progress lines.
+    pub label: &'a str,
+    pub progress: &'a mut Progress,
+    /// The run's PostgreSQL, for database scenarios.
+    pub db: Option<&'a mut RunDatabase>,
+}
+
+/// Everything a kind that runs its scenario on its own (cold starts) needs.
+pub struct ScenarioCx<'a> {
+    pub sp: &'a ScenarioPlan,
+    /// Index of the scenario in `results.scenarios`.
+    pub si: usize,
+    pub plan: &'a RunPlan,
+    pub ctx: &'a RunContext,
+    pub results: &'a mut RunResults,
+    pub progress: &'a mut Progress,
+    /// Targets that cannot run (install failed, not installed): name, status, message.
+    pub unavailable: &'a [(String, crate::results::TargetStatus, String)],
+    pub env: &'a BTreeMap<String, String>,
+    /// The run's PostgreSQL, for database scenarios.
+    pub db: Option<&'a mut RunDatabase>,
+}
+
+/// What a scenario measures, at run time. Every method has a default: a decorator's is its
+/// inner kind's, a base kind's is plain load.
+pub trait Kind: std::fmt::Debug + Send + Sync {
+    /// The kind this one decorates, if it is a decorator.
+    fn inner(&self) -> Option<&dyn Kind> {
+        None
+    }
+
+    /// Writes the scenario result's fields that describe this kind.
+    fn describe(&self, s: &mut ScenarioResult) {
+        if let Some(k) = self.inner() {
+            k.describe(s)
+        }
+    }
+
+    /// Trials per target, given the profile's (cold starts count starts instead).
+    fn trials(&self, planned: u32) -> u32 {
+        self.inner().map_or(planned, |k| k.trials(planned))
+    }
+
+    /// Whether the scenario's operations are queries with expected answers (subscriptions
+    /// read their document themselves).
+    fn reads_operations(&self) -> bool {
+        self.inner().is_none_or(|k| k.reads_operations())
+    }
+
+    /// Every load a trial may run, checked against the engine before anything starts.
+    fn loads(&self, load: &Load) -> Vec<Load> {
+        match self.inner() {
+            Some(k) => k.loads(load),
+            None => vec![load.clone()],
+        }
+    }
+
+    /// Seconds of load one trial of one target takes (progress, ETA).
+    fn trial_secs(&self, sp: &ScenarioPlan) -> f64 {
+        match self.inner() {
+            Some(k) => k.trial_secs(sp),
+            None => (sp.warmup + sp.duration).as_secs_f64(),
+        }
+    }
+
+    /// Environment the targets are started with.
+    fn env(&self, env: &mut BTreeMap<String, String>) {
+        if let Some(k) = self.inner() {
+            k.env(env)
+        }
+    }
+
+    /// The database resolvers a target must serve from, if any (the runner starts the
+    /// run's PostgreSQL for it).
+    fn database(&self) -> Option<database::Resolvers> {
+        self.inner().and_then(|k| k.database())
+    }
+
+    /// Checks a started target before its answers are checked and its trials run (the
+    /// depth limit); what it finds goes into `tr` and, in words, to `progress`.
+    fn prepare(
+        &self,
+        sp: &ScenarioPlan,
+        sess: &Session,
+        tr: &mut TargetResult,
+        progress: &Progress,
+    ) {
+        if let Some(k) = self.inner() {
+            k.prepare(sp, sess, tr, progress)
+        }
+    }
+
+    /// One trial of one started target.
+    fn trial(&self, cx: &mut TrialCx<'_>) -> TrialResult {
+        match self.inner() {
+            Some(k) => k.trial(cx),
+            None => load::trial(cx),
+        }
+    }
+
+    /// After each trial, with the target's summary made: what this kind derives from it.
+    fn summarize(&self, sp: &ScenarioPlan, tr: &mut TargetResult) {
+        if let Some(k) = self.inner() {
+            k.summarize(sp, tr)
+        }
+    }
+
+    /// The progress line of a finished trial.
+    fn trial_line(&self, label: &str, t: &TrialResult) -> String {
+        match self.inner() {
+            Some(k) => k.trial_line(label, t),
+            None => load::trial_line(label, t),
+        }
+    }
+
+    /// Runs the whole scenario itself, instead of trials over targets started once.
+    fn run_alone(&self, cx: &mut ScenarioCx<'_>) -> Option<Result<()>> {
+        self.inner().and_then(|k| k.run_alone(cx))
+    }
+}
+
+/// What resolving a scenario's kinds has at hand.
+pub struct ResolveCx<'a> {
+    pub cat: &'a Catalog,
+    pub def: &'a ScenarioDef,
+    pub args: &'a RunArgs,
+    /// The profile in force (its name picks `[profiles.<name>.<section>]` overrides).
+    pub profile: &'a str,
+    pub load: &'a Load,
+}
+
+impl ResolveCx<'_> {
+    /// The scenario's `[section]`, or its profile's override of it.
+    pub fn section(&self, name: &str) -> Option<&toml::Value> {
+        let f = &self.def.file;
+        f.profiles
+            .get(self.profile)
+            .and_then(|p| p.sections.get(name))
+            .or_else(|| f.sections.get(name))
+    }
+
+    /// A section deserialized into a kind's spec; the error names the file and section.
+    pub fn spec<T: serde::de::DeserializeOwned>(&self, name: &str) -> Result<Option<T>> {
+        let Some(v) = self.section(name) else {
+            return Ok(None);
+        };
+        v.clone()
+            .try_into()
+            .map(Some)
+            .map_err(|e| self.bad(format!("[{name}]: {e}")).into())
+    }
+
+    pub fn bad(&self, message: String) -> crate::error::UserError {
+        crate::error::UserError::Manifest {
+            file: self.def.path.clone(),
+            message,
+        }
+    }
+}
+
+/// Builds a kind from its section, if present; a decorator gets the kind it wraps.
+pub type Resolver = fn(&ResolveCx<'_>, Option<Arc<dyn Kind>>) -> Result<Option<Arc<dyn Kind>>>;
+
+/// A registered kind: the section it reads, how it is built, and its report.
+pub struct KindDef {
+    /// The scenario-file section (or key) that asks for it.
+    pub section: &'static str,
+    /// Builds the kind when the section is present. A base kind gets None as `inner`; a
+    /// decorator gets the kind it wraps.
+    pub resolve: Resolver,
+    /// Whether it wraps another kind (decorators are applied after the base kind).
+    pub decorator: bool,
+    /// Its report tables, from a saved result alone (reports are rebuilt from results.json).
+    pub tables: fn(&ScenarioResult) -> Vec<ExtraTable>,
+    /// Its chart files (name, CSV text).
+    pub charts: fn(&ScenarioResult) -> Vec<(String, String)>,
+    /// `gqlbench list`'s load column: given the section and the column so far (the plain
+    /// load), what to show instead.
+    pub list: fn(&toml::Value, &ScenarioFile, String) -> String,
+    /// `gqlbench check` leaves scenarios of this kind out: their runs check what they need
+    /// (no expected answers, refusals by design, the same operations served elsewhere).
+    pub skip_in_check: bool,
+}
+
+/// Every kind but plain load (the default base), base kinds first.
+pub const REGISTRY: &[&KindDef] = &[
+    &rate_sweep::DEF,
+    &connection_sweep::DEF,
+    &subscriptions::DEF,
+    &cold_start::DEF,
+    &database::DEF,
+    &depth::DEF,
+    &long_run::DEF,
+];
+
+/// Sections of a scenario file that belong to kinds.
+pub fn sections() -> impl Iterator<Item = &'static str> {
+    REGISTRY.iter().map(|k| k.section)
+}
+
+/// The scenario's kind: its one base kind (plain load when no section asks for another),
+/// wrapped by its decorators.
+pub fn resolve(cx: &ResolveCx<'_>) -> Result<Arc<dyn Kind>> {
+    let mut base: Option<(&str, Arc<dyn Kind>)> = None;
+    for def in REGISTRY.iter().filter(|d| !d.decorator) {
+        if let Some(k) = (def.resolve)(cx, None)? {
+            if let Some((other, _)) = &base {
+                return Err(cx
+                    .bad(format!(
+                        "a scenario has one kind, but this one has both `{other}` and `{}`; split it into two files",
+                        def.section
+                    ))
+                    .into());
+            }
+            base = Some((def.section, k));
+        }
+    }
+    let mut kind = base.map_or_else(|| Arc::new(load::Load) as Arc<dyn Kind>, |(_, k)| k);
+    for def in REGISTRY.iter().filter(|d| d.decorator) {
+        if let Some(k) = (def.resolve)(cx, Some(kind.clone()))? {
+            kind = k;
+        }
+    }
+    Ok(kind)
+}
+
+/// Refuses a section of the scenario file (or of one of its profiles) that no kind reads:
+/// a typo would otherwise be silently ignored.
+pub fn check_sections(def: &ScenarioDef) -> Result<()> {
+    let f = &def.file;
+    let known: Vec<&str> = sections().collect();
+    let given = f
+        .sections
+        .keys()
+        .chain(f.profiles.values().flat_map(|p| p.sections.keys()));
+    for name in given {
+        if !known.contains(&name.as_str()) {
+            return Err(crate::error::UserError::Manifest {
+                file: def.path.clone(),
+                message: format!(
+                    "unknown field `{name}`; valid fields: description, optional, workload, targets, operations, load, limits, profiles, subgraphs, {}",
+                    known.join(", ")
+                ),
+            }
+            .into());
+        }
+    }
+    Ok(())
+}
+
+/// `gqlbench list`'s load column for a scenario file: the plain load as each kind present
+/// rewrites it.
+pub fn list_line(f: &ScenarioFile, plain: String) -> String {
+    REGISTRY
+        .iter()
+        .fold(plain, |line, d| match f.sections.get(d.section) {
+            Some(v) => (d.list)(v, f, line),
+            None => line,
+        })
+}
+
+/// Whether `gqlbench check` leaves this scenario file out.
+pub fn skip_in_check(f: &ScenarioFile) -> bool {
+    REGISTRY
+        .iter()
+        .any(|d| d.skip_in_check && f.sections.contains_key(d.section))
+}
+
+/// Report tables of every kind, for a saved scenario.
+pub fn tables(s: &ScenarioResult) -> Vec<ExtraTable> {
+    REGISTRY.iter().flat_map(|d| (d.tables)(s)).collect()
+}
+
+/// Chart files of every kind, for a saved scenario.
+pub fn charts(s: &ScenarioResult) -> Vec<(String, String)> {
+    REGISTRY.iter().flat_map(|d| (d.charts)(s)).collect()
+}
+
+/// For kinds without tables or charts.
+pub fn no_tables(_: &ScenarioResult) -> Vec<ExtraTable> {
+    Vec::new()
+}
+pub fn no_charts(_: &ScenarioResult) -> Vec<(String, String)> {
+    Vec::new()
+}

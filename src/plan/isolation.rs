@@ -1,0 +1,64 @@
+//! Where the load generator and the targets run: the CPU sets (flags or the default split,
+//! checked against the CPUs this process may use) and whether cgroups are used.
+use anyhow::Result;
+
+use crate::cli::IsolationArgs;
+use crate::error::UserError;
+use crate::sys::cpus::CpuSet;
+
+#[derive(Debug, Clone)]
+pub struct IsolationPlan {
+    pub generator: Option<CpuSet>,
+    pub target: Option<CpuSet>,
+    pub cgroups: bool,
+    /// Why something asked for could not be done (shown in reports).
+    pub notes: Vec<String>,
+}
+
+pub fn resolve_isolation(args: &IsolationArgs) -> Result<IsolationPlan> {
+    let mut notes = Vec::new();
+    if args.no_pin {
+        notes.push("CPU pinning disabled (--no-pin): generator and targets share CPUs".into());
+        return Ok(IsolationPlan {
+            generator: None,
+            target: None,
+            cgroups: !args.no_cgroups,
+            notes,
+        });
+    }
+    let allowed = crate::sys::cpus::allowed_cpus();
+    let (dg, dt) = crate::sys::cpus::default_split(&allowed);
+    let parse = |flag: &'static str, v: &Option<String>, default: CpuSet| -> Result<CpuSet> {
+        let Some(s) = v else { return Ok(default) };
+        let set = CpuSet::parse(s).map_err(|e| UserError::Flag {
+            flag,
+            message: e.to_string(),
+        })?;
+        if let Some(c) = set.0.iter().find(|c| !allowed.contains(c)) {
+            return Err(UserError::Flag {
+                flag,
+                message: format!(
+                    "CPU {c} is not available to this process (allowed: {})",
+                    CpuSet(allowed.clone()).display()
+                ),
+            }
+            .into());
+        }
+        Ok(set)
+    };
+    let g = parse("--generator-cpus", &args.generator_cpus, dg)?;
+    let t = parse("--target-cpus", &args.target_cpus, dt)?;
+    if g.0.iter().any(|c| t.0.contains(c)) {
+        notes.push(format!(
+            "generator CPUs {} and target CPUs {} overlap: the generator competes with the target",
+            g.display(),
+            t.display()
+        ));
+    }
+    Ok(IsolationPlan {
+        generator: Some(g),
+        target: Some(t),
+        cgroups: !args.no_cgroups,
+        notes,
+    })
+}

@@ -1,0 +1,187 @@
+//! Plans: what to run, resolved once from the CLI, the scenario files and the profile. The
+//! runner receives only these; it never sees flags or raw manifests. A scenario's plan
+//! holds its typed load and its kind (`src/kinds/`), which owns the rest.
+pub mod isolation;
+pub mod load;
+pub mod scenario;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Result;
+
+use crate::catalog::{Catalog, OperationDef, TargetDef};
+use crate::cli::RunArgs;
+use crate::error::UserError;
+use crate::kinds::Kind;
+use crate::sys::cgroup::Limits;
+pub use isolation::{resolve_isolation, IsolationPlan};
+pub use load::{placeholder_endpoint, Load};
+
+#[derive(Debug, Clone)]
+pub struct ScenarioPlan {
+    pub suite: String,
+    pub name: String,
+    pub description: String,
+    pub workload: String,
+    pub operations: Vec<(OperationDef, u32)>,
+    pub targets: Vec<TargetDef>,
+    pub load: Load,
+    pub trials: u32,
+    pub warmup: Duration,
+    pub duration: Duration,
+    pub limits: Limits,
+    /// Federation: subgraph delays (name -> range spec); Some when the scenario has
+    /// `[subgraphs]` or its workload is "federation".
+    pub subgraphs: Option<std::collections::BTreeMap<String, String>>,
+    /// What the scenario measures, and how.
+    pub kind: Arc<dyn Kind>,
+}
+
+/// The run's PostgreSQL, when a scenario needs one.
+#[derive(Debug, Clone)]
+pub struct DatabasePlan {
+    /// Users to seed (posts, comments and followers follow from it).
+    pub scale: u64,
+    /// Folder for the temporary data directory (default: the system temp folder).
+    pub dir: Option<PathBuf>,
+}
+
+/// Fewest users a database can be seeded with: the expected answers need the first 10,000.
+pub const MIN_SCALE: u64 = 10_000;
+
+#[derive(Debug, Clone)]
+pub struct RunPlan {
+    pub suite: String,
+    pub profile: String,
+    pub scenarios: Vec<ScenarioPlan>,
+    pub out_dir: PathBuf,
+    pub isolation: IsolationPlan,
+    pub json: bool,
+    pub database: Option<DatabasePlan>,
+}
+
+impl RunPlan {
+    /// Seconds of load (warm-up + measured) the plan asks for, for progress and ETA.
+    pub fn planned_load_secs(&self) -> f64 {
+        self.scenarios
+            .iter()
+            .map(ScenarioPlan::planned_load_secs)
+            .sum()
+    }
+}
+
+impl ScenarioPlan {
+    /// Seconds of load this scenario asks for.
+    pub fn planned_load_secs(&self) -> f64 {
+        self.per_target_trial_secs() * self.trials as f64 * self.targets.len() as f64
+    }
+
+    /// Seconds of load one trial of one target takes.
+    pub fn per_target_trial_secs(&self) -> f64 {
+        self.kind.trial_secs(self)
+    }
+}
+
+pub fn resolve_run(cat: &Catalog, args: &RunArgs) -> Result<RunPlan> {
+    let names = cat.scenario_names(&args.suite)?;
+    for s in &args.scenarios {
+        if !names.contains(s) {
+            return Err(UserError::unknown("scenario", s, &names).into());
+        }
+    }
+    for t in &args.targets {
+        // A named native build that is not installed would only be skipped: refuse it now.
+        crate::runner::install::require_installed(cat.target(t)?).map_err(|message| {
+            UserError::Flag {
+                flag: "--targets",
+                message,
+            }
+        })?;
+    }
+    let profiles = cat.profiles()?;
+    let base = profiles.get(&args.profile).map_err(|e| UserError::Flag {
+        flag: "--profile",
+        message: e.to_string(),
+    })?;
+    let mut scenarios = Vec::new();
+    for n in &names {
+        if !args.scenarios.is_empty() && !args.scenarios.contains(n) {
+            continue;
+        }
+        let def = cat.scenario(&args.suite, n)?;
+        if def.file.optional && !args.all && !args.scenarios.contains(n) {
+            continue;
+        }
+        let sp = scenario::resolve(cat, &def, base, &args.profile, args)?;
+        if !sp.targets.is_empty() {
+            scenarios.push(sp);
+        }
+    }
+    if scenarios.is_empty() {
+        return Err(UserError::Flag {
+            flag: "--targets",
+            message: format!(
+                "no scenario of suite '{}' runs any of the chosen targets",
+                args.suite
+            ),
+        }
+        .into());
+    }
+    if args.scale < MIN_SCALE {
+        return Err(UserError::Flag {
+            flag: "--scale",
+            message: format!(
+                "{} users is below the minimum {MIN_SCALE}: the expected answers need the first 10,000 users and their 100,000 posts",
+                args.scale
+            ),
+        }
+        .into());
+    }
+    if let Some(c) = &args.connection_sweep {
+        if c.is_empty() || c.contains(&0) {
+            return Err(UserError::Flag {
+                flag: "--connection-sweep",
+                message: "give connection counts above zero, e.g. 50,100,250,500".into(),
+            }
+            .into());
+        }
+    }
+    let database = scenarios
+        .iter()
+        .any(|s| s.kind.database().is_some())
+        .then(|| DatabasePlan {
+            scale: args.scale,
+            dir: args.db_dir.clone(),
+        });
+    if let Some(dp) = &database {
+        // Refuse a scale the disk cannot hold before anything starts.
+        let dir = crate::db::DbOptions {
+            dir: dp.dir.clone(),
+            ..Default::default()
+        }
+        .base_dir();
+        crate::db::check_scale_and_disk(dp.scale, &dir).map_err(|e| UserError::Flag {
+            flag: "--scale",
+            message: format!("{e:#}"),
+        })?;
+    }
+    let out_dir = match &args.out {
+        Some(d) => d.clone(),
+        None => cat.root.join("results").join(format!(
+            "{}-{}",
+            chrono::Local::now().format("%Y%m%d-%H%M%S"),
+            args.suite
+        )),
+    };
+    Ok(RunPlan {
+        suite: args.suite.clone(),
+        profile: args.profile.clone(),
+        scenarios,
+        out_dir,
+        isolation: resolve_isolation(&args.isolation)?,
+        json: args.json,
+        database,
+    })
+}

@@ -1,0 +1,155 @@
+//! One scenario's plan, resolved from its file, the profile and the flags: the numbers
+//! (trials, warm-up, window), the typed load, the operations and targets, the limits, and
+//! the kind (`src/kinds/`), which reads and checks its own section. Every check that can
+//! be made before anything starts is made here, with the same limits `load` uses.
+use anyhow::Result;
+
+use super::load::{placeholder_endpoint, placeholder_operation, Load};
+use super::{resolve_isolation, ScenarioPlan};
+use crate::catalog::scenario::{parse_size, ScenarioDef};
+use crate::catalog::{Catalog, Profile, TargetDef};
+use crate::cli::RunArgs;
+use crate::error::UserError;
+use crate::kinds::{self, ResolveCx};
+use crate::sys::cgroup::Limits;
+
+pub fn resolve(
+    cat: &Catalog,
+    def: &ScenarioDef,
+    base: Profile,
+    profile_name: &str,
+    args: &RunArgs,
+) -> Result<ScenarioPlan> {
+    let f = &def.file;
+    let bad = |message: String| UserError::Manifest {
+        file: def.path.clone(),
+        message,
+    };
+    kinds::check_sections(def)?;
+    let over = f.profiles.get(profile_name).cloned().unwrap_or_default();
+    let trials = args.trials.or(over.trials).unwrap_or(base.trials);
+    let warmup = args.warmup.or(over.warmup).unwrap_or(base.warmup);
+    let duration = args.duration.or(over.duration).unwrap_or(base.duration);
+    if trials == 0 {
+        return Err(UserError::Flag {
+            flag: "--trials",
+            message: "must be at least 1".into(),
+        }
+        .into());
+    }
+    if duration.is_zero() {
+        return Err(UserError::Flag {
+            flag: "--duration",
+            message: "must be above zero, e.g. 10s".into(),
+        }
+        .into());
+    }
+    let load = Load::from_spec(&f.load.merged(&over.load), args.connections).map_err(bad)?;
+    let kind = kinds::resolve(&ResolveCx {
+        cat,
+        def,
+        args,
+        profile: profile_name,
+        load: &load,
+    })?;
+    // Subscriptions have no expected answers: their kind reads the document itself.
+    let mut operations = Vec::new();
+    if kind.reads_operations() {
+        for o in &f.operations {
+            operations.push((
+                cat.operation(&o.name)
+                    .map_err(|e| bad(format!("operation '{}': {e:#}", o.name)))?,
+                o.weight,
+            ));
+        }
+    }
+    let mut targets: Vec<TargetDef> = match &f.targets {
+        Some(names) => names
+            .iter()
+            .map(|n| {
+                cat.target(n)
+                    .cloned()
+                    .map_err(|e| bad(format!("field `targets`: {e}")).into())
+            })
+            .collect::<Result<_>>()?,
+        None => cat
+            .targets
+            .iter()
+            .filter(|t| t.workloads.iter().any(|w| w == &f.workload))
+            .cloned()
+            .collect(),
+    };
+    if !args.targets.is_empty() {
+        targets.retain(|t| args.targets.contains(&t.name));
+    }
+    if let Some(sg) = &f.subgraphs {
+        for (name, spec) in &sg.delays {
+            gqlbench_subgraphs::delay::DelaySpec::parse(&format!("{name}={spec}"))
+                .map_err(|e| bad(format!("[subgraphs] delays: {e}")))?;
+        }
+    }
+    // The same checks `load` makes, before any target starts: a plan the engine or this
+    // machine cannot carry is bad input, not a run of invalid trials.
+    let ops: Vec<gqlbench_engine::Operation> = if operations.is_empty() {
+        vec![placeholder_operation()]
+    } else {
+        operations.iter().map(|(o, w)| o.to_engine(*w)).collect()
+    };
+    let generator = resolve_isolation(&args.isolation)?.generator;
+    for l in kind.loads(&load) {
+        let stop = gqlbench_engine::Stop {
+            duration: Some(duration),
+            max_requests: None,
+            extend: None,
+        };
+        l.engine_plan(
+            placeholder_endpoint(),
+            ops.clone(),
+            generator.as_ref(),
+            warmup,
+            stop,
+        )
+        .preflight()
+        .map_err(|e| -> anyhow::Error {
+            let message = format!("{e}");
+            if args.connections.is_some() || args.connection_sweep.is_some() {
+                UserError::Flag {
+                    flag: "-c/--connection-sweep",
+                    message: format!("scenario {}: {message}", def.name),
+                }
+                .into()
+            } else {
+                bad(format!("[load]: {message}")).into()
+            }
+        })?;
+    }
+    let memory_bytes = f
+        .limits
+        .memory
+        .as_deref()
+        .map(parse_size)
+        .transpose()
+        .map_err(|e| bad(format!("[limits] memory: {e}")))?;
+    Ok(ScenarioPlan {
+        suite: def.suite.clone(),
+        name: def.name.clone(),
+        description: f.description.clone(),
+        workload: f.workload.clone(),
+        operations,
+        targets,
+        trials: kind.trials(trials),
+        load,
+        warmup,
+        duration,
+        limits: Limits {
+            cpus: f.limits.cpus,
+            memory_bytes,
+        },
+        subgraphs: f
+            .subgraphs
+            .as_ref()
+            .map(|s| s.delays.clone())
+            .or_else(|| (f.workload == "federation").then(Default::default)),
+        kind,
+    })
+}

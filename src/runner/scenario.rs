@@ -1,0 +1,303 @@
+//! Running one scenario: start its targets (each in isolation, with its helpers), let the
+//! kind check them, check every answer, then run the kind's trials in a rotating order
+//! (A B C, B C A, ...) so drift hits every target alike; summarize after every trial and
+//! save. A kind that runs its scenario on its own (cold starts) does so instead.
+use std::time::Duration;
+
+use anyhow::Result;
+
+use super::answers;
+use super::ready;
+use super::session::{self, Session, StartOptions};
+use crate::catalog::TargetDef;
+use crate::kinds::{ScenarioCx, TrialCx};
+use crate::plan::ScenarioPlan;
+use crate::results::*;
+use crate::summary;
+
+pub use crate::kinds::ScenarioCx as Cx;
+
+pub fn empty_target_result(t: &TargetDef) -> TargetResult {
+    TargetResult {
+        name: t.name.clone(),
+        kind: t.kind,
+        package: t.package.clone(),
+        version: t.package_version(),
+        settings: t.settings.clone(),
+        status: TargetStatus::Ok,
+        problem: None,
+        log_tail: None,
+        log_file: None,
+        ready_s: None,
+        rss_idle_bytes: None,
+        checks: Vec::new(),
+        trials: Vec::new(),
+        summary: None,
+        depth_check: None,
+        cold_starts: Vec::new(),
+        cold_start: None,
+    }
+}
+
+/// The scenario's result before anything ran: its plan, and what its kind says of itself.
+pub fn result(sp: &ScenarioPlan) -> ScenarioResult {
+    let mut s = ScenarioResult {
+        suite: sp.suite.clone(),
+        name: sp.name.clone(),
+        description: sp.description.clone(),
+        workload: sp.workload.clone(),
+        operations: sp
+            .operations
+            .iter()
+            .map(|(o, w)| OperationInfo {
+                name: o.name.clone(),
+                weight: *w,
+                cases: o.cases.len(),
+            })
+            .collect(),
+        load: sp.load.info(),
+        trials_planned: sp.trials,
+        warmup_s: sp.warmup.as_secs_f64(),
+        duration_s: sp.duration.as_secs_f64(),
+        limits: LimitsInfo {
+            cpus: sp.limits.cpus,
+            memory_bytes: sp.limits.memory_bytes,
+            applied: String::new(),
+        },
+        targets: sp.targets.iter().map(empty_target_result).collect(),
+        ranking: None,
+        kind: ScenarioKind::Load,
+        database: None,
+        connection_sweep: None,
+        long_run: None,
+        depth_limit: None,
+        subscriptions: None,
+        catalogue_fault: None,
+    };
+    sp.kind.describe(&mut s);
+    s
+}
+
+/// Runs the scenario: its kind's own way, or trials over targets started once.
+pub fn run(cx: &mut ScenarioCx<'_>) -> Result<()> {
+    let kind = cx.sp.kind.clone();
+    if let Some(r) = kind.run_alone(cx) {
+        return r;
+    }
+    run_trials(cx)
+}
+
+fn run_trials(cx: &mut ScenarioCx<'_>) -> Result<()> {
+    let (sp, si, plan, ctx, install_failed, env) =
+        (cx.sp, cx.si, cx.plan, cx.ctx, cx.unavailable, cx.env);
+    let results = &mut *cx.results;
+    let progress = &mut *cx.progress;
+    let mut db = cx.db.as_deref_mut();
+    let out = &plan.out_dir;
+    let per_trial = (sp.warmup + sp.duration).as_secs_f64();
+    progress.line(&format!(
+        "scenario {}/{}: {} targets x {} trials x ({} warm-up + {} measured)",
+        sp.suite,
+        sp.name,
+        sp.targets.len(),
+        sp.trials,
+        humantime::format_duration(sp.warmup),
+        humantime::format_duration(sp.duration)
+    ));
+    let probe = ctx.root.join("targets/_node/gc-probe.mjs");
+    let cancelled = || ctx.cancelled();
+    let no_delays = std::collections::BTreeMap::new();
+    let mut sessions: Vec<Option<Session>> = Vec::new();
+    for (ti, t) in sp.targets.iter().enumerate() {
+        let tr = &mut results.scenarios[si].targets[ti];
+        if let Some((_, status, msg)) = install_failed.iter().find(|(n, _, _)| n == &t.name) {
+            tr.status = *status;
+            tr.problem = Some(msg.clone());
+            sessions.push(None);
+            progress.skip(per_trial * sp.trials as f64);
+            continue;
+        }
+        let log_rel = format!("logs/{}-{}.log", sp.name, t.name);
+        tr.log_file = Some(log_rel.clone());
+        progress.message(format!("{}: starting {}", sp.name, t.name));
+        let started = Session::start(
+            t,
+            StartOptions {
+                cpus: plan.isolation.target.as_ref(),
+                use_cgroups: plan.isolation.cgroups,
+                limits: &sp.limits,
+                log: out.join(&log_rel),
+                scratch: &out.join("logs"),
+                node_probe: Some(probe.clone()),
+                cancelled: &cancelled,
+                env: env.clone(),
+                cold: false,
+                federation: (t.kind == crate::catalog::TargetKind::Gateway).then(|| {
+                    session::FederationStart {
+                        root: &ctx.root,
+                        delays: sp.subgraphs.as_ref().unwrap_or(&no_delays),
+                        cpus: plan.isolation.generator.as_ref(),
+                    }
+                }),
+            },
+        );
+        match started {
+            Err(f) => {
+                progress.line(&format!(
+                    "  {}: {} — {}",
+                    t.name,
+                    f.status.label(),
+                    f.problem
+                ));
+                tr.status = f.status;
+                tr.problem = Some(f.problem);
+                tr.log_tail = f.log_tail;
+                sessions.push(None);
+                progress.skip(per_trial * sp.trials as f64);
+            }
+            Ok((mut s, note)) => {
+                tr.ready_s = Some(s.ready_s);
+                tr.rss_idle_bytes = Some(s.rss_idle_bytes);
+                let applied = match (&s.cgroup, &note) {
+                    (Some(c), _) => c.applied.clone(),
+                    (None, Some(n)) => n.clone(),
+                    (None, None) => "no cgroup (disabled)".into(),
+                };
+                results.scenarios[si].limits.applied = applied;
+                let tr = &mut results.scenarios[si].targets[ti];
+                sp.kind.prepare(sp, &s, tr, progress);
+                tr.checks =
+                    ready::check_operations(&s.endpoint, &sp.operations, Duration::from_secs(10));
+                if let Some(bad) = tr.checks.iter().find(|c| !c.ok) {
+                    tr.status = TargetStatus::WrongAnswers;
+                    let refused_by_limit = tr
+                        .depth_check
+                        .as_ref()
+                        .map(|d| !d.at_limit_ok)
+                        .unwrap_or(false);
+                    tr.problem = Some(if refused_by_limit {
+                        format!(
+                            "its depth limit refuses the operation at the limit, so it is not measured (it counts depth differently): {}",
+                            bad.detail.clone().unwrap_or_default()
+                        )
+                    } else {
+                        format!(
+                            "operation {}: {}",
+                            bad.operation,
+                            bad.detail.clone().unwrap_or_default()
+                        )
+                    });
+                    progress.line(&format!(
+                        "  {}: WRONG ANSWERS — {}",
+                        t.name,
+                        tr.problem.as_deref().unwrap_or("")
+                    ));
+                    s.stop();
+                    sessions.push(None);
+                    progress.skip(per_trial * sp.trials as f64);
+                } else {
+                    sessions.push(Some(s));
+                }
+            }
+        }
+        results.save(out)?;
+    }
+
+    let checked: Vec<&[CheckOutcome]> = results.scenarios[si]
+        .targets
+        .iter()
+        .filter(|t| !t.checks.is_empty())
+        .map(|t| t.checks.as_slice())
+        .collect();
+    if let Some(fault) = answers::catalogue_fault(&sp.operations, &checked) {
+        progress.line(&format!("  CATALOGUE FAULT — {fault}"));
+        results.scenarios[si].catalogue_fault = Some(fault);
+        results.save(out)?;
+    }
+    let engine_ops: Vec<_> = sp.operations.iter().map(|(o, w)| o.to_engine(*w)).collect();
+    'trials: for trial in 1..=sp.trials {
+        let alive: Vec<usize> = (0..sp.targets.len())
+            .filter(|&i| sessions[i].is_some())
+            .collect();
+        if alive.is_empty() {
+            break;
+        }
+        // Rotate the order each trial (A B C, B C A, ...) so drift hits every target alike.
+        let k = (trial as usize - 1) % alive.len();
+        let order: Vec<usize> = alive[k..]
+            .iter()
+            .chain(alive[..k].iter())
+            .copied()
+            .collect();
+        for (pos, &ti) in order.iter().enumerate() {
+            if ctx.cancelled() {
+                break 'trials;
+            }
+            let t = &sp.targets[ti];
+            let Some(sess) = sessions[ti].as_mut() else {
+                continue;
+            };
+            let label = format!("{} trial {trial}/{} {}", sp.name, sp.trials, t.name);
+            let trial_result = sp.kind.trial(&mut TrialCx {
+                sp,
+                plan,
+                ctx,
+                sess,
+                ops: &engine_ops,
+                trial,
+                position: pos as u32 + 1,
+                label: &label,
+                progress,
+                db: db.as_deref_mut(),
+            });
+            let tr = &mut results.scenarios[si].targets[ti];
+            let crashed = sess.process.exited();
+            tr.trials.push(trial_result);
+            if let Some(st) = crashed {
+                tr.status = TargetStatus::Crashed;
+                tr.problem = Some(format!("exited ({st}) during trial {trial}"));
+                tr.log_tail = Some(sess.process.log_tail(20));
+                progress.line(&format!(
+                    "  {}: CRASHED during trial {trial} ({st})",
+                    t.name
+                ));
+                if let Some(mut s) = sessions[ti].take() {
+                    s.stop();
+                }
+                progress.skip(per_trial * (sp.trials - trial) as f64);
+            }
+            if ctx.cancelled() {
+                tr.status = TargetStatus::Interrupted;
+                tr.problem = Some("run interrupted (Ctrl-C) during this trial".into());
+            }
+            tr.summary = summary::summarize(tr);
+            sp.kind.summarize(sp, tr);
+            if let Some(last) = tr.trials.last() {
+                progress.line(&sp.kind.trial_line(&label, last));
+            }
+            results.save(out)?;
+        }
+    }
+    for (ti, s) in sessions.iter_mut().enumerate() {
+        if let Some(s) = s.as_mut() {
+            s.stop();
+            let tr = &mut results.scenarios[si].targets[ti];
+            if ctx.cancelled()
+                && tr.trials.len() < sp.trials as usize
+                && tr.status == TargetStatus::Ok
+            {
+                tr.status = TargetStatus::Interrupted;
+                tr.problem = Some(format!(
+                    "run interrupted after {} of {} trials",
+                    tr.trials.len(),
+                    sp.trials
+                ));
+                // Its summary was made while it still looked whole.
+                if let Some(sum) = tr.summary.as_mut() {
+                    sum.valid = false;
+                }
+            }
+        }
+    }
+    Ok(())
+}
