@@ -249,7 +249,7 @@ impl TargetDef {
                 // A build in the shared cache keeps its install record beside it, so it
                 // needs a folder of its own there.
                 if c.starts_with("{cache}")
-                    && crate::runner::install_record::cache_folder(c).is_none()
+                    && crate::catalog::vars::cache_folder(c).is_none()
                 {
                     return Err(bad(format!(
                         "field `install.check` is '{c}'; a build in the cache needs a folder of its own there, e.g. \"{{cache}}/{}-<version>/bin/<program>\"",

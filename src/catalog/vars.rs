@@ -71,6 +71,13 @@ pub fn cache_dir() -> PathBuf {
         .join("gqlbench")
 }
 
+/// `<folder>` of a `check` written `{cache}/<folder>/...`; None for other checks.
+pub fn cache_folder(check: &str) -> Option<&str> {
+    let rest = check.strip_prefix("{cache}/")?;
+    let (folder, file) = rest.split_once('/')?;
+    (!folder.is_empty() && !file.is_empty() && !folder.contains('{')).then_some(folder)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -116,7 +116,7 @@ pub fn run(a: &CalibrateArgs) -> Result<ExitCode> {
     crate::sys::cpus::pin_current_thread(&gen).context("pinning to the generator CPUs")?;
     crate::sys::cpus::raise_nofile();
     let port = free_port()?;
-    let exe = std::env::current_exe().context("locating the gqlbench binary")?;
+    let exe = crate::sys::process::own_exe().context("locating the gqlbench binary")?;
     let dir = std::env::temp_dir();
     let prog = vec![
         exe.display().to_string(),

@@ -14,6 +14,15 @@ use crate::runner::{self, RunContext};
 
 pub fn run(root: &Path, args: &RunArgs) -> Result<ExitCode> {
     let cat = Catalog::load(root)?;
+    for t in &args.targets {
+        // A named native build that is not installed would only be skipped: refuse it now.
+        crate::runner::install::require_installed(cat.target(t)?).map_err(|message| {
+            crate::error::UserError::Flag {
+                flag: "--targets",
+                message,
+            }
+        })?;
+    }
     let plan = resolve_run(&cat, args)?;
     // Before anything starts: this run's CPUs, its output folder, leftovers of killed runs.
     let locks = crate::sys::lock::lock_cpus(&plan.isolation, args.isolation.force_concurrent)?;

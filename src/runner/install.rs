@@ -17,7 +17,6 @@ use anyhow::{bail, Context, Result};
 use std::collections::BTreeMap;
 
 use super::install_record::{self as record, InstallRecord};
-use crate::catalog::target::Requirement;
 use crate::catalog::{vars, TargetDef};
 use crate::sys::lock::{self, Holder, Lock};
 
@@ -436,57 +435,7 @@ fn lock_install(
     }
 }
 
-/// Where `program` is: a path as given when it holds a '/', else the first executable file
-/// of that name on PATH.
-pub fn find_program(program: &str) -> Option<PathBuf> {
-    use std::os::unix::fs::PermissionsExt;
-    let executable = |p: &Path| {
-        std::fs::metadata(p)
-            .map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-            .unwrap_or(false)
-    };
-    if program.contains('/') {
-        let p = PathBuf::from(program);
-        return executable(&p).then_some(p);
-    }
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .filter(|d| !d.as_os_str().is_empty())
-        .map(|d| d.join(program))
-        .find(|p| executable(p))
-}
-
-/// The programs `t`'s install needs that this machine lacks.
-pub fn missing_requirements(t: &TargetDef) -> Vec<&Requirement> {
-    t.install
-        .iter()
-        .flat_map(|i| i.requires.iter())
-        .filter(|r| find_program(&r.program).is_none())
-        .collect()
-}
-
-/// Refuse to start an install whose programs are missing, naming each and how to get it.
-pub fn check_requirements(t: &TargetDef) -> Result<()> {
-    let missing = missing_requirements(t);
-    if missing.is_empty() {
-        return Ok(());
-    }
-    bail!(
-        "the install of '{}' needs {} not found on PATH: {} (declared in {})",
-        t.name,
-        if missing.len() == 1 {
-            "a program"
-        } else {
-            "programs"
-        },
-        missing
-            .iter()
-            .map(|r| format!("`{}` (get it: {})", r.program, r.hint))
-            .collect::<Vec<_>>()
-            .join(", "),
-        t.manifest.display()
-    )
-}
+pub use super::requirements::{check_requirements, find_program, missing_requirements};
 
 pub fn indent(s: &str) -> String {
     s.lines()

@@ -115,12 +115,7 @@ pub fn build_dir(t: &TargetDef) -> Option<PathBuf> {
     Some(vars::cache_dir().join(folder))
 }
 
-/// `<folder>` of a `check` written `{cache}/<folder>/...`; None for other checks.
-pub fn cache_folder(check: &str) -> Option<&str> {
-    let rest = check.strip_prefix("{cache}/")?;
-    let (folder, file) = rest.split_once('/')?;
-    (!folder.is_empty() && !file.is_empty() && !folder.contains('{')).then_some(folder)
-}
+pub use crate::catalog::vars::cache_folder;
 
 pub fn record_path(dir: &Path) -> PathBuf {
     dir.join(RECORD)

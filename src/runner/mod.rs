@@ -10,6 +10,7 @@ pub mod install_record;
 pub mod leftovers;
 pub mod out_dir;
 pub mod ready;
+pub mod requirements;
 pub mod scenario;
 pub mod session;
 pub mod subgraphs;

@@ -94,12 +94,22 @@ fn run_trials(cx: &mut ScenarioCx<'_>) -> Result<()> {
     let progress = &mut *cx.progress;
     let mut db = cx.db.as_deref_mut();
     let out = &plan.out_dir;
-    let per_trial = (sp.warmup + sp.duration).as_secs_f64();
+    let per_trial = sp.per_target_trial_secs();
+    // Targets skipped for the whole run (not installed) were said once at its start.
+    let runnable = sp
+        .targets
+        .iter()
+        .filter(|t| {
+            !install_failed
+                .iter()
+                .any(|(n, st, _)| n == &t.name && *st == TargetStatus::NotInstalled)
+        })
+        .count();
     progress.line(&format!(
         "scenario {}/{}: {} targets x {} trials x ({} warm-up + {} measured)",
         sp.suite,
         sp.name,
-        sp.targets.len(),
+        runnable,
         sp.trials,
         humantime::format_duration(sp.warmup),
         humantime::format_duration(sp.duration)

@@ -63,7 +63,7 @@ impl Subgraphs {
             .with_context(|| format!("reading {}", source.display()))?;
         std::fs::write(&o.supergraph_out, rewrite_supergraph(&text, &ports)?)
             .with_context(|| format!("writing {}", o.supergraph_out.display()))?;
-        let exe = std::env::current_exe().context("locating the gqlbench binary")?;
+        let exe = crate::sys::process::own_exe().context("locating the gqlbench binary")?;
         let mut argv = vec![
             exe.display().to_string(),
             "subgraphs".into(),

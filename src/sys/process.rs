@@ -257,6 +257,18 @@ pub fn free_port() -> Result<u16> {
     Ok(l.local_addr()?.port())
 }
 
+/// The path that starts this very program again, for helpers gqlbench runs as child
+/// processes (subgraphs, the static server). /proc/self/exe stays valid when the binary
+/// file was replaced meanwhile (a rebuild during a long run); the path from
+/// `current_exe` would then name a deleted file.
+pub fn own_exe() -> std::io::Result<PathBuf> {
+    let proc_exe = PathBuf::from("/proc/self/exe");
+    if proc_exe.exists() {
+        return Ok(proc_exe);
+    }
+    std::env::current_exe()
+}
+
 /// A shell script as a target process, for tests.
 #[cfg(test)]
 pub fn spawn_sh(script: &str, dir: &Path) -> TargetProcess {
