@@ -12,6 +12,7 @@ use serde::Serialize;
 use crate::cli::CalibrateArgs;
 use crate::error::UserError;
 use crate::plan::{engine_plan, resolve_isolation};
+use crate::report::{Document, ExportManager, Exporter, Output, Terminal};
 use crate::results::LoadInfo;
 use crate::runner::ready::{wait_ready, Readiness};
 use crate::sys::cpus::CpuSet;
@@ -212,13 +213,7 @@ pub fn run(a: &CalibrateArgs) -> Result<ExitCode> {
         steps,
         efficiency_vs_wrk: efficiency,
     };
-    let text = render(&c);
-    if a.json {
-        eprint!("{text}");
-        println!("{}", serde_json::to_string_pretty(&c)?);
-    } else {
-        print!("{text}");
-    }
+    ExportManager::console(a.json).write(&c)?;
     // A static server that failed requests means the figures are not the generator's.
     Ok(if interrupted {
         ExitCode::from(130)
@@ -228,6 +223,16 @@ pub fn run(a: &CalibrateArgs) -> Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+impl Document for Calibration {
+    const STEM: &'static str = "calibration";
+}
+
+impl Exporter<Calibration> for Terminal {
+    fn export(&self, c: &Calibration) -> Result<Vec<Output>> {
+        Ok(Terminal::output::<Calibration>(render(c)))
+    }
 }
 
 fn render(c: &Calibration) -> String {
