@@ -206,6 +206,8 @@ pub enum ReportFormat {
     Md,
     Json,
     Terminal,
+    /// The chart data files (sweep-*.csv, memory-*.csv), written into the run folder
+    Csv,
 }
 
 #[derive(Args, Debug)]

@@ -451,3 +451,61 @@ fn report_rerenders_a_saved_run_and_rejects_other_files() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("schema_version"));
 }
+
+#[test]
+fn report_exports_json_terminal_and_the_chart_csvs() {
+    let dir = tempfile::tempdir().unwrap();
+    let saved = write(dir.path(), "a", measured());
+    let out = run(bin().arg("report").arg(&saved).args(["--format", "json"]));
+    assert!(out.status.success());
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["scenarios"][0]["name"], "hello");
+    assert_eq!(v["schema_version"], measured()["schema_version"]);
+    let out = run(bin()
+        .arg("report")
+        .arg(&saved)
+        .args(["--format", "terminal"]));
+    assert!(out.status.success());
+    assert!(stdout(&out).contains("e2e/hello — "), "{}", stdout(&out));
+
+    // Nothing to chart: said, and nothing written.
+    let out = run(bin().arg("report").arg(&saved).args(["--format", "csv"]));
+    assert!(out.status.success());
+    assert!(stderr(&out).contains("no chart data in this run"));
+    assert!(out.stdout.is_empty());
+    let csvs = |p: &Path| {
+        std::fs::read_dir(p)
+            .unwrap()
+            .filter_map(|e| e.ok()?.file_name().into_string().ok())
+            .filter(|n| n.ends_with(".csv"))
+            .count()
+    };
+    assert_eq!(csvs(&saved), 0);
+
+    // The same run as a connection sweep: its CSV is written into the run folder, named.
+    let mut swept = measured().clone();
+    swept["scenarios"][0]["connection_sweep"] = json!([1, 4]);
+    let t = target_mut(&mut swept, "fx-good");
+    t["trials"][0]["sweep"] = json!([
+        {"connections": 1, "achieved_rps": 100.0, "p50_us": 1000, "p99_us": 2500,
+         "failed": 0, "flags": [], "held": true},
+        {"connections": 4, "achieved_rps": 300.0, "p50_us": 3000, "p99_us": 8000,
+         "failed": 2, "flags": [], "held": false}
+    ]);
+    let saved = write(dir.path(), "swept", &swept);
+    let out = run(bin()
+        .arg("report")
+        .arg(saved.join("results.json"))
+        .args(["--format", "csv"]));
+    assert!(out.status.success());
+    let file = saved.join("sweep-hello.csv");
+    assert!(stderr(&out).contains(&format!("wrote {}", file.display())));
+    let csv = std::fs::read_to_string(&file).unwrap();
+    assert_eq!(
+        csv,
+        "target,trial,connections,rps,p50_ms,p99_ms,failed\n\
+         fx-good,1,1,100.0,1.000,2.500,0\n\
+         fx-good,1,4,300.0,3.000,8.000,2\n"
+    );
+    assert_eq!(csvs(&saved), 1);
+}

@@ -248,9 +248,7 @@ impl TargetDef {
                 }
                 // A build in the shared cache keeps its install record beside it, so it
                 // needs a folder of its own there.
-                if c.starts_with("{cache}")
-                    && crate::catalog::vars::cache_folder(c).is_none()
-                {
+                if c.starts_with("{cache}") && crate::catalog::vars::cache_folder(c).is_none() {
                     return Err(bad(format!(
                         "field `install.check` is '{c}'; a build in the cache needs a folder of its own there, e.g. \"{{cache}}/{}-<version>/bin/<program>\"",
                         file.name

@@ -13,6 +13,7 @@ use crate::cli::CalibrateArgs;
 use crate::error::UserError;
 use crate::plan::load::{Arrival, Load};
 use crate::plan::resolve_isolation;
+use crate::report::{Document, ExportManager, Exporter, Output, Terminal};
 use crate::runner::ready::{wait_ready, Readiness};
 use crate::sys::cpus::CpuSet;
 use crate::sys::process::{free_port, SpawnSpec, TargetProcess};
@@ -210,13 +211,7 @@ pub fn run(a: &CalibrateArgs) -> Result<ExitCode> {
         steps,
         efficiency_vs_wrk: efficiency,
     };
-    let text = render(&c);
-    if a.json {
-        eprint!("{text}");
-        println!("{}", serde_json::to_string_pretty(&c)?);
-    } else {
-        print!("{text}");
-    }
+    ExportManager::console(a.json).write(&c)?;
     // A static server that failed requests means the figures are not the generator's.
     Ok(if interrupted {
         ExitCode::from(130)
@@ -226,6 +221,16 @@ pub fn run(a: &CalibrateArgs) -> Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+impl Document for Calibration {
+    const STEM: &'static str = "calibration";
+}
+
+impl Exporter<Calibration> for Terminal {
+    fn export(&self, c: &Calibration) -> Result<Vec<Output>> {
+        Ok(Terminal::output::<Calibration>(render(c)))
+    }
 }
 
 fn render(c: &Calibration) -> String {

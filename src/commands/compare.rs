@@ -8,6 +8,7 @@ use std::process::ExitCode;
 use anyhow::{Context, Result};
 
 use crate::cli::CompareArgs;
+use crate::report::ExportManager;
 use crate::results::RunResults;
 
 pub fn run(a: &CompareArgs) -> Result<ExitCode> {
@@ -20,13 +21,7 @@ pub fn run(a: &CompareArgs) -> Result<ExitCode> {
         &a.candidate.display().to_string(),
         a.fail_if_slower,
     );
-    if a.json {
-        // The table still reaches a person on stderr; stdout stays one JSON document.
-        eprint!("{}", crate::compare::render(&c));
-        println!("{}", serde_json::to_string_pretty(&c)?);
-    } else {
-        print!("{}", crate::compare::render(&c));
-    }
+    ExportManager::console(a.json).write(&c)?;
     Ok(ExitCode::from(c.exit_code()))
 }
 

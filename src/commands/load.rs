@@ -12,6 +12,7 @@ use crate::catalog::operation::request_body;
 use crate::cli::LoadArgs;
 use crate::error::UserError;
 use crate::plan::load::{Arrival, Load};
+use crate::report::{Document, ExportManager, Exporter, Output, Terminal};
 use crate::results::{GeneratorUsage, LoadInfo, SaturationFlag};
 use crate::sys::cpus::CpuSet;
 
@@ -320,12 +321,7 @@ pub fn run(a: &LoadArgs) -> Result<ExitCode> {
         expected_answer: cases.iter().any(|(_, d)| d.is_some()),
         result,
     };
-    if a.json {
-        eprint!("{}", render(&report));
-        println!("{}", serde_json::to_string_pretty(&report)?);
-    } else {
-        print!("{}", render(&report));
-    }
+    ExportManager::console(a.json).write(&report)?;
     Ok(if report.result.interrupted {
         ExitCode::from(130)
     } else if report.result.failed > 0 {
@@ -335,7 +331,18 @@ pub fn run(a: &LoadArgs) -> Result<ExitCode> {
     })
 }
 
-pub fn render(r: &LoadReport) -> String {
+impl Document for LoadReport {
+    const STEM: &'static str = "load";
+}
+
+impl Exporter<LoadReport> for Terminal {
+    fn export(&self, r: &LoadReport) -> Result<Vec<Output>> {
+        Ok(Terminal::output::<LoadReport>(render(r)))
+    }
+}
+
+/// The terminal text of `load`: what was sent, what came back, and what the generator used.
+fn render(r: &LoadReport) -> String {
     use crate::report::{fmt_ms, fmt_rps};
     let x = &r.result;
     let l = &x.latency;

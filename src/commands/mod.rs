@@ -5,6 +5,7 @@ pub mod compare;
 pub mod install;
 pub mod list;
 pub mod load;
+pub mod report;
 pub mod run;
 
 use std::process::ExitCode;
@@ -15,7 +16,6 @@ use anyhow::Result;
 
 use crate::catalog::Catalog;
 use crate::cli::{Cli, Command};
-use crate::results::RunResults;
 
 pub fn dispatch(cli: Cli) -> Result<ExitCode> {
     let root = || Catalog::locate(cli.root.as_deref());
@@ -24,22 +24,7 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode> {
         Command::Load(a) => load::run(a),
         Command::Check(a) => check::run(&root()?, a),
         Command::List => list::run(&root()?),
-        Command::Report(a) => {
-            let mut r = RunResults::load(&a.run)?;
-            // The ranking is derived from the stored summaries; derive it again so a saved
-            // run is judged by this version's rules.
-            for s in &mut r.scenarios {
-                s.ranking = crate::summary::rank(s);
-            }
-            match a.format {
-                crate::cli::ReportFormat::Md => print!("{}", crate::report::markdown::render(&r)),
-                crate::cli::ReportFormat::Terminal => {
-                    print!("{}", crate::report::terminal::render(&r))
-                }
-                crate::cli::ReportFormat::Json => println!("{}", serde_json::to_string_pretty(&r)?),
-            }
-            Ok(ExitCode::SUCCESS)
-        }
+        Command::Report(a) => report::run(a),
         Command::Compare(a) => compare::run(a),
         Command::Calibrate(a) => calibrate::run(a),
         Command::Install(a) => install::run(&root()?, a),

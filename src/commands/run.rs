@@ -8,7 +8,7 @@ use crate::catalog::Catalog;
 use crate::cli::RunArgs;
 use crate::plan::resolve_run;
 use crate::progress::Progress;
-use crate::report;
+use crate::report::{Csv, Dest, ExportManager, Json, Markdown};
 use crate::results::RunStatus;
 use crate::runner::{self, RunContext};
 
@@ -69,29 +69,23 @@ pub fn run(root: &Path, args: &RunArgs) -> Result<ExitCode> {
     results.finished_at = Some(crate::results::now_rfc3339());
     let verdict = crate::verdict::judge(&results, args.ignore_failures);
     results.verdict = Some(verdict.clone());
-    // Whatever happened, what was measured is saved and rendered.
-    let saved = results.save(&plan.out_dir);
-    let md = report::markdown::render(&results);
-    let md_path = plan.out_dir.join("report.md");
-    std::fs::write(&md_path, md).with_context(|| format!("writing {}", md_path.display()))?;
-    for (name, text) in report::chart_files(&results) {
-        let p = plan.out_dir.join(&name);
-        std::fs::write(&p, text).with_context(|| format!("writing {}", p.display()))?;
-    }
-    let table = report::terminal::render(&results);
-    if plan.json {
-        eprint!("{table}");
-        println!("{}", serde_json::to_string_pretty(&results)?);
-    } else {
-        print!("{table}");
-    }
+    // Whatever happened, what was measured is saved and rendered: results.json (its last
+    // checkpoint, with the final status), report.md and the chart CSVs, then the table.
+    let folder = Dest::Dir(plan.out_dir.clone());
+    let saved = ExportManager::new()
+        .add(Json, folder.clone())
+        .add(Markdown, folder.clone())
+        .add(Csv, folder)
+        .write(&results);
+    let shown = ExportManager::console(plan.json).write(&results);
     eprintln!(
         "\nresults: {}\nreport:  {}",
         plan.out_dir.join("results.json").display(),
-        md_path.display()
+        plan.out_dir.join("report.md").display()
     );
     outcome?;
     saved?;
+    shown?;
     if !plan.json {
         // The table on stdout ended with the verdict; CI logs that keep only stderr get
         // its last line too.

@@ -275,7 +275,7 @@ impl Database {
 }
 
 impl Database {
-/// Stop the server (fast shutdown: SIGINT, then SIGKILL to its group after a grace) and
+    /// Stop the server (fast shutdown: SIGINT, then SIGKILL to its group after a grace) and
     /// remove the folder. Idempotent; also works when the server crashed or was killed.
     pub fn stop(&mut self) -> Result<()> {
         if let Some((client, handle)) = self.admin.take() {

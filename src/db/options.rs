@@ -196,4 +196,3 @@ mod tests {
         assert_eq!(estimate_bytes(u64::MAX), u64::MAX);
     }
 }
-

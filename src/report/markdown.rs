@@ -1,14 +1,30 @@
 //! The markdown exporter (report.md): provenance and the targets not installed (once), then
 //! per scenario the table, the verdict, the notes, and the fairness-relevant settings of
 //! each target.
+use anyhow::Result;
+
+use super::export::{Exporter, Output};
 use super::{load_line, notes, ops_line, provenance_lines, rows, verdict, HEADERS};
 use crate::results::RunResults;
 
+/// A run as report.md.
+pub struct Markdown;
+
+impl Exporter<RunResults> for Markdown {
+    fn export(&self, r: &RunResults) -> Result<Vec<Output>> {
+        Ok(vec![Output {
+            file: "report.md".into(),
+            text: render(r),
+        }])
+    }
+}
+
+/// A cell's text with `|` escaped, so it cannot end the cell early.
 fn esc(s: &str) -> String {
     s.replace('|', "\\|")
 }
 
-pub fn render(r: &RunResults) -> String {
+fn render(r: &RunResults) -> String {
     let mut out = format!(
         "# gqlbench report: suite `{}`, profile `{}`\n\n",
         r.suite, r.profile

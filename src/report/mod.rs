@@ -1,52 +1,30 @@
-//! Exporters. Each renders the one result model (`results.rs`); none measures anything.
+//! Reports: what gqlbench writes about a run or a comparison. `export` is the seam (the
+//! `Exporter` trait and the `ExportManager` that writes each output where it goes); each
+//! format is one file beside it: `terminal`, `markdown`, `json`, `csv`. This file holds the
+//! table data every format draws on: the main table's rows, the verdict and notes under it,
+//! and the extra tables (`extras`) of the scenarios that measure more; `provenance` and
+//! `skipped` hold the lines around them. None of it measures anything: every cell comes
+//! from the one result model (`results.rs`).
+pub mod csv;
+pub mod export;
 pub mod extras;
+pub mod json;
 pub mod markdown;
+pub mod provenance;
+pub mod skipped;
 pub mod terminal;
+#[cfg(test)]
+mod tests;
 
-use crate::results::{RunResults, ScenarioResult, TargetResult};
+use crate::results::{ScenarioResult, TargetResult};
 pub use crate::units::{fmt_bytes, fmt_cpus, fmt_ms, fmt_rps, snake_name};
-
-/// A target that did not run because its native build is not installed. Reports say so
-/// once (`not_installed_lines`) and name it in one line per scenario (`not_run_line`)
-/// instead of giving it an empty, failed-looking row in every table: it is not a failure
-/// (the verdict lists it as skipped) and its reason is the same in every scenario.
-pub fn not_installed(t: &TargetResult) -> bool {
-    t.status == crate::results::TargetStatus::NotInstalled
-}
-
-/// "X: not installed (...); ... `gqlbench install X` builds it", once per target per report.
-pub fn not_installed_lines(r: &RunResults) -> Vec<String> {
-    let mut seen = std::collections::BTreeSet::new();
-    r.scenarios
-        .iter()
-        .flat_map(|s| s.targets.iter())
-        .filter(|t| not_installed(t) && seen.insert(t.name.clone()))
-        .map(|t| {
-            format!(
-                "skipped {}: {}",
-                t.name,
-                t.problem.as_deref().unwrap_or("not installed")
-            )
-        })
-        .collect()
-}
-
-/// "not run: cosmo-router (not installed, see above)" for a scenario that includes targets
-/// whose build is not installed.
-pub fn not_run_line(s: &ScenarioResult) -> Option<String> {
-    let names: Vec<&str> = s
-        .targets
-        .iter()
-        .filter(|t| not_installed(t))
-        .map(|t| t.name.as_str())
-        .collect();
-    (!names.is_empty()).then(|| {
-        format!(
-            "not run: {} (not installed; see the top of the report)",
-            names.join(", ")
-        )
-    })
-}
+pub use csv::{chart_files, Csv};
+pub use export::{Dest, Document, ExportManager, Exporter, Output};
+pub use json::Json;
+pub use markdown::Markdown;
+pub use provenance::{load_line, ops_line, provenance_lines};
+pub use skipped::{not_installed, not_installed_lines, not_run_line};
+pub use terminal::Terminal;
 
 /// One row of a scenario table, as strings, shared by the terminal and markdown exporters.
 pub struct Row {
@@ -318,146 +296,6 @@ pub fn notes(s: &ScenarioResult) -> Vec<String> {
 /// only their own table.
 pub fn has_main_table(s: &ScenarioResult) -> bool {
     s.kind == crate::results::ScenarioKind::Load
-}
-
-/// Files with the data behind charts (CSV), generated from the model: (file name, text).
-pub fn chart_files(r: &RunResults) -> Vec<(String, String)> {
-    let mut out = Vec::new();
-    for s in &r.scenarios {
-        out.extend(crate::kinds::charts(s));
-    }
-    out
-}
-
-pub fn load_line(s: &ScenarioResult) -> String {
-    let l = &s.load;
-    match s.kind {
-        crate::results::ScenarioKind::ColdStart => {
-            return format!(
-                "{} fresh starts per target, interleaved; no load",
-                s.targets
-                    .iter()
-                    .map(|t| t.cold_starts.len())
-                    .max()
-                    .unwrap_or(0)
-            )
-        }
-        crate::results::ScenarioKind::Subscriptions => {
-            return format!(
-                "{} subscriptions held, {} trials × ({} s warm-up + {} s measured)",
-                l.connections, s.trials_planned, s.warmup_s, s.duration_s
-            )
-        }
-        crate::results::ScenarioKind::Load => {}
-    }
-    let mut parts = vec![format!("{} model", l.model)];
-    if let Some(c) = &s.connection_sweep {
-        parts.push(format!(
-            "connections swept: {} (each step with its own warm-up)",
-            c.iter()
-                .map(|x| x.to_string())
-                .collect::<Vec<_>>()
-                .join(" → ")
-        ));
-    } else if l.model == "open" {
-        parts.push(format!("{} req/s", l.rate.unwrap_or(0.0)));
-        parts.push(format!("up to {} connections", l.connections));
-    } else {
-        parts.push(format!("{} connections", l.connections));
-    }
-    if l.pipelining > 1 {
-        parts.push(format!("pipelining {}", l.pipelining));
-    }
-    if l.think_time_s > 0.0 {
-        parts.push(format!("think {} ms", l.think_time_s * 1000.0));
-    }
-    if !l.stages.is_empty() {
-        parts.push(format!(
-            "stages {}",
-            l.stages
-                .iter()
-                .map(|(d, t)| format!("{t}@{d}s"))
-                .collect::<Vec<_>>()
-                .join(" → ")
-        ));
-    }
-    parts.push(format!(
-        "{} trials × ({} s warm-up + {} s measured)",
-        s.trials_planned, s.warmup_s, s.duration_s
-    ));
-    parts.join(", ")
-}
-
-pub fn ops_line(s: &ScenarioResult) -> String {
-    s.operations
-        .iter()
-        .map(|o| {
-            let mut t = o.name.clone();
-            if s.operations.len() > 1 {
-                t.push_str(&format!(" ×{}", o.weight));
-            }
-            if o.cases > 1 {
-                t.push_str(&format!(" ({} variable sets)", o.cases));
-            }
-            t
-        })
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-pub fn provenance_lines(r: &RunResults) -> Vec<String> {
-    let m = &r.machine;
-    let mut v = vec![
-        format!(
-            "machine: {} ({} cores, {}), {} kernel {}",
-            m.cpu_model,
-            m.cores,
-            fmt_bytes(m.memory_bytes),
-            m.os,
-            m.kernel
-        ),
-        format!(
-            "gqlbench {} (commit {}), runtimes: {}",
-            r.tool.version,
-            r.tool.git_commit.as_deref().unwrap_or("unknown"),
-            if r.runtimes.is_empty() {
-                "-".to_string()
-            } else {
-                r.runtimes
-                    .iter()
-                    .map(|(k, v)| format!("{k} {v}"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            }
-        ),
-        format!("command: {}", r.command.join(" ")),
-        format!(
-            "isolation: generator on CPUs {}, targets on CPUs {}, cgroups {}, open files {}",
-            fmt_cpus(&r.isolation.generator_cpus),
-            fmt_cpus(&r.isolation.target_cpus),
-            r.isolation.cgroups,
-            r.isolation.nofile_limit
-        ),
-        format!(
-            "run: suite {}, profile {}, started {}, {}",
-            r.suite,
-            r.profile,
-            r.started_at,
-            match r.status {
-                crate::results::RunStatus::Complete => "complete".to_string(),
-                crate::results::RunStatus::Interrupted =>
-                    "INTERRUPTED (partial results)".to_string(),
-                crate::results::RunStatus::Running =>
-                    "still running or killed (partial results)".to_string(),
-                crate::results::RunStatus::Failed =>
-                    "FAILED: gqlbench hit an error (partial results)".to_string(),
-            }
-        ),
-    ];
-    for n in &r.isolation.notes {
-        v.push(format!("note: {n}"));
-    }
-    v
 }
 
 /// A table beside the main one, for what only some suites have (federation upstream

@@ -1,0 +1,46 @@
+//! `gqlbench report RUN [--format md|terminal|json|csv]`: renders a saved run again with
+//! this version's rules, on stdout; CSV, being one file per chart, is written into the run
+//! folder instead and the files written are named on stderr.
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::Result;
+
+use crate::cli::{ReportArgs, ReportFormat};
+use crate::report::{Csv, Dest, ExportManager, Json, Markdown, Terminal};
+use crate::results::RunResults;
+
+pub fn run(a: &ReportArgs) -> Result<ExitCode> {
+    let mut r = RunResults::load(&a.run)?;
+    // The ranking is derived from the stored summaries; derive it again so a saved
+    // run is judged by this version's rules.
+    for s in &mut r.scenarios {
+        s.ranking = crate::summary::rank(s);
+    }
+    let exports = ExportManager::new();
+    let exports = match a.format {
+        ReportFormat::Md => exports.add(Markdown, Dest::Stdout),
+        ReportFormat::Terminal => exports.add(Terminal, Dest::Stdout),
+        ReportFormat::Json => exports.add(Json, Dest::Stdout),
+        ReportFormat::Csv => exports.add(Csv, Dest::Dir(folder(&a.run))),
+    };
+    let written = exports.write(&r)?;
+    if a.format == ReportFormat::Csv && written.is_empty() {
+        eprintln!("no chart data in this run: CSV files come from connection sweeps and long runs");
+    }
+    for p in written {
+        eprintln!("wrote {}", p.display());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The run folder of `run`: itself, or the folder of the results.json named.
+fn folder(run: &Path) -> PathBuf {
+    if run.is_dir() {
+        return run.to_path_buf();
+    }
+    match run.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}

@@ -1,0 +1,157 @@
+//! Unit tests of the row verdicts and of the problems of the runs as a whole.
+use super::*;
+
+const BASE: [f64; 5] = [1000.0, 1001.0, 999.0, 1000.5, 999.5];
+
+fn scaled(k: f64) -> Vec<f64> {
+    BASE.iter().map(|x| x * k).collect()
+}
+
+#[test]
+fn too_few_trials_is_named_as_the_reason_not_noise() {
+    // The reported case: a clear -5% whose interval excludes 0, from 1 baseline trial.
+    let (v, why) = judge(
+        Side::Valid(&[1000.0]),
+        Side::Valid(&[950.0, 910.0, 994.0]),
+        true,
+        Some(5.0),
+    );
+    assert_eq!(v, Verdict::TooFewTrials);
+    assert_eq!(why, "too few trials (1 in baseline, need 3)");
+    let (v, why) = judge(
+        Side::Valid(&[1000.0]),
+        Side::Valid(&[500.0, 505.0]),
+        true,
+        None,
+    );
+    assert_eq!(v, Verdict::TooFewTrials);
+    assert_eq!(
+        why,
+        "too few trials (1 in baseline, 2 in candidate, need 3)"
+    );
+    assert_eq!(v.gate_problem(), None);
+}
+
+#[test]
+fn an_interval_including_zero_says_so() {
+    let noisy = [990.0, 1012.0, 1001.0, 985.0, 1010.0];
+    let (v, why) = judge(Side::Valid(&BASE), Side::Valid(&noisy), true, Some(5.0));
+    assert_eq!(v, Verdict::NoSignificantChange);
+    assert_eq!(why, "no significant change (interval includes 0)");
+}
+
+#[test]
+fn a_significant_slowdown_is_weighed_against_the_allowance() {
+    let slower = scaled(0.97);
+    let (v, why) = judge(Side::Valid(&BASE), Side::Valid(&slower), true, Some(5.0));
+    assert_eq!(v, Verdict::SlowerWithinAllowance);
+    assert_eq!(why, "slower (significant) but within the 5% allowance");
+    assert_eq!(v.gate_problem(), None);
+
+    let (v, why) = judge(Side::Valid(&BASE), Side::Valid(&slower), true, Some(2.5));
+    assert_eq!(v, Verdict::Slower);
+    assert_eq!(why, "slower (significant), beyond the 2.5% allowance");
+    assert_eq!(v.gate_problem(), Some(ProblemKind::Slower));
+
+    // Without a gate there is no allowance to be within.
+    let (v, why) = judge(Side::Valid(&BASE), Side::Valid(&slower), true, None);
+    assert_eq!(v, Verdict::Slower);
+    assert_eq!(why, "slower (significant)");
+
+    let (v, why) = judge(
+        Side::Valid(&BASE),
+        Side::Valid(&scaled(1.03)),
+        true,
+        Some(5.0),
+    );
+    assert_eq!(v, Verdict::Faster);
+    assert_eq!(why, "faster (significant)");
+}
+
+#[test]
+fn missing_and_invalid_rows_trip_only_when_the_baseline_was_valid() {
+    let (v, why) = judge(Side::Valid(&BASE), Side::Missing, true, Some(5.0));
+    assert_eq!(v, Verdict::MissingInCandidate);
+    assert_eq!(why, "missing from candidate (valid in baseline)");
+    assert_eq!(v.gate_problem(), Some(ProblemKind::MissingInCandidate));
+
+    let (v, why) = judge(
+        Side::Valid(&BASE),
+        Side::Invalid("CRASHED (1/3 trials valid)"),
+        true,
+        Some(5.0),
+    );
+    assert_eq!(v, Verdict::CandidateInvalid);
+    assert_eq!(
+        why,
+        "not comparable: candidate invalid (CRASHED (1/3 trials valid)), valid in baseline"
+    );
+    assert_eq!(v.gate_problem(), Some(ProblemKind::CandidateInvalid));
+
+    // An invalid baseline has no figure to regress from, whatever became of the row.
+    for (candidate, says) in [
+        (Side::Missing, "missing from candidate"),
+        (
+            Side::Invalid("SATURATED (not ranked)"),
+            "candidate invalid (SATURATED (not ranked))",
+        ),
+        (Side::Valid(&BASE), "candidate valid"),
+    ] {
+        let (v, why) = judge(Side::Invalid("WRONG ANSWERS"), candidate, true, Some(5.0));
+        assert_eq!(v, Verdict::BaselineInvalid);
+        assert_eq!(
+            why,
+            format!("not comparable: baseline invalid (WRONG ANSWERS), {says}")
+        );
+        assert_eq!(v.gate_problem(), None);
+        assert!(!v.compared());
+    }
+
+    let (v, _) = judge(Side::Missing, Side::Valid(&BASE), true, Some(5.0));
+    assert_eq!(v, Verdict::OnlyInCandidate);
+    assert_eq!(v.gate_problem(), None);
+}
+
+#[test]
+fn scenarios_without_throughput_are_not_compared() {
+    let (v, why) = judge(Side::Invalid("OK"), Side::Missing, false, Some(5.0));
+    assert_eq!(v, Verdict::NotCompared);
+    assert!(why.contains("no req/s"), "{why}");
+    assert_eq!(v.gate_problem(), None);
+}
+
+#[test]
+fn partial_runs_and_empty_comparisons_are_run_problems() {
+    let rows = ("servers/simple (a)", "servers/authors (a)");
+    let complete = (RunStatus::Complete, RunStatus::Complete);
+    assert_eq!(run_problems(complete, 2, 1, rows), vec![]);
+
+    for (status, name) in [
+        (RunStatus::Running, "running"),
+        (RunStatus::Interrupted, "interrupted"),
+        (RunStatus::Failed, "failed"),
+    ] {
+        let p = run_problems((RunStatus::Complete, status), 2, 2, rows);
+        assert_eq!(p.len(), 1);
+        assert_eq!(p[0].kind, ProblemKind::PartialCandidate);
+        assert!(
+            p[0].reason
+                .starts_with(&format!("candidate run is partial (status: {name}")),
+            "{}",
+            p[0].reason
+        );
+        let p = run_problems((status, RunStatus::Complete), 2, 2, rows);
+        assert_eq!(p[0].kind, ProblemKind::PartialBaseline);
+    }
+
+    let p = run_problems(complete, 0, 0, rows);
+    assert_eq!(p.len(), 1);
+    assert_eq!(p[0].kind, ProblemKind::NoRowsInCommon);
+    assert!(p[0].reason.contains("baseline has servers/simple (a)"));
+    assert!(p[0].reason.contains("candidate has servers/authors (a)"));
+
+    let p = run_problems(complete, 3, 0, rows);
+    assert_eq!(p.len(), 1);
+    assert_eq!(p[0].kind, ProblemKind::NothingCompared);
+    assert!(p[0].reason.contains("3 row(s) in common"));
+}

@@ -1,0 +1,137 @@
+//! Provenance: the lines that say what was run, where and how, so a reader can trust a
+//! figure without the code: the machine, tool and runtimes, the command, the isolation and
+//! the run's status (`provenance_lines`), and each scenario's operations and load
+//! (`ops_line`, `load_line`).
+use crate::results::{RunResults, ScenarioResult};
+use crate::units::{fmt_bytes, fmt_cpus};
+
+pub fn load_line(s: &ScenarioResult) -> String {
+    let l = &s.load;
+    match s.kind {
+        crate::results::ScenarioKind::ColdStart => {
+            return format!(
+                "{} fresh starts per target, interleaved; no load",
+                s.targets
+                    .iter()
+                    .map(|t| t.cold_starts.len())
+                    .max()
+                    .unwrap_or(0)
+            )
+        }
+        crate::results::ScenarioKind::Subscriptions => {
+            return format!(
+                "{} subscriptions held, {} trials × ({} s warm-up + {} s measured)",
+                l.connections, s.trials_planned, s.warmup_s, s.duration_s
+            )
+        }
+        crate::results::ScenarioKind::Load => {}
+    }
+    let mut parts = vec![format!("{} model", l.model)];
+    if let Some(c) = &s.connection_sweep {
+        parts.push(format!(
+            "connections swept: {} (each step with its own warm-up)",
+            c.iter()
+                .map(|x| x.to_string())
+                .collect::<Vec<_>>()
+                .join(" → ")
+        ));
+    } else if l.model == "open" {
+        parts.push(format!("{} req/s", l.rate.unwrap_or(0.0)));
+        parts.push(format!("up to {} connections", l.connections));
+    } else {
+        parts.push(format!("{} connections", l.connections));
+    }
+    if l.pipelining > 1 {
+        parts.push(format!("pipelining {}", l.pipelining));
+    }
+    if l.think_time_s > 0.0 {
+        parts.push(format!("think {} ms", l.think_time_s * 1000.0));
+    }
+    if !l.stages.is_empty() {
+        parts.push(format!(
+            "stages {}",
+            l.stages
+                .iter()
+                .map(|(d, t)| format!("{t}@{d}s"))
+                .collect::<Vec<_>>()
+                .join(" → ")
+        ));
+    }
+    parts.push(format!(
+        "{} trials × ({} s warm-up + {} s measured)",
+        s.trials_planned, s.warmup_s, s.duration_s
+    ));
+    parts.join(", ")
+}
+
+pub fn ops_line(s: &ScenarioResult) -> String {
+    s.operations
+        .iter()
+        .map(|o| {
+            let mut t = o.name.clone();
+            if s.operations.len() > 1 {
+                t.push_str(&format!(" ×{}", o.weight));
+            }
+            if o.cases > 1 {
+                t.push_str(&format!(" ({} variable sets)", o.cases));
+            }
+            t
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+pub fn provenance_lines(r: &RunResults) -> Vec<String> {
+    let m = &r.machine;
+    let mut v = vec![
+        format!(
+            "machine: {} ({} cores, {}), {} kernel {}",
+            m.cpu_model,
+            m.cores,
+            fmt_bytes(m.memory_bytes),
+            m.os,
+            m.kernel
+        ),
+        format!(
+            "gqlbench {} (commit {}), runtimes: {}",
+            r.tool.version,
+            r.tool.git_commit.as_deref().unwrap_or("unknown"),
+            if r.runtimes.is_empty() {
+                "-".to_string()
+            } else {
+                r.runtimes
+                    .iter()
+                    .map(|(k, v)| format!("{k} {v}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            }
+        ),
+        format!("command: {}", r.command.join(" ")),
+        format!(
+            "isolation: generator on CPUs {}, targets on CPUs {}, cgroups {}, open files {}",
+            fmt_cpus(&r.isolation.generator_cpus),
+            fmt_cpus(&r.isolation.target_cpus),
+            r.isolation.cgroups,
+            r.isolation.nofile_limit
+        ),
+        format!(
+            "run: suite {}, profile {}, started {}, {}",
+            r.suite,
+            r.profile,
+            r.started_at,
+            match r.status {
+                crate::results::RunStatus::Complete => "complete".to_string(),
+                crate::results::RunStatus::Interrupted =>
+                    "INTERRUPTED (partial results)".to_string(),
+                crate::results::RunStatus::Running =>
+                    "still running or killed (partial results)".to_string(),
+                crate::results::RunStatus::Failed =>
+                    "FAILED: gqlbench hit an error (partial results)".to_string(),
+            }
+        ),
+    ];
+    for n in &r.isolation.notes {
+        v.push(format!("note: {n}"));
+    }
+    v
+}
