@@ -9,11 +9,11 @@ use std::collections::VecDeque;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
+use super::ctx::{seed, Ctx, Pending};
 use crate::conn::{self, Conn};
 use crate::prepare::Rng;
 use crate::schedule::Curve;
 use crate::validate::FailureKind;
-use crate::worker::{seed, Ctx, Pending};
 
 /// Pause after a failed connection attempt, so a refused port is not hammered in a loop.
 const CONNECT_BACKOFF: Duration = Duration::from_millis(10);

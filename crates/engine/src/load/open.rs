@@ -11,12 +11,12 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::Notify;
 
+use super::ctx::{seed, Ctx, Pending};
 use crate::conn::{self, Conn, ReadError};
 use crate::prepare::Rng;
 use crate::schedule::RateCursor;
 use crate::timer::PreciseTimer;
 use crate::validate::FailureKind;
-use crate::worker::{seed, Ctx, Pending};
 
 /// A request handed to a connection.
 #[derive(Debug, Clone, Copy)]
