@@ -90,6 +90,12 @@ pub struct Conn {
     eof: bool,
 }
 
+/// Where a connection's lazy timeout timer starts: far away, re-armed by a wait that needs
+/// it (see the module header).
+pub fn far_future() -> tokio::time::Instant {
+    tokio::time::Instant::now() + Duration::from_secs(86_400 * 365)
+}
+
 /// Opens a TCP connection (no Nagle: requests are written whole).
 pub async fn connect(addr: SocketAddr, timeout: Duration) -> io::Result<Conn> {
     let stream = match tokio::time::timeout(timeout, TcpStream::connect(addr)).await {

@@ -2,6 +2,7 @@
 //! the reference servers (`gqlbench-servers`).
 
 use std::io;
+use std::os::fd::{AsFd, AsRawFd};
 
 use tokio::io::Interest;
 use tokio::net::TcpStream;
@@ -28,6 +29,30 @@ pub fn clear_read_readiness(tcp: &TcpStream) {
     let _ = tcp.try_io(Interest::READABLE, || {
         Err::<(), _>(io::ErrorKind::WouldBlock.into())
     });
+}
+
+/// Sets a socket option (`setsockopt`) whose value is `value` (a C integer or struct).
+pub fn set_socket_option<T: Copy>(
+    sock: &impl AsFd,
+    level: libc::c_int,
+    name: libc::c_int,
+    value: &T,
+) -> io::Result<()> {
+    // SAFETY: the descriptor is borrowed open for the call; the kernel reads exactly
+    // `size_of::<T>()` bytes of `value`, which lives for the call.
+    let rc = unsafe {
+        libc::setsockopt(
+            sock.as_fd().as_raw_fd(),
+            level,
+            name,
+            (value as *const T).cast(),
+            std::mem::size_of::<T>() as libc::socklen_t,
+        )
+    };
+    if rc != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -61,5 +86,22 @@ mod tests {
             assert_eq!(got.len(), data.len());
             assert!(got == data, "bytes arrived changed or out of order");
         });
+    }
+
+    #[test]
+    fn a_socket_option_set_reads_back() {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let s = std::net::TcpStream::connect(l.local_addr().unwrap()).unwrap();
+        assert!(!s.nodelay().unwrap());
+        set_socket_option(
+            &s,
+            libc::IPPROTO_TCP,
+            libc::TCP_NODELAY,
+            &(1 as libc::c_int),
+        )
+        .unwrap();
+        assert!(s.nodelay().unwrap());
+        let bad = set_socket_option(&s, libc::SOL_SOCKET, -1, &(1 as libc::c_int));
+        assert!(bad.is_err(), "an unknown option is refused");
     }
 }

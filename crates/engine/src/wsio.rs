@@ -1,5 +1,5 @@
-//! tungstenite driven directly over a non-blocking tokio socket (client set-up and the
-//! reference publisher).
+//! tungstenite driven directly over a non-blocking tokio socket: the engine's WebSocket
+//! client set-up, and the reference publisher of `gqlbench-servers`.
 //!
 //! tokio-tungstenite's `Stream`/`Sink` adapter registers two wakers and adds a wake-up per
 //! message; here tungstenite's blocking-style API is given a `Read + Write` that returns

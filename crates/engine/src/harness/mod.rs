@@ -19,11 +19,14 @@ pub(crate) mod merge;
 pub(crate) mod ticker;
 mod worker;
 
+#[cfg(test)]
+mod tests;
+
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::error::EngineError;
-use gate::StartGate;
+use gate::{Arrival, StartGate};
 use live::{Board, RunStage};
 pub(crate) use merge::{merge_all, share, Merge};
 pub(crate) use ticker::{Driver, Span};
@@ -74,7 +77,9 @@ impl Flags<'_> {
 pub(crate) struct Seat<'a, const N: usize> {
     pub worker: usize,
     cpus: Option<Vec<usize>>,
-    gate: &'a StartGate,
+    /// The worker's place at the start line: it arrives when it waits there, or when the
+    /// seat is dropped (a worker that fails or panics first never holds the others up).
+    arrival: Arrival<'a>,
     pub flags: Flags<'a>,
     board: &'a Board<N>,
     precise_timers: bool,
@@ -156,7 +161,7 @@ impl<const N: usize> Harness<'_, N> {
                         .cpus
                         .filter(|c| !c.is_empty())
                         .map(|c| vec![c[w % c.len()]]),
-                    gate: &gate,
+                    arrival: gate.arrival(),
                     flags,
                     board: self.board,
                     precise_timers: self.precise_timers,

@@ -26,8 +26,6 @@ impl<const N: usize> Seat<'_, N> {
     where
         D: Driver<N>,
     {
-        // Taken first: a worker that fails below still arrives, so none waits for it.
-        let arrival = self.gate.arrival();
         let pinned = match &self.cpus {
             Some(cpus) => {
                 Some(
@@ -46,7 +44,7 @@ impl<const N: usize> Seat<'_, N> {
             .enable_all()
             .build()?;
         let ready = prepare(&rt, &self.flags)?;
-        let run_start = arrival.wait_start();
+        let run_start = self.arrival.wait_start();
         let local = tokio::task::LocalSet::new();
         let (driver, interrupted_at) = local.block_on(&rt, async {
             let driver = start(ready, run_start);

@@ -142,14 +142,10 @@ pub async fn run_dispatcher(ctx: Rc<Ctx>, mut cursor: RateCursor, max_connection
     }
 }
 
-fn far_future() -> tokio::time::Instant {
-    tokio::time::Instant::now() + Duration::from_secs(86_400 * 365)
-}
-
 /// One pooled connection: waits for a job, sends it, records, goes back to idle.
 async fn run_connection(ctx: Rc<Ctx>, pool: Rc<Pool>, index: usize, slot: Rc<Slot>) {
     let mut conn: Option<Conn> = None;
-    let timer = tokio::time::sleep_until(far_future());
+    let timer = tokio::time::sleep_until(conn::far_future());
     tokio::pin!(timer);
     let mut wbuf = Vec::new();
     loop {

@@ -1,8 +1,9 @@
-//! `run`: checks the plan, splits the load over worker threads, opens the closed model's
-//! connections, starts every worker at one instant, joins them and merges their records.
-//! Bounded in time: opening connections takes at most one timeout (plus a slack), and a
-//! duration window ends at warm-up + duration, plus at most one timeout for requests still
-//! in flight, plus a small grace.
+//! `run`: checks the plan, splits the load over the harness's workers (connection slots,
+//! request budget, the slots a ramp will use), coordinates a window extension while they
+//! run, and sums up their merged records. Bounded in time: opening connections takes at
+//! most one timeout (plus a slack), and a duration window ends at warm-up + duration (as
+//! extended, within its bound), plus at most one timeout for requests still in flight, plus
+//! a small grace.
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;

@@ -3,7 +3,6 @@
 //! publications as SSE events in HTTP chunks.
 
 use std::io;
-use std::os::fd::AsRawFd;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
@@ -190,7 +189,7 @@ async fn sse(mut tcp: TcpStream, mut buf: Vec<u8>, head: RequestHead, shared: Ar
                         let _ = write_all(&tcp, b"0\r\n\r\n").await;
                     }
                     DropStyle::Eof => {}
-                    DropStyle::Reset => set_zero_linger(tcp.as_raw_fd()),
+                    DropStyle::Reset => set_zero_linger(&tcp),
                 }
                 return;
             }

@@ -21,14 +21,14 @@ mod ws;
 
 use std::io;
 use std::net::SocketAddr;
-use std::os::fd::RawFd;
+use std::os::fd::AsFd;
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::sync::{mpsc, Arc};
 use std::thread::JoinHandle;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use bytes::Bytes;
-use gqlbench_engine::{affinity, Endpoint};
+use gqlbench_engine::{affinity, net, Endpoint};
 use tokio::net::TcpSocket;
 use tokio::sync::watch;
 
@@ -417,19 +417,11 @@ impl Drop for SubscriberGuard<'_> {
 }
 
 /// Makes the close of `fd` a reset (RST) instead of a FIN.
-fn set_zero_linger(fd: RawFd) {
+fn set_zero_linger(sock: &impl AsFd) {
     let linger = libc::linger {
         l_onoff: 1,
         l_linger: 0,
     };
-    // SAFETY: `fd` is the open socket of the caller's live stream; the option is plain data.
-    unsafe {
-        libc::setsockopt(
-            fd,
-            libc::SOL_SOCKET,
-            libc::SO_LINGER,
-            (&linger as *const libc::linger).cast(),
-            std::mem::size_of::<libc::linger>() as libc::socklen_t,
-        );
-    }
+    // Best effort: without it the connection ends with a FIN instead.
+    let _ = net::set_socket_option(sock, libc::SOL_SOCKET, libc::SO_LINGER, &linger);
 }

@@ -2,7 +2,6 @@
 //! subprotocol), `connection_init` → `connection_ack`, `subscribe` → `next`* per
 //! publication, `ping`/`pong`, `complete`, and the misbehaviours tests ask for.
 
-use std::os::fd::AsRawFd;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
@@ -165,7 +164,7 @@ pub(super) async fn websocket(tcp: TcpStream, head: Vec<u8>, shared: Arc<Shared>
                         let _ = send(&mut ws, &sock, close_msg(1001, "the publisher drops connections")).await;
                     }
                     DropStyle::Eof => {}
-                    DropStyle::Reset => set_zero_linger(sock.tcp.as_raw_fd()),
+                    DropStyle::Reset => set_zero_linger(&sock.tcp),
                 }
                 return;
             }

@@ -9,6 +9,8 @@ use std::time::Instant;
 
 use tungstenite::protocol::frame::Frame;
 
+use crate::net;
+
 /// Receive buffer per connection to start with: a few messages' worth; it grows for a
 /// larger frame.
 pub const BUFFER: usize = 512;
@@ -112,22 +114,9 @@ impl Held {
 }
 
 /// Asks the kernel to timestamp what the socket receives (`SO_TIMESTAMPNS`).
-pub fn enable_rx_timestamps(fd: RawFd) -> io::Result<()> {
+pub fn enable_rx_timestamps(stream: &TcpStream) -> io::Result<()> {
     let on: libc::c_int = 1;
-    // SAFETY: the caller's socket is open; the option value lives for the call.
-    let rc = unsafe {
-        libc::setsockopt(
-            fd,
-            libc::SOL_SOCKET,
-            libc::SO_TIMESTAMPNS,
-            (&on as *const libc::c_int).cast(),
-            std::mem::size_of::<libc::c_int>() as libc::socklen_t,
-        )
-    };
-    if rc != 0 {
-        return Err(io::Error::last_os_error());
-    }
-    Ok(())
+    net::set_socket_option(stream, libc::SOL_SOCKET, libc::SO_TIMESTAMPNS, &on)
 }
 
 /// `recv` that also returns the kernel's receive time of the data (`SO_TIMESTAMPNS`), in

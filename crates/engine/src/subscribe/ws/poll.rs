@@ -79,7 +79,7 @@ impl Poller {
         first_deadline: Option<Instant>,
     ) -> Result<(), (Kind, String)> {
         // A failure only means no kernel timestamps (the drain time is used instead).
-        let _ = enable_rx_timestamps(stream.as_raw_fd());
+        let _ = enable_rx_timestamps(&stream);
         let mut ev = libc::epoll_event {
             events: (libc::EPOLLIN | libc::EPOLLOUT | libc::EPOLLRDHUP | libc::EPOLLET) as u32,
             u64: slot as u64,

@@ -68,7 +68,7 @@ fn feed(bytes: &[u8]) -> (SubRecorder, Option<(Kind, String)>, Held, TcpStream) 
 fn the_kernel_timestamps_what_it_receives() {
     let (held, mut server) = pair();
     let fd = held.stream.as_raw_fd();
-    enable_rx_timestamps(fd).expect("timestamping on");
+    enable_rx_timestamps(&held.stream).expect("timestamping on");
     // The kernel turns receive timestamps on from a work queue: give it a moment.
     std::thread::sleep(Duration::from_millis(50));
     let before = wall_us();
