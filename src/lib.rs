@@ -13,7 +13,6 @@ pub mod report;
 pub mod results;
 pub mod runner;
 pub mod saturation;
-pub mod static_server;
 pub mod stats;
 pub mod summary;
 pub mod sys;

@@ -34,15 +34,15 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode> {
             Ok(gqlbench_subgraphs::cli_main(argv))
         }
         Command::ServeStatic(a) => {
-            crate::static_server::serve(a.port)?;
+            gqlbench_servers::static_server::serve(a.port)?;
             Ok(ExitCode::SUCCESS)
         }
         Command::ServeSubscriptions(a) => {
-            let p = gqlbench_engine::publisher::Publisher::start(
-                gqlbench_engine::publisher::PublisherOptions {
+            let p = gqlbench_servers::publisher::Publisher::start(
+                gqlbench_servers::publisher::PublisherOptions {
                     rate: a.rate,
                     port: a.port,
-                    misbehavior: gqlbench_engine::publisher::Misbehavior {
+                    misbehavior: gqlbench_servers::publisher::Misbehavior {
                         drop_after: a.drop_after,
                         ..Default::default()
                     },

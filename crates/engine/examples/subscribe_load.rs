@@ -12,8 +12,8 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use gqlbench_engine::publisher::{Publisher, PublisherOptions};
 use gqlbench_engine::*;
+use gqlbench_servers::publisher::{Publisher, PublisherOptions};
 
 /// utime + stime of a process, in seconds (from /proc, clock ticks of 10 ms).
 fn process_cpu_s(pid: u32) -> Option<f64> {

@@ -26,6 +26,7 @@ use tokio::io::Interest;
 use tokio::net::TcpStream;
 use tokio::time::Sleep;
 
+use crate::net;
 use crate::parse::{ParseError, Parser, Response, MAX_RESPONSE_BYTES};
 use crate::validate::FailureKind;
 
@@ -87,6 +88,12 @@ pub struct Conn {
     parser: Parser,
     /// The server closed its side while we were still writing (seen by a read-ahead).
     eof: bool,
+}
+
+/// Where a connection's lazy timeout timer starts: far away, re-armed by a wait that needs
+/// it (see the module header).
+pub fn far_future() -> tokio::time::Instant {
+    tokio::time::Instant::now() + Duration::from_secs(86_400 * 365)
 }
 
 /// Opens a TCP connection (no Nagle: requests are written whole).
@@ -155,7 +162,7 @@ impl Conn {
             Ok(n) => {
                 self.end += n;
                 if n < space {
-                    self.clear_read_readiness();
+                    net::clear_read_readiness(&self.stream);
                 }
             }
             Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
@@ -193,7 +200,7 @@ impl Conn {
                 Ok(n) => {
                     self.end += n;
                     if n < space {
-                        self.clear_read_readiness();
+                        net::clear_read_readiness(&self.stream);
                     }
                 }
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
@@ -253,15 +260,6 @@ impl Conn {
             self.buf.resize(new_len, 0);
         }
         Ok(())
-    }
-
-    /// Marks the socket not readable without a syscall. Only called right after a read
-    /// that returned less than asked, i.e. the kernel buffer was empty at that moment; any
-    /// later arrival raises a new edge in epoll, so no data can be missed.
-    fn clear_read_readiness(&self) {
-        let _ = self.stream.try_io(Interest::READABLE, || {
-            Err::<(), _>(io::ErrorKind::WouldBlock.into())
-        });
     }
 
     /// Waits for readiness or the deadline, re-arming the lazy timer when it fired early.

@@ -8,6 +8,11 @@ use hdrhistogram::Histogram;
 
 use crate::result::LatencySummary;
 
+/// A duration in whole microseconds (saturating).
+pub fn micros(d: std::time::Duration) -> u64 {
+    d.as_micros().min(u64::MAX as u128) as u64
+}
+
 /// Microsecond latencies, 3 significant figures, growing past 60 s when needed.
 pub fn new_latency() -> Histogram<u64> {
     let mut h = Histogram::new_with_bounds(1, 60_000_000, 3).expect("static bounds are valid");

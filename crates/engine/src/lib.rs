@@ -1,49 +1,51 @@
-//! gqlbench load engine: sends GraphQL requests over HTTP/1.1 keep-alive connections to one
-//! endpoint and records what happened. It composes three independent parts — an arrival
-//! schedule (closed or open, with stages), a stop condition (duration, request count) and
-//! a recorder (HDR histograms per worker, merged at the end) — and validates every response.
-//! It knows nothing of processes, targets or reports.
+//! gqlbench's load engine: generates GraphQL load against one endpoint and records what
+//! happened, validating every response. It knows nothing of processes, targets or reports.
+//!
+//! Two kinds of load run on one worker harness (`harness`: pinned worker threads with a
+//! single-threaded runtime each, a common start line, a ticker for cancel, window and live
+//! progress, and records merged at the end):
+//! - HTTP load ([`run`], `load`): requests over keep-alive HTTP/1.1 connections. It
+//!   composes an arrival schedule (closed or open model, with stages), a stop condition
+//!   (duration, request count) and a recorder (HDR histograms per worker, merged);
+//! - subscriptions ([`run_subscriptions`], `subscribe`): long-lived GraphQL subscriptions
+//!   over WebSocket (`graphql-transport-ws`) or SSE, every message checked and timed.
+//!
+//! Besides: one-off checks of an operation ([`check_once`]), canonical JSON comparison,
+//! histogram encoding for results, and the socket helpers the reference servers
+//! (`gqlbench-servers`) share with the engine ([`affinity`], [`net`], [`wsio`]).
 
-mod affinity;
+pub mod affinity;
 mod canonical;
 mod check;
-mod closed;
 mod conn;
 mod error;
-mod gate;
+mod harness;
 mod hist;
 mod limits;
-mod live;
-mod open;
+mod load;
+pub mod net;
 mod parse;
 mod plan;
 mod prepare;
-pub mod publisher;
-mod record;
 mod result;
-mod run;
 mod schedule;
 mod subscribe;
 mod timer;
 mod validate;
-mod window;
-mod worker;
-mod wsio;
+pub mod wsio;
 
 pub use canonical::{canonical_eq, diff as canonical_diff, to_canonical_string};
 pub use check::{check_once, Verdict};
 pub use error::EngineError;
 pub use hist::{decode_hist, encode_hist, new_latency, summarize as summarize_hist};
-pub use live::{LiveStats, Phase};
+pub use load::{run, LiveStats, Phase, LATE_THRESHOLD};
 pub use plan::{
     Control, Endpoint, Extend, LoadPlan, Operation, Schedule, Stage, Stages, Stop, Variant,
     MAX_PIPELINING, MAX_SPAN,
 };
-pub use record::LATE_THRESHOLD;
 pub use result::{
     ConnectionSpread, FailureExample, LatencySummary, LoadResult, OperationCounts, SecondSample,
 };
-pub use run::run;
 pub use schedule::Curve;
 pub use subscribe::{
     run_subscriptions, ConnectionFailureKind, FailureStage, MessageFailureKind, PerConnectionRate,

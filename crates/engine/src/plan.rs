@@ -8,7 +8,7 @@ use std::time::Duration;
 use bytes::Bytes;
 
 use crate::error::EngineError;
-use crate::live::LiveStats;
+use crate::load::LiveStats;
 
 /// The one HTTP endpoint a run talks to.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,5 +1,5 @@
-//! tungstenite driven directly over a non-blocking tokio socket (client set-up and the
-//! reference publisher).
+//! tungstenite driven directly over a non-blocking tokio socket: the engine's WebSocket
+//! client set-up, and the reference publisher of `gqlbench-servers`.
 //!
 //! tokio-tungstenite's `Stream`/`Sink` adapter registers two wakers and adds a wake-up per
 //! message; here tungstenite's blocking-style API is given a `Read + Write` that returns
@@ -21,6 +21,8 @@ use tokio::io::Interest;
 use tokio::net::TcpStream;
 use tungstenite::protocol::frame::FrameHeader;
 use tungstenite::{Error as WsError, Message, WebSocket};
+
+use crate::net;
 
 /// The socket and what the last attempts learned about it.
 #[derive(Debug)]
@@ -68,20 +70,6 @@ impl Sock {
         Ok(())
     }
 
-    /// Writes all of `data` straight to the socket (bypassing tungstenite: only when its
-    /// own output buffer is empty, see [`flush`]).
-    pub async fn write_all(&self, mut data: &[u8]) -> io::Result<()> {
-        while !data.is_empty() {
-            match self.tcp.try_write(data) {
-                Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
-                Ok(n) => data = &data[n..],
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => self.tcp.writable().await?,
-                Err(e) => return Err(e),
-            }
-        }
-        Ok(())
-    }
-
     /// Reads into `buf`, clearing the cached readiness after a short read.
     fn read(&self, buf: &mut [u8]) -> io::Result<usize> {
         if self.drained.get() {
@@ -90,12 +78,8 @@ impl Sock {
         match self.tcp.try_read(buf) {
             Ok(n) => {
                 if n > 0 && n < buf.len() {
-                    // The kernel buffer was empty at that moment; any later arrival raises
-                    // a new epoll edge, so clearing the cached readiness cannot lose data.
                     self.drained.set(true);
-                    let _ = self.tcp.try_io(Interest::READABLE, || {
-                        Err::<(), _>(io::ErrorKind::WouldBlock.into())
-                    });
+                    net::clear_read_readiness(&self.tcp);
                 }
                 Ok(n)
             }

@@ -378,7 +378,7 @@ fn connections_the_server_never_serves_are_counted_as_unused() {
         "the queued ones timed out: {:?}",
         r.failures
     );
-    assert!(r.failures.get(&FailureKind::Timeout).is_some());
+    assert!(r.failures.contains_key(&FailureKind::Timeout));
     // Every connection served: none unused.
     let s = start(Mode::Ok(HELLO.into()));
     let r = run(
@@ -441,7 +441,7 @@ fn a_window_shorter_than_a_request_is_extended_until_every_connection_answered()
         r.ok
     );
     let ext = r.window_extended_s.unwrap();
-    assert!(ext >= 0.9 && ext <= 4.0, "extended by {ext} s");
+    assert!((0.9..=4.0).contains(&ext), "extended by {ext} s");
     assert!(
         (r.elapsed_s - (0.3 + ext)).abs() < 1e-6,
         "{} vs {ext}",

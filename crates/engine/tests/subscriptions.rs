@@ -5,8 +5,8 @@
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use gqlbench_engine::publisher::{DropStyle, Misbehavior, Publisher, PublisherOptions};
 use gqlbench_engine::*;
+use gqlbench_servers::publisher::{DropStyle, Misbehavior, Publisher, PublisherOptions};
 
 const TICKS: &str = "subscription { ticks { seq publishedAt } }";
 

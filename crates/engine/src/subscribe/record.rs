@@ -1,21 +1,25 @@
 //! The per-worker recorder of a subscription run: plain counters and histograms owned by
-//! one thread, merged across workers once at the end (histograms are merged, never
-//! percentiles averaged).
+//! one thread (connection events, every message with its sequence checks and delivery
+//! latency), merged across workers by the harness once at the end (histograms are merged,
+//! never percentiles averaged) and summed up by `summary`.
 
-use std::collections::BTreeMap;
-use std::time::{Duration, Instant};
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use hdrhistogram::Histogram;
+use serde::Serialize;
 
-use super::{
-    ConnectionFailureKind, FailureStage, MessageFailureKind, PerConnectionRate,
-    SubscribeFailureExample, SubscribeResult, SubscribeSecond,
+use super::live::{
+    ATTEMPTED, DROPPED, HELD, INVALID, LIVE_COUNTERS, MESSAGES, SETUP_FAILED, SUBSCRIBED,
 };
-use crate::hist;
+use super::result::{
+    ConnectionFailureKind, FailureStage, MessageFailureKind, SubscribeFailureExample,
+};
+use crate::harness::{Merge, Record};
+use crate::hist::{self, micros};
 use crate::validate::excerpt;
 
-const CONN_KINDS: usize = ConnectionFailureKind::ALL.len();
-const MSG_KINDS: usize = MessageFailureKind::ALL.len();
+pub(super) const CONN_KINDS: usize = ConnectionFailureKind::ALL.len();
+pub(super) const MSG_KINDS: usize = MessageFailureKind::ALL.len();
 
 /// The verdict on one `next` message.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -30,18 +34,18 @@ pub enum Judged {
 }
 
 #[derive(Debug, Default, Clone)]
-struct ConnStat {
-    last_seq: Option<u64>,
-    window_messages: u64,
-    subscribed_at: Option<Instant>,
-    ended_at: Option<Instant>,
+pub(super) struct ConnStat {
+    pub(super) last_seq: Option<u64>,
+    pub(super) window_messages: u64,
+    pub(super) subscribed_at: Option<Instant>,
+    pub(super) ended_at: Option<Instant>,
 }
 
 #[derive(Debug, Default)]
-struct Second {
-    messages: u64,
-    invalid: u64,
-    latency: Option<Histogram<u32>>,
+pub(super) struct Second {
+    pub(super) messages: u64,
+    pub(super) invalid: u64,
+    pub(super) latency: Option<Histogram<u32>>,
 }
 
 /// Where an instant falls relative to the measured window.
@@ -70,34 +74,30 @@ pub struct SubRecorder {
     pub subscribed: u64,
     /// Subscribed connections open now.
     pub held: i64,
-    setup_failures: [u64; CONN_KINDS],
-    drops: [u64; CONN_KINDS],
-    dropped_in_window: u64,
-    message_failures: [u64; MSG_KINDS],
-    examples: Vec<SubscribeFailureExample>,
-    connect_time: Histogram<u64>,
+    pub(super) setup_failures: [u64; CONN_KINDS],
+    pub(super) drops: [u64; CONN_KINDS],
+    pub(super) dropped_in_window: u64,
+    pub(super) message_failures: [u64; MSG_KINDS],
+    pub(super) examples: Vec<SubscribeFailureExample>,
+    pub(super) connect_time: Histogram<u64>,
     pub messages_total: u64,
-    messages: u64,
-    warmup_messages: u64,
-    latency: Histogram<u64>,
-    future_published_at: u64,
-    missed: u64,
-    gaps: u64,
-    duplicates: u64,
-    out_of_order: u64,
-    bytes_received: u64,
-    seconds: Vec<Second>,
+    pub(super) messages: u64,
+    pub(super) warmup_messages: u64,
+    pub(super) latency: Histogram<u64>,
+    pub(super) future_published_at: u64,
+    pub(super) missed: u64,
+    pub(super) gaps: u64,
+    pub(super) duplicates: u64,
+    pub(super) out_of_order: u64,
+    pub(super) bytes_received: u64,
+    pub(super) seconds: Vec<Second>,
     /// Held connections at the end of each second of the window (sampled by the ticker).
     pub held_series: Vec<u64>,
-    conns: Vec<ConnStat>,
+    pub(super) conns: Vec<ConnStat>,
     /// Thread CPU time during the window, seconds.
     pub cpu_s: f64,
     /// Held connections when the window ended.
     pub held_at_end: Option<u64>,
-}
-
-fn micros(d: Duration) -> u64 {
-    d.as_micros().min(u64::MAX as u128) as u64
 }
 
 impl SubRecorder {
@@ -139,14 +139,9 @@ impl SubRecorder {
         self.window = Some(w);
     }
 
-    /// Counters for live progress: (setup failures, drops, window messages, invalid).
-    pub fn totals(&self) -> (u64, u64, u64, u64) {
-        (
-            self.setup_failures.iter().sum(),
-            self.drops.iter().sum(),
-            self.messages,
-            self.message_failures.iter().sum(),
-        )
+    /// Subscribed connections held when the window ended (or now, before it ends).
+    pub fn final_held(&self) -> u64 {
+        self.held_at_end.unwrap_or_else(|| self.held.max(0) as u64)
     }
 
     fn at(&self, t: Instant) -> At {
@@ -182,7 +177,7 @@ impl SubRecorder {
         let n = &mut self.setup_failures[kind.index()];
         *n += 1;
         if *n as usize <= self.keep_examples {
-            self.example(FailureStage::Setup, kind_name(kind), slot, detail());
+            self.example(FailureStage::Setup, serde_name(kind), slot, detail());
         }
     }
 
@@ -222,7 +217,7 @@ impl SubRecorder {
         let n = &mut self.drops[kind.index()];
         *n += 1;
         if *n as usize <= self.keep_examples {
-            self.example(FailureStage::Drop, kind_name(kind), slot, detail());
+            self.example(FailureStage::Drop, serde_name(kind), slot, detail());
         }
     }
 
@@ -263,7 +258,7 @@ impl SubRecorder {
                 let n = &mut self.message_failures[kind.index()];
                 *n += 1;
                 if *n as usize <= self.keep_examples {
-                    let name = message_kind_name(kind);
+                    let name = serde_name(kind);
                     self.example(FailureStage::Message, name, slot, excerpt(raw));
                 }
             }
@@ -303,282 +298,78 @@ impl SubRecorder {
     }
 }
 
-fn kind_name(k: ConnectionFailureKind) -> String {
-    serde_json::to_value(k)
+/// Wall-clock time, µs since the Unix epoch (publish times are wall-clock).
+pub fn wall_us() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_micros() as u64)
+}
+
+/// The name of a kind as it is serialized (the results' map keys).
+fn serde_name(kind: impl Serialize) -> String {
+    serde_json::to_value(kind)
         .ok()
         .and_then(|v| v.as_str().map(str::to_string))
         .unwrap_or_default()
 }
 
-fn message_kind_name(k: MessageFailureKind) -> String {
-    serde_json::to_value(k)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_string))
-        .unwrap_or_default()
+impl Merge for Second {
+    fn merge(&mut self, o: Second) {
+        self.messages += o.messages;
+        self.invalid += o.invalid;
+        self.latency.merge(o.latency);
+    }
 }
 
-/// Facts about the run that the recorders do not know.
-#[derive(Debug, Clone)]
-pub struct SubscribeFacts {
-    pub transport: &'static str,
-    /// The window actually run (shortened by a cancel).
-    pub elapsed: Duration,
-    pub window_start: Option<Instant>,
-    pub window_end: Option<Instant>,
-    pub connect_phase: Duration,
-    pub connect_phase_timed_out: bool,
-    pub threads: usize,
-    pub pinned_cpus: Option<Vec<usize>>,
-    pub interrupted: bool,
-    pub keep_examples: usize,
+impl Merge for SubRecorder {
+    /// Another worker's records: its connections are appended (they are other slots).
+    fn merge(&mut self, o: SubRecorder) {
+        let held_at_end = self.final_held() + o.final_held();
+        self.held_at_end = Some(held_at_end);
+        self.attempted += o.attempted;
+        self.connected += o.connected;
+        self.subscribed += o.subscribed;
+        self.held += o.held;
+        self.setup_failures.merge(o.setup_failures);
+        self.drops.merge(o.drops);
+        self.dropped_in_window += o.dropped_in_window;
+        self.message_failures.merge(o.message_failures);
+        self.examples.extend(o.examples);
+        self.connect_time.merge(o.connect_time);
+        self.messages_total += o.messages_total;
+        self.messages += o.messages;
+        self.warmup_messages += o.warmup_messages;
+        self.latency.merge(o.latency);
+        self.future_published_at += o.future_published_at;
+        self.missed += o.missed;
+        self.gaps += o.gaps;
+        self.duplicates += o.duplicates;
+        self.out_of_order += o.out_of_order;
+        self.bytes_received += o.bytes_received;
+        self.seconds.merge(o.seconds);
+        self.held_series.merge(o.held_series);
+        self.conns.extend(o.conns);
+        self.cpu_s += o.cpu_s;
+    }
 }
 
-/// Merges the workers' records into the result.
-pub fn finish(recs: Vec<SubRecorder>, facts: SubscribeFacts) -> SubscribeResult {
-    let mut r = SubscribeResult {
-        transport: facts.transport.to_string(),
-        connect_phase_s: facts.connect_phase.as_secs_f64(),
-        connect_phase_timed_out: facts.connect_phase_timed_out,
-        elapsed_s: facts.elapsed.as_secs_f64(),
-        threads: facts.threads,
-        pinned_cpus: facts.pinned_cpus,
-        interrupted: facts.interrupted,
-        ..SubscribeResult::default()
-    };
-    let mut connect_time = hist::new_latency();
-    let mut latency = hist::new_latency();
-    let mut setup = [0u64; CONN_KINDS];
-    let mut drops = [0u64; CONN_KINDS];
-    let mut msg_failures = [0u64; MSG_KINDS];
-    let mut seconds: Vec<Second> = Vec::new();
-    let mut held_series: Vec<u64> = Vec::new();
-    let mut examples = Vec::new();
-    let mut rates = Vec::new();
-    let c = &mut r.connections;
-    for rec in recs {
-        c.attempted += rec.attempted;
-        c.connected += rec.connected;
-        c.subscribed += rec.subscribed;
-        c.held_at_end += rec.held_at_end.unwrap_or_else(|| rec.held.max(0) as u64);
-        c.dropped_in_window += rec.dropped_in_window;
-        for (a, b) in setup.iter_mut().zip(rec.setup_failures) {
-            *a += b;
-        }
-        for (a, b) in drops.iter_mut().zip(rec.drops) {
-            *a += b;
-        }
-        for (a, b) in msg_failures.iter_mut().zip(rec.message_failures) {
-            *a += b;
-        }
-        examples.extend(rec.examples);
-        // Auto-resizing histograms accept any other histogram.
-        let _ = connect_time.add(&rec.connect_time);
-        let _ = latency.add(&rec.latency);
-        r.messages_total += rec.messages_total;
-        r.messages += rec.messages;
-        r.warmup_messages += rec.warmup_messages;
-        r.future_published_at += rec.future_published_at;
-        r.missed += rec.missed;
-        r.gaps += rec.gaps;
-        r.duplicates += rec.duplicates;
-        r.out_of_order += rec.out_of_order;
-        r.bytes_received += rec.bytes_received;
-        r.generator_cpu_s += rec.cpu_s;
-        if rec.seconds.len() > seconds.len() {
-            seconds.resize_with(rec.seconds.len(), Second::default);
-        }
-        for (a, b) in seconds.iter_mut().zip(rec.seconds) {
-            a.messages += b.messages;
-            a.invalid += b.invalid;
-            if let Some(h) = b.latency {
-                match &mut a.latency {
-                    Some(ah) => {
-                        let _ = ah.add(&h);
-                    }
-                    None => a.latency = Some(h),
-                }
-            }
-        }
-        if rec.held_series.len() > held_series.len() {
-            held_series.resize(rec.held_series.len(), 0);
-        }
-        for (a, b) in held_series.iter_mut().zip(&rec.held_series) {
-            *a += b;
-        }
-        if let (Some(ws), Some(we)) = (facts.window_start, facts.window_end) {
-            for conn in &rec.conns {
-                let Some(sub) = conn.subscribed_at else {
-                    continue;
-                };
-                if sub < we && conn.ended_at.is_none_or(|e| e > ws) {
-                    rates.push(conn.window_messages);
-                }
-            }
-        }
+impl Record<LIVE_COUNTERS> for SubRecorder {
+    fn progress(&self) -> [i64; LIVE_COUNTERS] {
+        let mut c = [0; LIVE_COUNTERS];
+        c[ATTEMPTED] = self.attempted as i64;
+        c[SUBSCRIBED] = self.subscribed as i64;
+        c[HELD] = self.held;
+        c[SETUP_FAILED] = self.setup_failures.iter().sum::<u64>() as i64;
+        c[DROPPED] = self.drops.iter().sum::<u64>() as i64;
+        c[MESSAGES] = self.messages as i64;
+        c[INVALID] = self.message_failures.iter().sum::<u64>() as i64;
+        c
     }
-    c.setup_failed = setup.iter().sum();
-    c.dropped = drops.iter().sum();
-    c.pending_at_end = c.attempted.saturating_sub(c.subscribed + c.setup_failed);
-    r.setup_failures = collect(&ConnectionFailureKind::ALL, &setup, |k| k.index());
-    r.drops = collect(&ConnectionFailureKind::ALL, &drops, |k| k.index());
-    r.message_failures = collect(&MessageFailureKind::ALL, &msg_failures, |k| k.index());
-    r.invalid_messages = msg_failures.iter().sum();
-    // Keep the first `keep_examples` of each stage and kind over all workers.
-    let mut kept: BTreeMap<(FailureStage, String), usize> = BTreeMap::new();
-    for e in examples {
-        let n = kept.entry((e.stage, e.kind.clone())).or_insert(0);
-        if *n < facts.keep_examples {
-            *n += 1;
-            r.failure_examples.push(e);
-        }
-    }
-    r.connect_time = hist::summarize(&connect_time);
-    r.connect_time_hist = hist::encode_hist(&connect_time);
-    r.latency = hist::summarize(&latency);
-    r.latency_hist = hist::encode_hist(&latency);
-    if r.elapsed_s > 0.0 {
-        r.messages_per_s = r.messages as f64 / r.elapsed_s;
-        r.generator_cpu_percent = r.generator_cpu_s / r.elapsed_s * 100.0;
-        if !rates.is_empty() {
-            let per_s = |n: u64| n as f64 / r.elapsed_s;
-            r.per_connection = PerConnectionRate {
-                connections: rates.len() as u64,
-                mean_per_s: per_s(rates.iter().sum::<u64>()) / rates.len() as f64,
-                min_per_s: per_s(rates.iter().copied().min().unwrap_or(0)),
-                max_per_s: per_s(rates.iter().copied().max().unwrap_or(0)),
-            };
-        }
-    }
-    let len = seconds
-        .len()
-        .max(held_series.len())
-        .min(r.elapsed_s.ceil() as usize);
-    r.series = (0..len)
-        .map(|i| {
-            let s = seconds.get(i);
-            SubscribeSecond {
-                t_s: i as u64,
-                messages: s.map_or(0, |s| s.messages),
-                invalid: s.map_or(0, |s| s.invalid),
-                held: held_series
-                    .get(i)
-                    .copied()
-                    .unwrap_or(r.connections.held_at_end),
-                p99_us: s
-                    .and_then(|s| s.latency.as_ref())
-                    .map_or(0, |h| h.value_at_quantile(0.99)),
-            }
-        })
-        .collect();
-    r
-}
 
-fn collect<K: Copy + Ord>(
-    all: &[K],
-    counts: &[u64],
-    index: impl Fn(K) -> usize,
-) -> BTreeMap<K, u64> {
-    all.iter()
-        .filter(|k| counts[index(**k)] > 0)
-        .map(|k| (*k, counts[index(*k)]))
-        .collect()
+    fn set_cpu(&mut self, cpu_s: f64) {
+        self.cpu_s = cpu_s;
+    }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn facts(t0: Instant) -> SubscribeFacts {
-        SubscribeFacts {
-            transport: "websocket",
-            elapsed: Duration::from_secs(2),
-            window_start: Some(t0),
-            window_end: Some(t0 + Duration::from_secs(2)),
-            connect_phase: Duration::from_millis(10),
-            connect_phase_timed_out: false,
-            threads: 2,
-            pinned_cpus: None,
-            interrupted: false,
-            keep_examples: 1,
-        }
-    }
-
-    #[test]
-    fn sequence_checks_and_merge() {
-        let t0 = Instant::now();
-        let ms = Duration::from_millis;
-        let w = Window {
-            start: t0,
-            end: t0 + ms(2000),
-        };
-        let mut a = SubRecorder::new(0, 2, 2, 1);
-        let mut b = SubRecorder::new(1, 2, 1, 1);
-        a.set_window(w);
-        b.set_window(w);
-        a.subscribed(0, t0 - ms(50), t0 - ms(40));
-        a.subscribed(1, t0 - ms(50), t0 - ms(30));
-        b.subscribed(0, t0 - ms(50), t0 - ms(20));
-        let v = |seq| Judged::Valid {
-            published_ms: Some(1000.0),
-            seq: Some(seq),
-        };
-        // Conn a0: 1 (before the window), 2, 5 (gap of 2), 5 (dup), 4 (out of order), 6.
-        a.message(0, t0 - ms(1), 1_000_500, v(1), b"x");
-        for (i, s) in [2, 5, 5, 4, 6].into_iter().enumerate() {
-            a.message(0, t0 + ms(100 * i as u64), 1_001_000, v(s), b"xy");
-        }
-        a.message(1, t0 + ms(1500), 999_000, v(9), b"x");
-        a.message(
-            1,
-            t0 + ms(1600),
-            1_002_000,
-            Judged::Invalid(MessageFailureKind::GraphqlError),
-            b"{\"errors\":1}",
-        );
-        b.message(0, t0 + ms(10), 1_003_000, v(3), b"x");
-        b.dropped(0, ConnectionFailureKind::Closed, t0 + ms(20), || {
-            "bye".into()
-        });
-        b.dropped(0, ConnectionFailureKind::Closed, t0 + ms(3000), || {
-            "late".into()
-        });
-        a.setup_failed(0, ConnectionFailureKind::Timeout, || "slow".into());
-        a.held_series = vec![2, 2];
-        b.held_series = vec![0, 0];
-        let r = finish(vec![a, b], facts(t0));
-        assert_eq!(r.messages_total, 9);
-        assert_eq!(r.messages, 8);
-        assert_eq!(r.warmup_messages, 1);
-        assert_eq!(
-            (r.gaps, r.missed, r.duplicates, r.out_of_order),
-            (1, 2, 1, 1)
-        );
-        assert_eq!(r.invalid_messages, 1);
-        assert_eq!(r.future_published_at, 1);
-        assert_eq!(r.latency.count, 7);
-        assert_eq!(r.connections.subscribed, 3);
-        assert_eq!(
-            r.connections.dropped, 1,
-            "the drop after the window is not one"
-        );
-        assert_eq!(r.connections.dropped_in_window, 1);
-        assert_eq!(r.connections.held_at_end, 2);
-        assert_eq!(r.connections.setup_failed, 1);
-        assert_eq!(r.drops.get(&ConnectionFailureKind::Closed), Some(&1));
-        assert_eq!(r.per_connection.connections, 3);
-        assert_eq!(r.per_connection.max_per_s, 2.5);
-        assert_eq!(r.per_connection.min_per_s, 0.5);
-        assert_eq!(r.series.len(), 2);
-        assert_eq!(r.series[0].messages, 6);
-        assert_eq!(r.series[1].invalid, 1);
-        assert_eq!(r.series[1].held, 2);
-        assert_eq!(r.failure_examples.len(), 3);
-        assert_eq!(r.failure_examples[0].kind, "graphql_error");
-        assert_eq!(r.messages_per_s, 4.0);
-        let json = serde_json::to_string(&r.drops).unwrap();
-        assert_eq!(json, r#"{"closed":1}"#);
-        let back: SubscribeResult =
-            serde_json::from_str(&serde_json::to_string(&r).unwrap()).unwrap();
-        assert_eq!(back, r);
-    }
-}
+mod tests;

@@ -4,9 +4,18 @@
 //! `pong`; `error`, `complete`, a close or a broken frame end the connection and are counted.
 //!
 //! The set-up (handshake, `connection_init` → `connection_ack`, `subscribe`) is a task per
-//! connection using tungstenite over the tokio socket (`wsio`), bounded by `ack_timeout`.
-//! Once subscribed the connection is handed to the worker's receive loop (`poll`), which
-//! judges messages with [`on_text`].
+//! connection using tungstenite over the tokio socket (`wsio`), bounded by `ack_timeout`;
+//! it is this file. Once subscribed the connection is handed to the worker's receive loop
+//! (`poll`, one epoll set per worker), which holds it (`held`) and handles its frames and
+//! messages (`frames`).
+
+mod frames;
+mod held;
+mod poll;
+#[cfg(test)]
+mod tests;
+
+pub use poll::Poller;
 
 use std::cell::Cell;
 use std::io;
@@ -22,10 +31,10 @@ use tungstenite::protocol::frame::Utf8Bytes;
 use tungstenite::protocol::{CloseFrame, WebSocketConfig};
 use tungstenite::{Error as WsError, Message, WebSocket};
 
+use super::ctx::Ctx;
 use super::extract::{extract, Val};
-use super::record::SubRecorder;
-use super::run::{Ctx, Prepared};
-use super::ConnectionFailureKind as Kind;
+use super::plan::GRAPHQL_TRANSPORT_WS;
+use super::result::ConnectionFailureKind as Kind;
 use crate::validate::excerpt;
 use crate::wsio::{recv, send, Io, Sock};
 
@@ -92,7 +101,7 @@ fn close_detail(f: Option<&CloseFrame>) -> String {
 }
 
 /// Runs one connection to its end (or until the worker drops it).
-pub async fn connection(ctx: &Rc<Ctx>, slot: usize, t0: Instant) {
+pub async fn connection(ctx: &Rc<Ctx>, poller: &Poller, slot: usize, t0: Instant) {
     let prep = &ctx.prep;
     let stage = Cell::new(Stage::Connect);
     let deadline = tokio::time::Instant::from_std(t0 + prep.ack_timeout);
@@ -124,58 +133,8 @@ pub async fn connection(ctx: &Rc<Ctx>, slot: usize, t0: Instant) {
         Err(e) => return ctx.dropped(slot, Kind::Reset, || format!("handing over: {e}")),
     };
     let first_deadline = prep.first_message_timeout.map(|t| subscribed_at + t);
-    if let Err((kind, detail)) = ctx.poller.add(slot, stream, first_deadline) {
+    if let Err((kind, detail)) = poller.add(slot, stream, first_deadline) {
         ctx.dropped(slot, kind, || detail);
-    }
-}
-
-/// What to do after a text message.
-pub enum Step {
-    Next,
-    Ignore,
-    Ping,
-    End(Kind, String),
-}
-
-/// Judges a text message of a subscribed connection (the hot path: one pass, no tree).
-pub fn on_text(
-    prep: &Prepared,
-    rec: &mut SubRecorder,
-    slot: usize,
-    raw: &[u8],
-    now: Instant,
-    wall_us: u64,
-) -> Step {
-    let rp = &prep.ws_paths;
-    let mut vals: [Val; super::run::MAX_RESULT_PATHS] = Default::default();
-    let vals = &mut vals[..rp.paths.len()];
-    if let Err(e) = extract(raw, &rp.paths, vals) {
-        return Step::End(
-            Kind::Protocol,
-            format!("message is not JSON ({e}): {}", excerpt(raw)),
-        );
-    }
-    let ty = rp.kind.and_then(|i| vals[i].as_str());
-    match ty {
-        Some("next") => {
-            if rp.id.and_then(|i| vals[i].as_str()) != Some(super::run::SUBSCRIPTION_ID) {
-                return Step::End(
-                    Kind::Protocol,
-                    format!("next for an unknown id: {}", excerpt(raw)),
-                );
-            }
-            let judged = rp.judge(vals);
-            rec.message(slot, now, wall_us, judged, raw);
-            Step::Next
-        }
-        Some("ping") => Step::Ping,
-        Some("pong") | Some("connection_ack") => Step::Ignore,
-        Some("error") => Step::End(Kind::ErrorMessage, excerpt(raw)),
-        Some("complete") => Step::End(Kind::Complete, excerpt(raw)),
-        _ => Step::End(
-            Kind::Protocol,
-            format!("unexpected message: {}", excerpt(raw)),
-        ),
     }
 }
 
@@ -272,7 +231,7 @@ fn handshake_error(e: WsError) -> (Kind, String) {
         }
         WsError::Protocol(ProtocolError::SecWebSocketSubProtocolError(s)) => (
             Kind::Subprotocol,
-            format!("subprotocol {} refused: {s}", super::GRAPHQL_TRANSPORT_WS),
+            format!("subprotocol {} refused: {s}", GRAPHQL_TRANSPORT_WS),
         ),
         WsError::Io(io) => {
             let kind = if io.kind() == io::ErrorKind::UnexpectedEof {

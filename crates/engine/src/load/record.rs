@@ -1,17 +1,19 @@
-//! The per-worker recorder: plain counters and histograms owned by one thread (no atomics,
-//! no locks), merged across workers once at the end. Percentiles are never averaged.
-
-use std::collections::BTreeMap;
-use std::time::{Duration, Instant};
+//! The per-worker recorder of an HTTP load: plain counters and histograms owned by one
+//! thread (no atomics, no locks), merged across workers once at the end by the harness
+//! (`Merge`), then summed up into the [`LoadResult`]. Percentiles are never averaged.
 
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use hdrhistogram::Histogram;
 
-use crate::hist;
+use super::live::{FAILURES, LIVE_COUNTERS, REQUESTS};
+use super::window::Window;
+use crate::harness::merge::{by_kind, keep_first};
+use crate::harness::{Merge, Record};
+use crate::hist::{self, micros};
 use crate::result::{ConnectionSpread, FailureExample, LoadResult, OperationCounts, SecondSample};
 use crate::validate::FailureKind;
-use crate::window::Window;
 
 /// Send lag above which an open-model request counts as late. 1 ms: above the scheduling
 /// noise of a loaded machine, below anything a user would call "on time" for a 1 kHz+ rate.
@@ -80,12 +82,10 @@ pub struct Recorder {
     pub cpu_s: f64,
     /// Closed model: connections open when the load began.
     pub established: Option<u64>,
+    /// The request-count window's budget was spent (merged: by every worker).
+    pub budget_exhausted: bool,
     /// Told when a connection completes the window's minimum (window extension).
     minimum: Option<Arc<Window>>,
-}
-
-fn micros(d: Duration) -> u64 {
-    d.as_micros().min(u64::MAX as u128) as u64
 }
 
 impl Recorder {
@@ -120,6 +120,7 @@ impl Recorder {
             last_done: None,
             cpu_s: 0.0,
             established: None,
+            budget_exhausted: false,
             minimum: None,
         }
     }
@@ -135,11 +136,6 @@ impl Recorder {
         for (c, e) in self.conns.iter_mut().zip(expected) {
             c.expected = *e;
         }
-    }
-
-    /// Answered requests and failures so far (for live progress).
-    pub fn totals(&self) -> (u64, u64) {
-        (self.requests, self.failures.iter().sum())
     }
 
     /// Records one request of the window. `detail` is asked for only while examples of
@@ -208,6 +204,66 @@ impl Recorder {
     }
 }
 
+impl Merge for Second {
+    fn merge(&mut self, o: Second) {
+        self.requests += o.requests;
+        self.ok += o.ok;
+        self.failures += o.failures;
+        self.hist.merge(o.hist);
+    }
+}
+
+impl Merge for OperationCounts {
+    fn merge(&mut self, o: OperationCounts) {
+        self.requests += o.requests;
+        self.ok += o.ok;
+        self.failures += o.failures;
+    }
+}
+
+impl Merge for Recorder {
+    /// Another worker's records: its connections are appended (they are other slots).
+    fn merge(&mut self, o: Recorder) {
+        self.latency.merge(o.latency);
+        self.uncorrected.merge(o.uncorrected);
+        self.lag.merge(o.lag);
+        self.late += o.late;
+        self.requests += o.requests;
+        self.ok += o.ok;
+        self.failures.merge(o.failures);
+        self.unanswered += o.unanswered;
+        self.examples.extend(o.examples);
+        self.per_op.merge(o.per_op);
+        self.seconds.merge(o.seconds);
+        self.conns.extend(o.conns);
+        self.bytes_received += o.bytes_received;
+        self.bytes_sent += o.bytes_sent;
+        self.warmup_requests += o.warmup_requests;
+        self.reconnects += o.reconnects;
+        self.unsent += o.unsent;
+        self.last_done = self.last_done.max(o.last_done);
+        self.cpu_s += o.cpu_s;
+        if let Some(n) = o.established {
+            *self.established.get_or_insert(0) += n;
+        }
+        self.budget_exhausted &= o.budget_exhausted;
+    }
+}
+
+impl Record<LIVE_COUNTERS> for Recorder {
+    /// Answered requests and failures so far.
+    fn progress(&self) -> [i64; LIVE_COUNTERS] {
+        let mut p = [0; LIVE_COUNTERS];
+        p[REQUESTS] = self.requests as i64;
+        p[FAILURES] = self.failures.iter().sum::<u64>() as i64;
+        p
+    }
+
+    fn set_cpu(&mut self, cpu_s: f64) {
+        self.cpu_s = cpu_s;
+    }
+}
+
 /// Facts about the run that the recorders do not know.
 #[derive(Debug, Clone)]
 pub struct RunFacts {
@@ -225,104 +281,56 @@ pub struct RunFacts {
     pub count_unused: bool,
 }
 
-/// Merges the workers' records into the result.
-pub fn finish(recs: Vec<Recorder>, facts: RunFacts) -> LoadResult {
+/// Sums up the merged records of every worker into the result.
+pub fn finish(rec: Recorder, facts: RunFacts) -> LoadResult {
     let open = facts.model == "open";
-    let mut latency = hist::new_latency();
-    let mut uncorrected = hist::new_latency();
-    let mut lag = hist::new_latency();
     let mut r = LoadResult {
         model: facts.model.to_string(),
         threads: facts.threads,
         pinned_cpus: facts.pinned_cpus,
         interrupted: facts.interrupted,
         late_threshold_us: micros(LATE_THRESHOLD),
+        late: rec.late,
+        requests: rec.requests,
+        ok: rec.ok,
+        unanswered: rec.unanswered,
+        bytes_received: rec.bytes_received,
+        bytes_sent: rec.bytes_sent,
+        warmup_requests: rec.warmup_requests,
+        reconnects: rec.reconnects,
+        unsent: rec.unsent,
+        generator_cpu_s: rec.cpu_s,
         ..LoadResult::default()
     };
-    let mut failures = [0u64; FailureKind::COUNT];
-    let mut per_op = vec![OperationCounts::default(); facts.op_names.len()];
-    let mut seconds: Vec<Second> = Vec::new();
+    let failures = rec.failures;
     let mut conn_p99s = Vec::new();
     let mut conn_counts = Vec::new();
-    let mut examples: Vec<(FailureKind, usize, String)> = Vec::new();
-    let mut established: Option<u64> = None;
     let mut unused = 0u64;
-    for rec in recs {
-        if let Some(n) = rec.established {
-            *established.get_or_insert(0) += n;
+    for c in rec.conns {
+        if c.expected && c.requests == 0 {
+            unused += 1;
         }
-        // Auto-resizing histograms accept any other histogram.
-        let _ = latency.add(&rec.latency);
-        let _ = uncorrected.add(&rec.uncorrected);
-        let _ = lag.add(&rec.lag);
-        r.late += rec.late;
-        r.requests += rec.requests;
-        r.ok += rec.ok;
-        r.unanswered += rec.unanswered;
-        for (a, b) in failures.iter_mut().zip(rec.failures) {
-            *a += b;
-        }
-        examples.extend(rec.examples);
-        for (a, b) in per_op.iter_mut().zip(rec.per_op) {
-            a.requests += b.requests;
-            a.ok += b.ok;
-            a.failures += b.failures;
-        }
-        if rec.seconds.len() > seconds.len() {
-            seconds.resize_with(rec.seconds.len(), Second::default);
-        }
-        for (a, b) in seconds.iter_mut().zip(rec.seconds) {
-            a.requests += b.requests;
-            a.ok += b.ok;
-            a.failures += b.failures;
-            if let Some(h) = b.hist {
-                match &mut a.hist {
-                    Some(ah) => {
-                        let _ = ah.add(&h);
-                    }
-                    None => a.hist = Some(h),
-                }
-            }
-        }
-        for c in rec.conns {
-            if c.expected && c.requests == 0 {
-                unused += 1;
-            }
-            if let (Some(h), true) = (c.hist, c.requests > 0) {
-                conn_p99s.push(h.value_at_quantile(0.99));
-                conn_counts.push(c.requests);
-            }
-        }
-        r.bytes_received += rec.bytes_received;
-        r.bytes_sent += rec.bytes_sent;
-        r.warmup_requests += rec.warmup_requests;
-        r.reconnects += rec.reconnects;
-        r.unsent += rec.unsent;
-        r.generator_cpu_s += rec.cpu_s;
-    }
-    // Keep the first `keep_examples` of each kind over all workers.
-    let mut kept = [0usize; FailureKind::COUNT];
-    for (kind, op, detail) in examples {
-        if kept[kind.index()] < facts.keep_examples {
-            kept[kind.index()] += 1;
-            r.failure_examples.push(FailureExample {
-                kind,
-                operation: facts.op_names.get(op).cloned().unwrap_or_default(),
-                detail,
-            });
+        if let (Some(h), true) = (c.hist, c.requests > 0) {
+            conn_p99s.push(h.value_at_quantile(0.99));
+            conn_counts.push(c.requests);
         }
     }
-    r.failures = FailureKind::ALL
-        .iter()
-        .filter(|k| failures[k.index()] > 0)
-        .map(|k| (*k, failures[k.index()]))
-        .collect::<BTreeMap<_, _>>();
+    // The first `keep_examples` of each kind over all workers.
+    r.failure_examples = keep_first(rec.examples, facts.keep_examples, |e| e.0.index())
+        .into_iter()
+        .map(|(kind, op, detail)| FailureExample {
+            kind,
+            operation: facts.op_names.get(op).cloned().unwrap_or_default(),
+            detail,
+        })
+        .collect();
+    r.failures = by_kind(&FailureKind::ALL, &failures, |k| k.index());
     r.failed = failures.iter().sum();
     r.per_operation = facts
         .op_names
         .iter()
         .cloned()
-        .zip(per_op)
+        .zip(rec.per_op)
         .filter(|(_, c)| c.requests > 0)
         .collect();
     r.elapsed_s = facts.elapsed.as_secs_f64();
@@ -330,17 +338,18 @@ pub fn finish(recs: Vec<Recorder>, facts: RunFacts) -> LoadResult {
         r.throughput_rps = r.requests as f64 / r.elapsed_s;
         r.ok_rps = r.ok as f64 / r.elapsed_s;
     }
-    r.latency = hist::summarize(&latency);
-    r.latency_hist = hist::encode_hist(&latency);
+    r.latency = hist::summarize(&rec.latency);
+    r.latency_hist = hist::encode_hist(&rec.latency);
     if open {
-        r.uncorrected_latency = Some(hist::summarize(&uncorrected));
-        r.uncorrected_latency_hist = Some(hist::encode_hist(&uncorrected));
-        r.send_lag = Some(hist::summarize(&lag));
-        r.send_lag_hist = Some(hist::encode_hist(&lag));
+        r.uncorrected_latency = Some(hist::summarize(&rec.uncorrected));
+        r.uncorrected_latency_hist = Some(hist::encode_hist(&rec.uncorrected));
+        r.send_lag = Some(hist::summarize(&rec.lag));
+        r.send_lag_hist = Some(hist::encode_hist(&rec.lag));
         // Sent (answered or not) plus never sent.
         r.intended_requests = r.requests + r.unanswered + r.unsent;
     }
-    r.series = seconds
+    r.series = rec
+        .seconds
         .into_iter()
         .enumerate()
         .map(|(i, s)| SecondSample {
@@ -355,7 +364,7 @@ pub fn finish(recs: Vec<Recorder>, facts: RunFacts) -> LoadResult {
     conn_p99s.sort_unstable();
     r.connections = ConnectionSpread {
         planned: facts.planned,
-        established_at_start: established,
+        established_at_start: rec.established,
         unused: if facts.count_unused && !facts.interrupted {
             unused
         } else {
@@ -373,6 +382,7 @@ pub fn finish(recs: Vec<Recorder>, facts: RunFacts) -> LoadResult {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::harness::merge_all;
 
     fn facts(model: &'static str) -> RunFacts {
         RunFacts {
@@ -407,7 +417,8 @@ mod tests {
         r1.record(&s(1, 1, 1500, 5, 1), Err((FailureKind::WrongData, "x")));
         r2.record(&s(0, 0, 10, 0, 2), Err((FailureKind::WrongData, "y")));
         r2.record(&s(0, 1, 20, 0, 3), Ok(()));
-        let r = finish(vec![r1, r2], facts("open"));
+        let merged = merge_all(vec![r1, r2]).expect("two recorders");
+        let r = finish(merged, facts("open"));
         assert_eq!((r.requests, r.ok, r.failed), (4, 2, 2));
         assert_eq!(r.failures.get(&FailureKind::WrongData), Some(&2));
         assert_eq!(r.failure_examples.len(), 1);

@@ -24,6 +24,7 @@ pub struct StartGate {
 
 /// Marks its worker as arrived when dropped, so a worker that fails before the start line
 /// (a refused pin, say) never leaves the others waiting.
+#[derive(Debug)]
 pub struct Arrival<'a> {
     gate: &'a StartGate,
     done: bool,

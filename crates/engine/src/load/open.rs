@@ -11,12 +11,12 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::Notify;
 
+use super::ctx::{seed, Ctx, Pending};
 use crate::conn::{self, Conn, ReadError};
 use crate::prepare::Rng;
 use crate::schedule::RateCursor;
 use crate::timer::PreciseTimer;
 use crate::validate::FailureKind;
-use crate::worker::{seed, Ctx, Pending};
 
 /// A request handed to a connection.
 #[derive(Debug, Clone, Copy)]
@@ -142,14 +142,10 @@ pub async fn run_dispatcher(ctx: Rc<Ctx>, mut cursor: RateCursor, max_connection
     }
 }
 
-fn far_future() -> tokio::time::Instant {
-    tokio::time::Instant::now() + Duration::from_secs(86_400 * 365)
-}
-
 /// One pooled connection: waits for a job, sends it, records, goes back to idle.
 async fn run_connection(ctx: Rc<Ctx>, pool: Rc<Pool>, index: usize, slot: Rc<Slot>) {
     let mut conn: Option<Conn> = None;
-    let timer = tokio::time::sleep_until(far_future());
+    let timer = tokio::time::sleep_until(conn::far_future());
     tokio::pin!(timer);
     let mut wbuf = Vec::new();
     loop {

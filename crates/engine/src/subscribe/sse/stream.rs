@@ -1,28 +1,19 @@
-//! One subscription over GraphQL over SSE, distinct connections mode: a `POST` with
-//! `Accept: text/event-stream` and the JSON body `{query, variables}`, answered by a 200
-//! `text/event-stream` whose events are `next` (data: an execution result) and `complete`.
-//!
-//! HTTP/1.1 framing (chunked, content-length or until close) and the event-stream format
-//! are decoded here over two reused buffers: raw bytes as read, and the decoded body. Per
-//! message that is one `read` syscall (the readiness is cleared after a short read, as in
-//! `conn.rs`), a copy of the event data, and one extraction pass.
+//! The response of an SSE subscription as it is read: HTTP/1.1 framing (chunked,
+//! content-length or until close) and the event-stream format, decoded over two reused
+//! buffers: raw bytes as read, and the decoded body. Per message that is one `read` syscall
+//! (the readiness is cleared after a short read, as in `conn.rs`) and a copy of the event
+//! data.
 //!
 //! Leniency: an event without a name (`message`) is taken as `next`, since some servers
 //! omit the name; events of other names (keep-alives) and comments are skipped.
 
 use std::io;
-use std::rc::Rc;
-use std::time::Instant;
 
-use tokio::io::Interest;
 use tokio::net::TcpStream;
-use tokio::time::timeout_at;
 
-use super::extract::{extract, Val};
-use super::record::Judged;
-use super::run::Ctx;
-use super::{ConnectionFailureKind as Kind, MessageFailureKind};
+use crate::net;
 use crate::parse::parse_chunk_size;
+use crate::subscribe::result::ConnectionFailureKind as Kind;
 use crate::validate::excerpt;
 
 /// Raw read buffer (grows only for a long chunk-size or header line).
@@ -64,14 +55,14 @@ enum Name {
 
 /// A dispatched event.
 #[derive(Debug, PartialEq)]
-enum Event {
+pub enum Event {
     Next,
     Complete,
 }
 
 /// An SSE response being read.
-struct Stream {
-    tcp: TcpStream,
+pub struct Stream {
+    pub tcp: TcpStream,
     raw: Vec<u8>,
     raw_start: usize,
     raw_end: usize,
@@ -79,18 +70,19 @@ struct Stream {
     body: Vec<u8>,
     body_start: usize,
     name: Name,
-    data: Vec<u8>,
+    /// The data of the last event dispatched (cleared by the caller once handled).
+    pub data: Vec<u8>,
     has_data: bool,
 }
 
 /// A response head.
-struct Head {
-    status: u16,
-    content_type: String,
+pub struct Head {
+    pub status: u16,
+    pub content_type: String,
 }
 
 impl Stream {
-    fn new(tcp: TcpStream) -> Stream {
+    pub fn new(tcp: TcpStream) -> Stream {
         Stream {
             tcp,
             raw: vec![0; RAW_BUFFER],
@@ -105,20 +97,13 @@ impl Stream {
         }
     }
 
-    async fn write_all(&self, mut data: &[u8]) -> io::Result<()> {
-        while !data.is_empty() {
-            match self.tcp.try_write(data) {
-                Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
-                Ok(n) => data = &data[n..],
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => self.tcp.writable().await?,
-                Err(e) => return Err(e),
-            }
-        }
-        Ok(())
+    /// Raw bytes read but not decoded yet (the start of a body, after the head).
+    pub fn unread(&self) -> &[u8] {
+        &self.raw[self.raw_start..self.raw_end]
     }
 
     /// Reads more raw bytes (0 at end of stream).
-    async fn read_more(&mut self) -> io::Result<usize> {
+    pub async fn read_more(&mut self) -> io::Result<usize> {
         if self.raw_start == self.raw_end {
             self.raw_start = 0;
             self.raw_end = 0;
@@ -138,11 +123,7 @@ impl Stream {
                 Ok(n) => {
                     self.raw_end += n;
                     if n > 0 && n < space {
-                        // As in conn.rs: the socket was drained; a later arrival raises a
-                        // new epoll edge, so no data can be missed.
-                        let _ = self.tcp.try_io(Interest::READABLE, || {
-                            Err::<(), _>(io::ErrorKind::WouldBlock.into())
-                        });
+                        net::clear_read_readiness(&self.tcp);
                     }
                     return Ok(n);
                 }
@@ -153,7 +134,7 @@ impl Stream {
     }
 
     /// Reads the response head and sets the body framing.
-    async fn read_head(&mut self) -> Result<Head, (Kind, String)> {
+    pub async fn read_head(&mut self) -> Result<Head, (Kind, String)> {
         loop {
             let mut headers = [httparse::EMPTY_HEADER; 64];
             let mut resp = httparse::Response::new(&mut headers);
@@ -218,7 +199,7 @@ impl Stream {
     }
 
     /// Moves the raw bytes read into `body`, undoing the HTTP framing.
-    fn deframe(&mut self) -> Result<(), String> {
+    pub fn deframe(&mut self) -> Result<(), String> {
         loop {
             let avail = &self.raw[self.raw_start..self.raw_end];
             match &mut self.framing {
@@ -290,7 +271,7 @@ impl Stream {
     }
 
     /// True when the framing says the body is over (no more events can come).
-    fn body_done(&self) -> bool {
+    pub fn body_done(&self) -> bool {
         matches!(
             self.framing,
             Framing::Chunked(Chunk::Done) | Framing::Length(0)
@@ -298,7 +279,7 @@ impl Stream {
     }
 
     /// The next complete event of the decoded body, if any.
-    fn next_event(&mut self) -> Result<Option<Event>, String> {
+    pub fn next_event(&mut self) -> Result<Option<Event>, String> {
         loop {
             let rest = &self.body[self.body_start..];
             // Lines end with LF, CRLF or CR; a CR at the very end may be half of a CRLF.
@@ -383,197 +364,5 @@ impl Stream {
     }
 }
 
-/// Judges the data of a `next` event and records it.
-fn on_next(ctx: &Ctx, slot: usize, data: &[u8]) {
-    let rp = &ctx.prep.sse_paths;
-    let mut vals: [Val; super::run::MAX_RESULT_PATHS] = Default::default();
-    let vals = &mut vals[..rp.paths.len()];
-    let judged = match extract(data, &rp.paths, vals) {
-        Ok(()) if data.trim_ascii_start().starts_with(b"{") => rp.judge(vals),
-        _ => Judged::Invalid(MessageFailureKind::BadJson),
-    };
-    ctx.record(slot, judged, data);
-}
-
-/// Runs one connection to its end (or until the worker drops it).
-pub async fn connection(ctx: &Rc<Ctx>, slot: usize, t0: Instant) {
-    let prep = &ctx.prep;
-    let deadline = tokio::time::Instant::from_std(t0 + prep.ack_timeout);
-    let timeout_detail = |what: &str| format!("no {what} within {:?}", prep.ack_timeout);
-    let tcp = match timeout_at(deadline, TcpStream::connect(prep.addr)).await {
-        Err(_) => {
-            return ctx.setup_failed(slot, Kind::Timeout, || timeout_detail("TCP connection"))
-        }
-        Ok(Err(e)) => return ctx.setup_failed(slot, Kind::Connect, || e.to_string()),
-        Ok(Ok(s)) => s,
-    };
-    let _ = tcp.set_nodelay(true);
-    let mut s = Stream::new(tcp);
-    match timeout_at(deadline, s.write_all(&prep.sse_request)).await {
-        Err(_) => return ctx.setup_failed(slot, Kind::Timeout, || timeout_detail("request write")),
-        Ok(Err(e)) => {
-            return ctx.setup_failed(slot, Kind::Reset, || format!("writing the request: {e}"))
-        }
-        Ok(Ok(())) => {}
-    }
-    ctx.connected();
-    let head = match timeout_at(deadline, s.read_head()).await {
-        Err(_) => return ctx.setup_failed(slot, Kind::Timeout, || timeout_detail("response")),
-        Ok(Err((kind, detail))) => return ctx.setup_failed(slot, kind, || detail),
-        Ok(Ok(h)) => h,
-    };
-    let is_stream = head
-        .content_type
-        .get(..17)
-        .is_some_and(|p| p.eq_ignore_ascii_case("text/event-stream"));
-    if head.status != 200 || !is_stream {
-        let body = excerpt(&s.raw[s.raw_start..s.raw_end]);
-        return ctx.setup_failed(slot, Kind::Handshake, || {
-            format!(
-                "HTTP {} ({:?}) instead of a 200 event stream: {body}",
-                head.status, head.content_type
-            )
-        });
-    }
-    let subscribed_at = ctx.subscribed(slot, t0);
-    let mut first_deadline = prep
-        .first_message_timeout
-        .map(|t| tokio::time::Instant::from_std(subscribed_at + t));
-    loop {
-        if let Err(e) = s.deframe() {
-            return ctx.dropped(slot, Kind::Protocol, || e);
-        }
-        loop {
-            match s.next_event() {
-                Ok(Some(Event::Next)) => {
-                    on_next(ctx, slot, &s.data);
-                    s.data.clear();
-                    first_deadline = None;
-                }
-                Ok(Some(Event::Complete)) => {
-                    return ctx.dropped(slot, Kind::Complete, || {
-                        "event: complete from the server".to_string()
-                    })
-                }
-                Ok(None) => break,
-                Err(e) => return ctx.dropped(slot, Kind::Protocol, || e),
-            }
-        }
-        if s.body_done() {
-            return ctx.dropped(slot, Kind::Closed, || {
-                "the server ended the event stream".to_string()
-            });
-        }
-        let read = match first_deadline {
-            None => s.read_more().await,
-            Some(d) => match timeout_at(d, s.read_more()).await {
-                Ok(r) => r,
-                Err(_) => {
-                    return ctx.dropped(slot, Kind::NoMessage, || {
-                        format!(
-                            "no message within {:?} of subscribing",
-                            prep.first_message_timeout.unwrap_or_default()
-                        )
-                    })
-                }
-            },
-        };
-        match read {
-            Ok(0) => {
-                return ctx.dropped(slot, Kind::Closed, || {
-                    "connection closed by the server".to_string()
-                })
-            }
-            Ok(_) => {}
-            Err(e) => return ctx.dropped(slot, Kind::Reset, || e.to_string()),
-        }
-    }
-}
-
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Feeds bytes through the framing and event parsers as if read from a socket.
-    fn events(stream: &mut Stream, bytes: &[u8]) -> Result<Vec<(Event, String)>, String> {
-        let mut out = Vec::new();
-        for b in bytes {
-            // One byte at a time: every split point is exercised. Bytes not yet consumed
-            // stay in front, as `read_more` keeps them.
-            let pending = stream.raw[stream.raw_start..stream.raw_end].to_vec();
-            stream.raw.clear();
-            stream.raw.extend_from_slice(&pending);
-            stream.raw.push(*b);
-            stream.raw_start = 0;
-            stream.raw_end = stream.raw.len();
-            stream.deframe()?;
-            while let Some(e) = stream.next_event()? {
-                out.push((e, String::from_utf8_lossy(&stream.data).into_owned()));
-                stream.data.clear();
-            }
-        }
-        Ok(out)
-    }
-
-    fn stream(framing: Framing) -> Stream {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .unwrap();
-        // A connected socket pair, only to build the struct.
-        let tcp = rt.block_on(async {
-            let l = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-            let addr = l.local_addr().unwrap();
-            let (c, _) = tokio::join!(TcpStream::connect(addr), l.accept());
-            c.unwrap()
-        });
-        let mut s = Stream::new(tcp);
-        s.framing = framing;
-        std::mem::forget(rt);
-        s
-    }
-
-    #[test]
-    fn chunked_event_stream_split_anywhere() {
-        let body = "event: next\r\ndata: {\"a\":1}\r\n\r\n: keep-alive\n\nevent: ping\ndata: x\n\ndata: {\"b\":\ndata: 2}\n\nevent: complete\ndata:\n\n";
-        let mut framed = Vec::new();
-        for piece in body.as_bytes().chunks(7) {
-            framed.extend_from_slice(format!("{:x};ext=1\r\n", piece.len()).as_bytes());
-            framed.extend_from_slice(piece);
-            framed.extend_from_slice(b"\r\n");
-        }
-        framed.extend_from_slice(b"0\r\nX-Trailer: y\r\n\r\n");
-        let mut s = stream(Framing::Chunked(Chunk::Size));
-        let got = events(&mut s, &framed).unwrap();
-        assert_eq!(
-            got,
-            vec![
-                (Event::Next, "{\"a\":1}".to_string()),
-                (Event::Next, "{\"b\":\n2}".to_string()),
-                (Event::Complete, String::new()),
-            ]
-        );
-        assert!(s.body_done());
-    }
-
-    #[test]
-    fn bad_chunk_framing_is_an_error() {
-        let mut s = stream(Framing::Chunked(Chunk::Size));
-        assert!(events(&mut s, b"zz\r\n").is_err());
-        let mut s = stream(Framing::Chunked(Chunk::Size));
-        assert!(events(&mut s, b"2\r\nabXY").is_err());
-    }
-
-    #[test]
-    fn cr_only_lines_and_until_close() {
-        let mut s = stream(Framing::UntilClose);
-        let got = events(&mut s, b"data: 1\r\rdata: 2\n\n").unwrap();
-        assert_eq!(
-            got,
-            vec![
-                (Event::Next, "1".to_string()),
-                (Event::Next, "2".to_string())
-            ]
-        );
-    }
-}
+mod tests;

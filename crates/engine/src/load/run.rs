@@ -1,37 +1,27 @@
-//! `run`: checks the plan, splits the load over worker threads, opens the closed model's
-//! connections, starts every worker at one instant, joins them and merges their records.
-//! Bounded in time: opening connections takes at most one timeout (plus a slack), and a
-//! duration window ends at warm-up + duration, plus at most one timeout for requests still
-//! in flight, plus a small grace.
+//! `run`: checks the plan, splits the load over the harness's workers (connection slots,
+//! request budget, the slots a ramp will use), coordinates a window extension while they
+//! run, and sums up their merged records. Bounded in time: opening connections takes at
+//! most one timeout (plus a slack), and a duration window ends at warm-up + duration (as
+//! extended, within its bound), plus at most one timeout for requests still in flight, plus
+//! a small grace.
 
-use std::rc::Rc;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::closed::{self, ClosedConn};
+use super::live::LIVE_COUNTERS;
+use super::record::{finish, RunFacts};
+use super::window::{next_end, Window, DECIDE_AHEAD};
+use super::worker::{run_worker, WorkerSetup};
 use crate::error::EngineError;
-use crate::gate::StartGate;
-use crate::live::Phase;
-use crate::open;
+use crate::harness::{share, Harness, Running, Seat};
 use crate::plan::{Control, Extend, LoadPlan, Schedule};
 use crate::prepare::Prepared;
-use crate::record::{finish, RunFacts};
 use crate::result::LoadResult;
-use crate::schedule::{Curve, RateCursor};
-use crate::window::{next_end, Window, DECIDE_AHEAD};
-use crate::worker::{run_worker, WorkerOutput, WorkerSetup};
+use crate::schedule::Curve;
 
-/// Time between the last worker reaching the start line and the start of the load, so
-/// every worker is waiting when it comes.
-const LEAD: Duration = Duration::from_millis(20);
 /// Slack over the connect timeout before the start goes ahead without a missing worker.
 const GATE_SLACK: Duration = Duration::from_secs(5);
-
-/// Share `i` of `total` split over `n` (the first `total % n` get one more).
-fn share(total: u64, n: usize, i: usize) -> u64 {
-    total / n as u64 + u64::from((i as u64) < total % n as u64)
-}
 
 /// Runs the plan to its stop (or until `control.cancel`), blocking the caller.
 pub fn run(plan: &LoadPlan, control: &Control) -> Result<LoadResult, EngineError> {
@@ -49,7 +39,6 @@ pub fn run(plan: &LoadPlan, control: &Control) -> Result<LoadResult, EngineError
             max_connections, ..
         } => ("open", 0, *max_connections as usize),
     };
-    let gate = Arc::new(StartGate::new(threads));
     let extend = plan.stop.extend.filter(|_| model == "closed");
     let window = Arc::new(Window::new(
         plan.stop.duration.map(|d| plan.warmup + d),
@@ -72,75 +61,48 @@ pub fn run(plan: &LoadPlan, control: &Control) -> Result<LoadResult, EngineError
             Schedule::Open { .. } => Vec::new(),
         })
         .collect();
-    let mut handles = Vec::with_capacity(threads);
-    for w in 0..threads {
+    let harness = Harness {
+        name: "gqlbench-worker",
+        threads,
+        cpus: plan.cpus.as_deref(),
+        cancel: &control.cancel,
+        board: control.live.board(),
+        precise_timers: true,
+        gate_limit: plan.timeout + GATE_SLACK,
+    };
+    let worker = |seat: Seat<'_, LIVE_COUNTERS>| {
+        let w = seat.worker;
         let setup = WorkerSetup {
             prep: prep.clone(),
             addr: plan.endpoint.addr,
             timeout: plan.timeout,
-            worker: w,
             warmup: plan.warmup,
             budget: plan.stop.max_requests.map(|n| share(n, threads, w)),
             slots: slots[w],
-            preconnect: model == "closed",
             expected: expected[w].clone(),
-            open: model == "open",
             keep_examples: plan.keep_examples,
-            cpus: plan.cpus.as_ref().map(|c| vec![c[w % c.len()]]),
-            gate: gate.clone(),
             window: window.clone(),
-            cancel: control.cancel.clone(),
-            live: control.live.clone(),
         };
-        let schedule = plan.schedule.clone();
-        let handle = std::thread::Builder::new()
-            .name(format!("gqlbench-worker-{w}"))
-            .spawn(move || worker_thread(setup, schedule, threads))?;
-        handles.push(handle);
-    }
-    let run_start = gate.open_when_ready(plan.timeout + GATE_SLACK, LEAD, &control.cancel);
-    let window_start = run_start + plan.warmup;
-    if let (Some(x), Some(d)) = (extend, plan.stop.duration) {
-        let meant = expected.iter().flatten().filter(|e| **e).count() as u64;
-        extend_window(
-            &window,
-            run_start,
-            plan.warmup,
-            d,
-            x,
-            meant,
-            control,
-            &handles,
-        );
-    }
-    let mut outputs: Vec<WorkerOutput> = Vec::with_capacity(threads);
-    let mut first_err = None;
-    for (w, h) in handles.into_iter().enumerate() {
-        match h.join() {
-            Ok(Ok(o)) => outputs.push(o),
-            Ok(Err(e)) => {
-                first_err.get_or_insert(e);
-            }
-            Err(_) => {
-                first_err.get_or_insert(EngineError::WorkerPanicked(w));
-            }
+        run_worker(seat, setup, &plan.schedule, threads)
+    };
+    let (joined, run_start) = harness.run(worker, |running| {
+        if let (Some(x), Some(d)) = (extend, plan.stop.duration) {
+            let meant = expected.iter().flatten().filter(|e| **e).count() as u64;
+            extend_window(&window, running, plan.warmup, d, x, meant, control);
         }
-    }
-    control.live.set_phase(Phase::Done);
-    if let Some(e) = first_err {
-        return Err(e);
-    }
-    let interrupted_at = outputs.iter().filter_map(|o| o.interrupted_at).min();
-    let all_budgets_spent =
-        plan.stop.max_requests.is_some() && outputs.iter().all(|o| o.budget_exhausted);
-    let last_done = outputs.iter().filter_map(|o| o.rec.last_done).max();
+        running.start
+    })?;
+    let window_start = run_start + plan.warmup;
+    let rec = joined.rec;
+    let interrupted_at = joined.interrupted_at;
+    let all_budgets_spent = plan.stop.max_requests.is_some() && rec.budget_exhausted;
     // The window as it ended: an extension lengthened it.
     let duration = window.end().map(|e| e.saturating_sub(plan.warmup));
     let elapsed = if let Some(t) = interrupted_at {
         t.saturating_duration_since(window_start)
             .min(duration.unwrap_or(Duration::MAX))
     } else if all_budgets_spent {
-        let end = last_done.unwrap_or(window_start);
+        let end = rec.last_done.unwrap_or(window_start);
         let d = end.saturating_duration_since(window_start);
         duration.map_or(d, |max| d.min(max))
     } else {
@@ -150,24 +112,12 @@ pub fn run(plan: &LoadPlan, control: &Control) -> Result<LoadResult, EngineError
         (Some(now), Some(planned)) if now > planned => Some(now - planned),
         _ => None,
     };
-    let pinned_cpus = if plan.cpus.is_some() {
-        let mut all: Vec<usize> = outputs
-            .iter()
-            .filter_map(|o| o.pinned.clone())
-            .flatten()
-            .collect();
-        all.sort_unstable();
-        all.dedup();
-        Some(all)
-    } else {
-        None
-    };
     let facts = RunFacts {
         model,
         op_names: prep.op_names(),
         elapsed,
         threads,
-        pinned_cpus,
+        pinned_cpus: joined.pinned_cpus,
         interrupted: interrupted_at.is_some(),
         keep_examples: plan.keep_examples,
         planned: if model == "closed" {
@@ -177,7 +127,7 @@ pub fn run(plan: &LoadPlan, control: &Control) -> Result<LoadResult, EngineError
         },
         count_unused: plan.stop.duration.is_some() && !all_budgets_spent,
     };
-    let mut r = finish(outputs.into_iter().map(|o| o.rec).collect(), facts);
+    let mut r = finish(rec, facts);
     r.window_extended_s = extended_by.map(|d| d.as_secs_f64());
     Ok(r)
 }
@@ -189,22 +139,21 @@ pub fn run(plan: &LoadPlan, control: &Control) -> Result<LoadResult, EngineError
 #[allow(clippy::too_many_arguments)]
 fn extend_window(
     window: &Window,
-    run_start: Instant,
+    running: &Running<'_>,
     warmup: Duration,
     duration: Duration,
     x: Extend,
     connections: u64,
     control: &Control,
-    workers: &[std::thread::JoinHandle<Result<WorkerOutput, EngineError>>],
 ) {
     // Steps of half the planned window (at least a second): few decisions, little overshoot.
     let step = (duration / 2).max(Duration::from_secs(1));
     let max_end = warmup + x.max_duration;
     loop {
         let Some(end) = window.end() else { return };
-        let decide_at = run_start + end.saturating_sub(DECIDE_AHEAD);
+        let decide_at = running.start + end.saturating_sub(DECIDE_AHEAD);
         while Instant::now() < decide_at {
-            if control.cancel.load(Ordering::Relaxed) || workers.iter().all(|h| h.is_finished()) {
+            if control.cancel.load(Ordering::Relaxed) || running.all_ended() {
                 return;
             }
             std::thread::sleep(Duration::from_millis(10).min(decide_at - Instant::now()));
@@ -241,44 +190,4 @@ fn expected_slots(
             curve.value(ws) > g || curve.time_when_exceeds(g, ws).is_some_and(|t| t < we)
         })
         .collect()
-}
-
-fn worker_thread(
-    setup: WorkerSetup,
-    schedule: Schedule,
-    threads: usize,
-) -> Result<WorkerOutput, EngineError> {
-    let worker = setup.worker;
-    let slots = setup.slots;
-    run_worker(setup, move |ctx, conns| match schedule {
-        Schedule::Closed {
-            connections,
-            pipelining,
-            think_time,
-        } => {
-            let curve = Rc::new(Curve::new(&connections));
-            let mut conns = conns.into_iter();
-            for slot in 0..slots {
-                let cfg = ClosedConn {
-                    slot,
-                    global: slot * threads + worker,
-                    curve: curve.clone(),
-                    pipelining: pipelining.max(1) as usize,
-                    think_time,
-                };
-                let conn = conns.next().flatten();
-                ctx.spawn(closed::run_connection(ctx.clone(), cfg, conn));
-            }
-        }
-        Schedule::Open { rate, .. } => {
-            let cursor = RateCursor::new(&rate, worker, threads);
-            ctx.spawn(open::run_dispatcher(ctx.clone(), cursor, slots));
-        }
-    })
-}
-
-#[allow(dead_code)]
-fn _assert_send() {
-    fn is_send<T: Send>() {}
-    is_send::<Arc<Prepared>>();
 }

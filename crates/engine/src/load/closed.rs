@@ -9,11 +9,11 @@ use std::collections::VecDeque;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
+use super::ctx::{seed, Ctx, Pending};
 use crate::conn::{self, Conn};
 use crate::prepare::Rng;
 use crate::schedule::Curve;
 use crate::validate::FailureKind;
-use crate::worker::{seed, Ctx, Pending};
 
 /// Pause after a failed connection attempt, so a refused port is not hammered in a loop.
 const CONNECT_BACKOFF: Duration = Duration::from_millis(10);
@@ -32,16 +32,12 @@ pub struct ClosedConn {
     pub think_time: Duration,
 }
 
-fn far_future() -> tokio::time::Instant {
-    tokio::time::Instant::now() + Duration::from_secs(86_400 * 365)
-}
-
 /// Runs one connection of the closed model until the worker stops sending. `conn` is the
 /// connection opened before the start, if that worked.
 pub async fn run_connection(ctx: Rc<Ctx>, cfg: ClosedConn, conn: Option<Conn>) {
     let mut rng = Rng::new(seed(ctx.worker, cfg.slot));
     let mut conn = conn;
-    let timer = tokio::time::sleep_until(far_future());
+    let timer = tokio::time::sleep_until(conn::far_future());
     tokio::pin!(timer);
     let mut inflight: VecDeque<Pending> = VecDeque::with_capacity(cfg.pipelining);
     let mut wbuf: Vec<u8> = Vec::new();

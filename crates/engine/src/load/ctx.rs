@@ -1,0 +1,299 @@
+//! The state of one HTTP load worker, shared by its connection tasks on the worker's
+//! thread (`Cell`/`RefCell` only): admission to the window and the request budget, the
+//! choice of operation and variant, request writing, and judging and recording responses.
+//! Its [`Driver`] tells the harness's ticker when the worker is done: every task ended, or
+//! the window's end plus one timeout (for requests still in flight) has passed.
+
+use std::cell::{Cell, RefCell};
+use std::net::SocketAddr;
+use std::rc::Rc;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use tokio::sync::Notify;
+
+use super::live::LIVE_COUNTERS;
+use super::record::{Recorder, Sample};
+use super::window::Window;
+use crate::harness::{Driver, Span};
+use crate::prepare::{fmt_u64, Prepared, Rng};
+use crate::validate::{FailureKind, Validator};
+
+/// Slack after the last timeout before a worker gives up on stragglers.
+const GRACE: Duration = Duration::from_millis(200);
+
+/// One request on its way.
+#[derive(Debug, Clone, Copy)]
+pub struct Pending {
+    pub op: usize,
+    pub variant: usize,
+    pub intended: Option<Instant>,
+    pub sent: Instant,
+    pub in_window: bool,
+    pub bytes_out: u64,
+}
+
+/// State shared by the tasks of one worker (single thread: `Cell`/`RefCell` only).
+#[derive(Debug)]
+pub struct Ctx {
+    pub prep: Arc<Prepared>,
+    pub addr: SocketAddr,
+    pub timeout: Duration,
+    pub worker: usize,
+    pub run_start: Instant,
+    pub window_start: Instant,
+    /// End of a duration window, shared by the workers (it may be pushed back).
+    pub window: Arc<Window>,
+    /// Requests this worker may still send in the window (request-count stop).
+    budget: Cell<Option<u64>>,
+    /// No new requests: cancelled, or the open-model dispatcher is done.
+    pub stop: Cell<bool>,
+    pub rec: RefCell<Recorder>,
+    validator: RefCell<Validator>,
+    variant_rr: Vec<Cell<usize>>,
+    unique: Cell<u64>,
+    /// Tasks still running; the ticker ends the worker when it reaches zero.
+    alive: Cell<usize>,
+    all_done: Notify,
+}
+
+/// Decrements the live-task count when a task ends, however it ends.
+pub struct AliveGuard(Rc<Ctx>);
+
+impl Drop for AliveGuard {
+    fn drop(&mut self) {
+        let n = self.0.alive.get().saturating_sub(1);
+        self.0.alive.set(n);
+        if n == 0 {
+            self.0.all_done.notify_one();
+        }
+    }
+}
+
+impl Ctx {
+    /// Registers a task; keep the guard alive for the task's life.
+    pub fn task_started(self: &Rc<Self>) -> AliveGuard {
+        self.alive.set(self.alive.get() + 1);
+        AliveGuard(self.clone())
+    }
+
+    /// Spawns a task on this worker, counted as alive from now on (not from its first poll,
+    /// so the ticker cannot see zero tasks between spawn and start).
+    pub fn spawn<F: std::future::Future<Output = ()> + 'static>(self: &Rc<Self>, fut: F) {
+        let guard = self.task_started();
+        tokio::task::spawn_local(async move {
+            let _guard = guard;
+            fut.await
+        });
+    }
+
+    /// May a request (due or sent at `at`) go out? `Some(in_window)`, or None when this
+    /// worker must send nothing more. Takes one ticket of a request-count window.
+    pub fn admit(&self, at: Instant) -> Option<bool> {
+        if self.stop.get() {
+            return None;
+        }
+        if at < self.window_start {
+            return Some(false);
+        }
+        if self.window_end().is_some_and(|end| at >= end) {
+            return None;
+        }
+        match self.budget.get() {
+            None => Some(true),
+            Some(0) => None,
+            Some(n) => {
+                self.budget.set(Some(n - 1));
+                Some(true)
+            }
+        }
+    }
+
+    /// End of a duration window, as it stands now.
+    pub fn window_end(&self) -> Option<Instant> {
+        self.window.end().map(|e| self.run_start + e)
+    }
+
+    /// Gives back the ticket of a request that was never answered by design (the server
+    /// announced `Connection: close`), so it is sent again.
+    pub fn refund(&self, p: &Pending) {
+        if p.in_window {
+            if let Some(n) = self.budget.get() {
+                self.budget.set(Some(n + 1));
+            }
+        }
+    }
+
+    /// True when the request-count window has no tickets left.
+    pub fn budget_exhausted(&self) -> bool {
+        self.budget.get() == Some(0)
+    }
+
+    /// True when nothing more may be sent at `now` (stop, end of window or of budget).
+    pub fn finished(&self, now: Instant) -> bool {
+        self.stop.get()
+            || self.window_end().is_some_and(|e| now >= e)
+            || (now >= self.window_start && self.budget_exhausted())
+    }
+
+    /// Picks an operation (weighted, from the connection's PRNG) and its next variant
+    /// (round-robin per worker, so variables vary from request to request).
+    pub fn pick(&self, rng: &mut Rng) -> (usize, usize) {
+        let op = self.prep.pick_op(rng.next_u64());
+        let rr = &self.variant_rr[op];
+        let n = self.prep.ops[op].variants.len();
+        let v = rr.get();
+        rr.set(if v + 1 >= n { 0 } else { v + 1 });
+        (op, v)
+    }
+
+    /// Appends a request; with a unique header its value is `<worker>-<counter>`.
+    pub fn write_request(&self, op: usize, variant: usize, out: &mut Vec<u8>) {
+        if self.prep.unique_header.is_some() {
+            let n = self.unique.get();
+            self.unique.set(n + 1);
+            let mut tmp = [0u8; 48];
+            let mut a = [0u8; 20];
+            let mut b = [0u8; 20];
+            let w = fmt_u64(self.worker as u64, &mut a);
+            let c = fmt_u64(n, &mut b);
+            tmp[..w.len()].copy_from_slice(w);
+            tmp[w.len()] = b'-';
+            tmp[w.len() + 1..w.len() + 1 + c.len()].copy_from_slice(c);
+            self.prep
+                .write_request(op, variant, &tmp[..w.len() + 1 + c.len()], out);
+        } else {
+            self.prep.write_request(op, variant, b"", out);
+        }
+    }
+
+    /// Judges and records a response.
+    pub fn complete(
+        &self,
+        slot: usize,
+        p: &Pending,
+        status: u16,
+        body: &[u8],
+        wire_len: usize,
+        done: Instant,
+    ) {
+        let mut rec = self.rec.borrow_mut();
+        if !p.in_window {
+            rec.warmup_requests += 1;
+            return;
+        }
+        let variant = &self.prep.ops[p.op].variants[p.variant];
+        let mut validator = self.validator.borrow_mut();
+        let verdict = validator.judge(variant.id, status, body, variant.expected.as_ref());
+        rec.record(&sample(slot, p, wire_len as u64, done), verdict);
+    }
+
+    /// Records a request that got no (complete) response.
+    pub fn fail(&self, slot: usize, p: &Pending, kind: FailureKind, detail: &str, done: Instant) {
+        let mut rec = self.rec.borrow_mut();
+        if !p.in_window {
+            rec.warmup_requests += 1;
+            return;
+        }
+        rec.record(&sample(slot, p, 0, done), Err((kind, detail)));
+    }
+
+    pub fn count_reconnect(&self, p_in_window: bool) {
+        if p_in_window {
+            self.rec.borrow_mut().reconnects += 1;
+        }
+    }
+}
+
+fn sample(slot: usize, p: &Pending, bytes_in: u64, done: Instant) -> Sample {
+    Sample {
+        conn: slot,
+        op: p.op,
+        intended: p.intended,
+        sent: p.sent,
+        done,
+        bytes_in,
+        bytes_out: p.bytes_out,
+    }
+}
+
+impl Ctx {
+    /// A worker's state at the start of the load.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        prep: Arc<Prepared>,
+        addr: SocketAddr,
+        timeout: Duration,
+        worker: usize,
+        run_start: Instant,
+        window_start: Instant,
+        window: Arc<Window>,
+        budget: Option<u64>,
+        rec: Recorder,
+    ) -> Ctx {
+        let ops = prep.ops.len();
+        Ctx {
+            validator: RefCell::new(Validator::new(prep.variant_count)),
+            prep,
+            addr,
+            timeout,
+            worker,
+            run_start,
+            window_start,
+            window,
+            budget: Cell::new(budget),
+            stop: Cell::new(false),
+            rec: RefCell::new(rec),
+            variant_rr: (0..ops).map(|_| Cell::new(0)).collect(),
+            unique: Cell::new(0),
+            alive: Cell::new(0),
+            all_done: Notify::new(),
+        }
+    }
+}
+
+impl Driver<LIVE_COUNTERS> for Ctx {
+    type Rec = Recorder;
+
+    fn rec(&self) -> &RefCell<Recorder> {
+        &self.rec
+    }
+
+    fn window(&self) -> Option<Span> {
+        Some(Span {
+            start: self.window_start,
+            end: self.window_end(),
+        })
+    }
+
+    /// Every task ended, or the latest time a worker may run to has passed: the window's
+    /// end as it stands, plus one timeout for requests still in flight, plus a grace.
+    fn done(&self, now: Instant) -> bool {
+        self.alive.get() == 0
+            || self
+                .window_end()
+                .is_some_and(|e| now >= e + self.timeout + GRACE)
+    }
+
+    fn stop(&self) {
+        self.stop.set(true);
+    }
+
+    fn woken(&self) -> Option<&Notify> {
+        Some(&self.all_done)
+    }
+
+    fn finish(&self, _now: Instant) {
+        self.rec.borrow_mut().budget_exhausted = self.budget_exhausted();
+    }
+
+    fn take_rec(&self) -> Recorder {
+        let empty = Recorder::new(self.window_start, false, 0, 0, 0);
+        self.rec.replace(empty)
+    }
+}
+
+/// Per-connection PRNG seed: distinct per worker and slot, same from run to run.
+pub fn seed(worker: usize, slot: usize) -> u64 {
+    ((worker as u64) << 32) ^ slot as u64 ^ 0x5EED
+}
