@@ -143,7 +143,7 @@ fn compare_fails_only_on_a_significant_regression() {
     );
 
     let out = compare(&base, &same, GATE_JSON);
-    assert_eq!(out.code, Some(0));
+    out.assert_exit(0);
     let c = out.comparison();
     assert_eq!(c.regressions, 0);
     assert_eq!(c.gate_passed, Some(true));
@@ -157,7 +157,7 @@ fn compare_fails_only_on_a_significant_regression() {
     );
 
     let out = compare(&base, &slow, GATE_JSON);
-    assert_eq!(out.code, Some(1));
+    out.assert_exit(1);
     let c = out.comparison();
     let r = row(&c, "fx-good");
     assert!(r.regression);
@@ -178,7 +178,7 @@ fn compare_fails_only_on_a_significant_regression() {
     );
 
     let out = compare(&base, &slightly, GATE_JSON);
-    assert_eq!(out.code, Some(0));
+    out.assert_exit(0);
     let c = out.comparison();
     assert_eq!(row(&c, "fx-good").verdict, Verdict::SlowerWithinAllowance);
     assert_eq!(
@@ -188,7 +188,7 @@ fn compare_fails_only_on_a_significant_regression() {
 
     // Without the gate the same comparison only reports.
     let out = compare(&base, &slow, &[]);
-    assert_eq!(out.code, Some(0));
+    out.assert_exit(0);
     assert!(out.stdout.contains("slower (significant)"));
     assert!(!out.stdout.contains("REGRESSION"));
 }
@@ -202,7 +202,7 @@ fn compare_gate_trips_when_the_runs_have_no_row_in_common() {
     let other = write(dir.path(), "other", &other);
 
     let out = compare(&base, &other, GATE_JSON);
-    assert_eq!(out.code, Some(1));
+    out.assert_exit(1);
     let c = out.comparison();
     assert_eq!(c.in_common, 0);
     assert_eq!(c.compared, 0);
@@ -222,14 +222,14 @@ fn compare_gate_trips_when_the_runs_have_no_row_in_common() {
     );
 
     let out = compare(&base, &other, GATE);
-    assert_eq!(out.code, Some(1));
+    out.assert_exit(1);
     let text = &out.stdout;
     assert!(text.contains("gate --fail-if-slower 5%: FAILED"), "{text}");
     assert!(!text.contains("passed"), "{text}");
 
     // Without a gate: exit 0, and the note still says why nothing was compared.
     let out = compare(&base, &other, &[]);
-    assert_eq!(out.code, Some(0));
+    out.assert_exit(0);
     assert!(out
         .stdout
         .contains("note: no row (scenario × target) in common"));
@@ -242,7 +242,7 @@ fn compare_gate_trips_on_a_row_missing_from_the_candidate() {
     let fewer = write(dir.path(), "fewer", &without(&a, "fx-chunked"));
 
     let out = compare(&base, &fewer, GATE_JSON);
-    assert_eq!(out.code, Some(1));
+    out.assert_exit(1);
     let c = out.comparison();
     assert_eq!(
         c.gate_failures,
@@ -257,14 +257,14 @@ fn compare_gate_trips_on_a_row_missing_from_the_candidate() {
     assert_eq!(c.regressions, 1);
 
     let out = compare(&base, &fewer, GATE);
-    assert_eq!(out.code, Some(1));
+    out.assert_exit(1);
     assert!(out
         .stdout
         .contains("  - e2e/hello × fx-chunked: missing from candidate (valid in baseline)"));
 
     // The other way round the extra row is new, not a regression.
     let out = compare(&fewer, &base, GATE_JSON);
-    assert_eq!(out.code, Some(0));
+    out.assert_exit(0);
     assert_eq!(
         row(&out.comparison(), "fx-chunked").verdict,
         Verdict::OnlyInCandidate
@@ -329,7 +329,7 @@ fn compare_refuses_a_gate_outside_0_to_100_percent() {
         assert!(out.stdout.is_empty(), "{bad}");
     }
     let out = compare(&base, &base, &["--fail-if-slower", "100%"]);
-    assert_eq!(out.code, Some(0));
+    out.assert_exit(0);
 }
 
 #[test]
@@ -344,7 +344,7 @@ fn compare_names_too_few_trials_instead_of_noise() {
     );
     let out = compare(&base, &cand, GATE_JSON);
     // Too few trials cannot show a slowdown; the gate passes but says so.
-    assert_eq!(out.code, Some(0));
+    out.assert_exit(0);
     let c = out.comparison();
     let r = row(&c, "fx-good");
     assert_eq!(r.verdict, Verdict::TooFewTrials);
@@ -371,7 +371,7 @@ fn compare_gate_trips_on_a_row_broken_in_the_candidate_only() {
     let base = write(dir.path(), "base", &a);
     let broken = write(dir.path(), "broken", &crashed(&a, "fx-good"));
     let out = compare(&base, &broken, GATE_JSON);
-    assert_eq!(out.code, Some(1));
+    out.assert_exit(1);
     let c = out.comparison();
     assert_eq!(kinds(&c), [ProblemKind::CandidateInvalid]);
     assert_eq!(
@@ -384,7 +384,7 @@ fn compare_gate_trips_on_a_row_broken_in_the_candidate_only() {
     let bad_base = write(dir.path(), "bad-base", &crashed(&a, "fx-chunked"));
     let fewer = write(dir.path(), "fewer", &without(&a, "fx-chunked"));
     let out = compare(&bad_base, &fewer, GATE_JSON);
-    assert_eq!(out.code, Some(0));
+    out.assert_exit(0);
     let c = out.comparison();
     let r = row(&c, "fx-chunked");
     assert_eq!(r.verdict, Verdict::BaselineInvalid);
@@ -401,7 +401,7 @@ fn compare_gate_trips_on_a_row_broken_in_the_candidate_only() {
         &crashed(&crashed(&a, "fx-chunked"), "fx-good"),
     );
     let out = compare(&all_bad, &base, GATE_JSON);
-    assert_eq!(out.code, Some(1));
+    out.assert_exit(1);
     assert_eq!(kinds(&out.comparison()), [ProblemKind::NothingCompared]);
 }
 
@@ -411,7 +411,7 @@ fn compare_exits_2_naming_the_file_it_cannot_read() {
     let base = write(dir.path(), "base", &a);
     let nowhere = dir.path().join("nowhere");
     let out = compare(&nowhere, &base, GATE);
-    assert_eq!(out.code, Some(2));
+    out.assert_exit(2);
     let err = &out.stderr;
     assert!(
         err.contains(&format!("baseline {}", nowhere.display()))
@@ -422,7 +422,7 @@ fn compare_exits_2_naming_the_file_it_cannot_read() {
     let bogus = dir.path().join("bogus.json");
     std::fs::write(&bogus, r#"{"hello": 1}"#).unwrap();
     let out = compare(&base, &bogus, GATE);
-    assert_eq!(out.code, Some(2));
+    out.assert_exit(2);
     let err = &out.stderr;
     assert!(
         err.contains(&format!("candidate {}", bogus.display())) && err.contains("schema_version"),
@@ -445,7 +445,7 @@ fn report_rerenders_a_saved_run_and_rejects_other_files() {
     let bogus = dir.path().join("bogus.json");
     std::fs::write(&bogus, r#"{"hello": 1}"#).unwrap();
     let out = Gqlbench::report(&bogus).go();
-    assert_eq!(out.code, Some(2));
+    out.assert_exit(2);
     assert!(out.stderr.contains("schema_version"));
 }
 

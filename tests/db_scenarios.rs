@@ -171,7 +171,7 @@ fn a_scale_that_cannot_fit_the_disk_is_refused_before_anything_starts() {
     let out = db_run("db-naive", out_dir.path())
         .args(["--scale", "100000000000"])
         .go();
-    assert_eq!(out.code, Some(2));
+    out.assert_exit(2);
     let err = &out.stderr;
     assert!(err.contains("--scale"), "{err}");
     assert!(err.contains("free") || err.contains("space"), "{err}");
@@ -194,7 +194,7 @@ fn ctrl_c_during_a_database_scenario_saves_results_and_removes_the_database() {
     assert!(!leftovers().is_empty(), "the database runs");
     let gqlbench_pid = child.id();
     unsafe { libc::kill(gqlbench_pid as i32, libc::SIGINT) };
-    Outcome::finish(child).expect(130);
+    Outcome::finish(child).assert_exit(130);
     assert_eq!(read_results(out_dir.path()).status, RunStatus::Interrupted);
     assert_no_process("gqlbench-pg-");
     assert!(

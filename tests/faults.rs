@@ -144,7 +144,7 @@ fn ctrl_c_stops_children_and_keeps_partial_results() {
     unsafe {
         libc::kill(child.id() as i32, libc::SIGINT);
     }
-    Outcome::finish(child).expect(130);
+    Outcome::finish(child).assert_exit(130);
     let saved = read_results(out_dir.path());
     assert_eq!(saved.status, RunStatus::Interrupted);
     assert!(out_dir.path().join("report.md").exists());

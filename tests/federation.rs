@@ -162,7 +162,7 @@ fn a_subgraph_that_dies_mid_run_is_reported_and_the_run_ends_cleanly() {
     }
     let out = Outcome::finish(child);
     // The run ends normally, and fails: the trial the subgraphs died in is invalid.
-    out.expect(1);
+    out.assert_exit(1);
     let r = out.results();
     let t = target(&r, 0, "apollo-gateway");
     assert!(!t.trials.is_empty());
@@ -205,7 +205,7 @@ fn malformed_delay_spec_is_refused_with_an_example() {
         .replace("reviews = \"20..150ms\"", "reviews = \"20-150\"");
     std::fs::write(&f, text).unwrap();
     let out = Gqlbench::run("federation").root(dir.path()).go();
-    assert_eq!(out.code, Some(2));
+    out.assert_exit(2);
     let e = &out.stderr;
     assert!(
         e.contains("delays.toml")

@@ -15,7 +15,7 @@ fn list_with_manifest(edit: impl FnOnce(String) -> String) -> Outcome {
 #[test]
 fn unknown_manifest_field_names_file_line_and_field() {
     let out = list_with_manifest(|t| t.replace("workloads =", "colour = \"blue\"\nworkloads ="));
-    assert_eq!(out.code, Some(2));
+    out.assert_exit(2);
     let e = &out.stderr;
     assert!(e.contains("fx-good/target.toml"), "{e}");
     assert!(e.contains("colour"), "{e}");
@@ -26,7 +26,7 @@ fn unknown_manifest_field_names_file_line_and_field() {
 fn malformed_duration_in_manifest_is_explained() {
     let out =
         list_with_manifest(|t| t.replace("ready_timeout = \"10s\"", "ready_timeout = \"soon\""));
-    assert_eq!(out.code, Some(2));
+    out.assert_exit(2);
     let e = &out.stderr;
     assert!(e.contains("'soon' is not a duration"), "{e}");
 }
@@ -35,7 +35,7 @@ fn malformed_duration_in_manifest_is_explained() {
 fn unknown_target_and_scenario_list_the_valid_ones() {
     let e2e = || Gqlbench::run("e2e").root(fixtures());
     let out = e2e().targets("nope").go();
-    assert_eq!(out.code, Some(2));
+    out.assert_exit(2);
     let e = &out.stderr;
     assert!(
         e.contains("unknown target 'nope'") && e.contains("fx-good"),
@@ -65,7 +65,7 @@ fn load_refuses_a_remote_url_without_allow_remote() {
     let out = Gqlbench::load("http://192.0.2.1:4000/graphql", hello_query())
         .args(["-d", "1s"])
         .go();
-    assert_eq!(out.code, Some(2));
+    out.assert_exit(2);
     assert!(out.stderr.contains("--allow-remote"), "{}", out.stderr);
 }
 
@@ -73,11 +73,11 @@ fn load_refuses_a_remote_url_without_allow_remote() {
 fn bad_flags_are_named() {
     let load = || Gqlbench::load("http://127.0.0.1:9/graphql", hello_query());
     let out = load().args(["--variables", "{nope"]).go();
-    assert_eq!(out.code, Some(2));
+    out.assert_exit(2);
     assert!(out.stderr.contains("--variables"), "{}", out.stderr);
 
     let out = load().args(["-d", "ten"]).go();
-    assert_eq!(out.code, Some(2));
+    out.assert_exit(2);
     assert!(
         out.stderr.contains("'ten' is not a duration"),
         "{}",
@@ -88,7 +88,7 @@ fn bad_flags_are_named() {
         .root(fixtures())
         .args(["--generator-cpus", "0-x"])
         .go();
-    assert_eq!(out.code, Some(2));
+    out.assert_exit(2);
     assert!(out.stderr.contains("--generator-cpus"), "{}", out.stderr);
 }
 
@@ -113,7 +113,7 @@ fn an_output_folder_holding_a_run_is_refused_unless_force() {
             .out(out)
     };
     let out = fx_run(d).go();
-    assert_eq!(out.code, Some(2));
+    out.assert_exit(2);
     let e = &out.stderr;
     assert!(
         e.contains("--out:") && e.contains("earlier run") && e.contains("--force"),

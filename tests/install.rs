@@ -98,7 +98,7 @@ requires = [
     let o = Gqlbench::new(["install", "fx-needs-tool"])
         .root(root.path())
         .go();
-    assert_eq!(o.code, Some(1));
+    o.assert_exit(1);
     let e = &o.stderr;
     assert!(
         e.contains("`gqlbench-no-such-tool` (get it: apt-get install gqlbench-no-such-tool)"),
@@ -189,7 +189,7 @@ fn a_cache_build_made_in_one_checkout_is_current_in_another() {
     let cache = tempfile::tempdir().unwrap();
     let first = fixture_copy();
     add_native(first.path());
-    install(first.path(), cache.path(), &["fx-native"]).expect(0);
+    install(first.path(), cache.path(), &["fx-native"]).assert_exit(0);
     assert_eq!(builds(cache.path()), 1);
     // The record beside the build says what was built, how, from what and when.
     let rec = record(cache.path());
@@ -234,12 +234,12 @@ fn a_cache_build_made_in_one_checkout_is_current_in_another() {
         out.path(),
     )
     .go()
-    .expect(0);
+    .assert_exit(0);
     let r = read_results(out.path());
     assert_eq!(target(&r, 0, "fx-native").status, TargetStatus::Ok);
 
     // --force rebuilds all the same.
-    install(second.path(), cache.path(), &["fx-native", "--force"]).expect(0);
+    install(second.path(), cache.path(), &["fx-native", "--force"]).assert_exit(0);
     assert_eq!(builds(cache.path()), 2);
 }
 
@@ -249,9 +249,9 @@ fn a_changed_install_input_invalidates_the_cache_build() {
     let root = fixture_copy();
     add_native(root.path());
     let install_native = || install(root.path(), cache.path(), &["fx-native"]);
-    assert_eq!(install_native().code, Some(0));
+    install_native().assert_exit(0);
     let key1 = record(cache.path()).key;
-    assert_eq!(install_native().code, Some(0));
+    install_native().assert_exit(0);
     assert_eq!(builds(cache.path()), 1, "unchanged inputs: no rebuild");
 
     // An `inputs` file changed: the record no longer matches, and the build runs again.
@@ -266,7 +266,7 @@ fn a_changed_install_input_invalidates_the_cache_build() {
         "{listed}"
     );
     let o = install_native();
-    assert_eq!(o.code, Some(0));
+    o.assert_exit(0);
     assert!(
         o.stderr.contains("fx-native: rebuilding: the build there"),
         "{}",
@@ -284,7 +284,7 @@ fn a_changed_install_input_invalidates_the_cache_build() {
     let manifest = root.path().join("targets/fx-native/target.toml");
     let text = std::fs::read_to_string(&manifest).unwrap();
     std::fs::write(&manifest, text.replace("cp build.txt", "cp -f build.txt")).unwrap();
-    assert_eq!(install_native().code, Some(0));
+    install_native().assert_exit(0);
     assert_eq!(builds(cache.path()), 3);
     assert_ne!(record(cache.path()).key, key2);
 }
@@ -367,14 +367,14 @@ fn a_build_finished_under_the_old_scheme_is_recorded_not_rebuilt() {
     // From now on every checkout finds it, stamp or not.
     let other = fixture_copy();
     add_native(other.path());
-    install(other.path(), cache.path(), &["fx-native"]).expect(0);
+    install(other.path(), cache.path(), &["fx-native"]).assert_exit(0);
     assert_eq!(builds(cache.path()), 0);
 
     // A stamp of other inputs vouches for nothing: rebuilt.
     let fresh = tempfile::tempdir().unwrap();
     old_build(fresh.path());
     std::fs::write(&stamp, "0123456789abcdef").unwrap();
-    install(root.path(), fresh.path(), &["fx-native"]).expect(0);
+    install(root.path(), fresh.path(), &["fx-native"]).assert_exit(0);
     assert_eq!(builds(fresh.path()), 1);
 }
 
@@ -386,7 +386,7 @@ fn a_build_in_the_cache_without_a_record_is_rebuilt_only_with_force() {
     old_build(cache.path());
     // `install` without names never builds natives, so it has nothing to refuse.
     let o = install(root.path(), cache.path(), &[]);
-    o.expect(0);
+    o.assert_exit(0);
     assert!(
         o.stderr.contains("fx-native: skipped (native build, ~1 s;"),
         "{}",
@@ -401,7 +401,7 @@ fn a_build_in_the_cache_without_a_record_is_rebuilt_only_with_force() {
         "{e}"
     );
     assert_eq!(builds(cache.path()), 0);
-    install(root.path(), cache.path(), &["fx-native", "--force"]).expect(0);
+    install(root.path(), cache.path(), &["fx-native", "--force"]).assert_exit(0);
     assert_eq!(builds(cache.path()), 1);
 }
 

@@ -131,7 +131,7 @@ fn connection_refused_is_counted_as_connect_failures() {
         .port();
     let url = format!("http://127.0.0.1:{port}/graphql");
     let out = load(&url, &["-c", "2", "-d", "500ms", "--json"]).go();
-    assert_eq!(out.code, Some(1));
+    out.assert_exit(1);
     let r = out.load_report().result;
     let refused = r.failures[&FailureKind::Connect];
     assert!(refused > 0);
@@ -220,7 +220,7 @@ fn load_takes_the_projects_own_answer_files() {
     )
     .arg(&answers)
     .go();
-    assert_eq!(out.code, Some(2));
+    out.assert_exit(2);
     assert!(
         out.stderr.contains("no case has the --variables"),
         "{}",

@@ -54,7 +54,7 @@ fn a_second_run_on_the_same_cpus_is_refused_until_the_first_is_gone() {
     // Same CPUs (the default split): refused at once, naming the holder and the ways out.
     let out2 = tempfile::tempdir().unwrap();
     let o = fixture_run(locks.path(), out2.path(), "1s").go();
-    assert_eq!(o.code, Some(2));
+    o.assert_exit(2);
     let e = &o.stderr;
     assert!(
         e.contains(&format!("held by PID {first_pid} (`gqlbench")) && e.contains(" run e2e "),

@@ -51,7 +51,9 @@ fn one_second_run_of_each_node_target_is_valid_and_measured() {
             assert!(summary.rps.median > 50.0, "{name}");
             assert!(t.version.is_some(), "{name}: version from the lockfile");
             let trial = &t.trials[0];
-            let gc = (trial.vitals.gc.as_ref()).unwrap_or_else(|| panic!("{name}: GC probe read"));
+            let Some(gc) = &trial.vitals.gc else {
+                panic!("{name}: GC probe read")
+            };
             // The longest pause is the window's own: above zero when any pause happened,
             // never above their sum.
             let (n, total, max) = (gc.count, gc.total_ms, gc.max_ms);

@@ -13,7 +13,7 @@ fn the_rate_sweep_finds_a_known_capacity_within_ten_percent() {
         .json()
         .out(dir.path())
         .go();
-    out.expect(0);
+    out.assert_exit(0);
     let r = out.results();
     let t = target(&r, 0, "fx-work");
     let summary = t.summary.as_ref().unwrap();

@@ -27,13 +27,13 @@ fn verdict(r: &RunResults) -> &RunVerdict {
 fn run_exit_codes_follow_the_verdict() {
     let dir = tempfile::tempdir().unwrap();
     let out = hello_run(&fixtures(), "fx-good", &dir.path().join("a")).go();
-    out.expect(0);
+    out.assert_exit(0);
     assert_eq!(verdict(&out.results()).exit_code, 0);
     assert!(out.stderr.contains("every measured row valid"));
 
     // A target with wrong answers fails the run, and says which and why.
     let out = hello_run(&fixtures(), "fx-good,fx-wrong", &dir.path().join("b")).go();
-    assert_eq!(out.code, Some(1));
+    out.assert_exit(1);
     let r = out.results();
     let failures = &verdict(&r).failures;
     assert_eq!(failures.len(), 1, "{failures:?}");
@@ -49,7 +49,7 @@ fn run_exit_codes_follow_the_verdict() {
 
     // A target that degrades under load: its row is invalid, the run fails.
     let out = hello_run(&fixtures(), "fx-degrade", &dir.path().join("c")).go();
-    assert_eq!(out.code, Some(1));
+    out.assert_exit(1);
     let r = out.results();
     let f = &verdict(&r).failures[0];
     assert!(
@@ -61,7 +61,7 @@ fn run_exit_codes_follow_the_verdict() {
     let out = hello_run(&fixtures(), "fx-good,fx-wrong", &dir.path().join("d"))
         .arg("--ignore-failures")
         .go();
-    assert_eq!(out.code, Some(0));
+    out.assert_exit(0);
     let r = out.results();
     assert!(verdict(&r).failures_ignored);
     assert_eq!(verdict(&r).failures.len(), 1);
@@ -78,7 +78,7 @@ fn a_wrong_expected_answer_is_a_catalogue_fault() {
     .unwrap();
     let dir = tempfile::tempdir().unwrap();
     let out = hello_run(cat.path(), "fx-good,fx-chunked", dir.path()).go();
-    out.expect(2);
+    out.assert_exit(2);
     let e = &out.stderr;
     assert!(e.contains("expected/fixture/hello.json"), "{e}");
     let r = out.results();
@@ -91,7 +91,7 @@ fn a_wrong_expected_answer_is_a_catalogue_fault() {
     assert!(verdict(&r).failures.is_empty());
     // One target getting it wrong alone is that target's fault.
     let out = hello_run(&fixtures(), "fx-good,fx-wrong", &dir.path().join("x")).go();
-    assert_eq!(out.code, Some(1));
+    out.assert_exit(1);
     assert!(out.results().scenarios[0].catalogue_fault.is_none());
 }
 
@@ -103,7 +103,7 @@ fn a_query_that_is_not_graphql_is_refused_before_anything_starts() {
     let out_dir = tempfile::tempdir().unwrap();
     let out_path = out_dir.path().join("run");
     let out = hello_run(cat.path(), "fx-good", &out_path).go();
-    assert_eq!(out.code, Some(2));
+    out.assert_exit(2);
     let e = &out.stderr;
     assert!(
         e.contains("queries/fixture/hello.graphql") && e.contains("not a GraphQL document"),
@@ -119,7 +119,7 @@ fn a_load_this_machine_cannot_carry_is_refused_up_front() {
     let out = hello_run(&fixtures(), "fx-good", &out_path)
         .connections(1_000_000)
         .go();
-    assert_eq!(out.code, Some(2));
+    out.assert_exit(2);
     let e = &out.stderr;
     assert!(e.contains("-c") && e.contains("local ports"), "{e}");
     assert!(!out_path.exists());
@@ -131,7 +131,7 @@ fn a_load_this_machine_cannot_carry_is_refused_up_front() {
         .replace("connections = 8", "connections = 4000000000");
     std::fs::write(&sc, text).unwrap();
     let out = hello_run(cat.path(), "fx-good", &out_path).go();
-    assert_eq!(out.code, Some(2));
+    out.assert_exit(2);
     let e = &out.stderr;
     assert!(e.contains("e2e/hello.toml") && e.contains("[load]"), "{e}");
     assert!(!out_path.exists());
@@ -140,7 +140,7 @@ fn a_load_this_machine_cannot_carry_is_refused_up_front() {
 #[test]
 fn calibrate_checks_its_flags_before_starting_a_server() {
     let out = Gqlbench::new(["calibrate", "-c", "0", "--no-pin"]).go();
-    assert_eq!(out.code, Some(2));
+    out.assert_exit(2);
     let e = &out.stderr;
     assert!(
         e.contains("--connections") && e.contains("at least 1"),
@@ -173,7 +173,7 @@ fn reports_show_names_not_debug_strings() {
     let bad = dir.path().join("bad.json");
     std::fs::write(&bad, r#"{"scenarios": []}"#).unwrap();
     let out = Gqlbench::report(&bad).go();
-    assert_eq!(out.code, Some(2));
+    out.assert_exit(2);
     assert!(out.stderr.contains("no schema_version"), "{}", out.stderr);
 }
 
@@ -189,7 +189,7 @@ fn a_target_slower_than_the_window_gets_a_longer_window_not_an_invalid_row() {
         .json()
         .out(dir.path())
         .go();
-    out.expect(0);
+    out.assert_exit(0);
     let r = out.results();
     let t = target(&r, 0, "fx-slow");
     assert!(t.summary.as_ref().unwrap().valid, "{t:?}");

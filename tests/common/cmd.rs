@@ -11,7 +11,7 @@
 //!     .json()
 //!     .out(dir.path())
 //!     .go();
-//! out.expect(0);
+//! out.assert_exit(0);
 //! let r = out.results();
 //! ```
 use std::ffi::{OsStr, OsString};
@@ -219,7 +219,7 @@ impl Outcome {
     }
 
     /// Assert the exit code, showing stderr when it differs.
-    pub fn expect(&self, code: i32) -> &Outcome {
+    pub fn assert_exit(&self, code: i32) -> &Outcome {
         assert_eq!(self.code, Some(code), "exit code; stderr:\n{}", self.stderr);
         self
     }
