@@ -3,7 +3,7 @@
 //! of `compare --fail-if-slower PCT` with every reason it trips. The rules are written down
 //! in docs/method.md ("Exit codes and gates"). The verdict of one row is in
 //! `compare/judge.rs`; the text and JSON of a comparison are exporters of `report/`.
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::results::{
     RunResults, RunStatus, ScenarioKind, ScenarioResult, TargetResult, TargetSummary,
@@ -16,7 +16,7 @@ mod tests;
 pub use judge::{judge, Side, Verdict};
 use judge::{side_of, state};
 
-#[derive(Serialize, Debug, Clone)]
+#[derive(Serialize, Deserialize, Debug, Clone)]
 pub struct CompareRow {
     pub scenario: String,
     pub target: String,
@@ -42,7 +42,7 @@ pub struct CompareRow {
 }
 
 /// Something that trips the gate: a row or the runs as a whole.
-#[derive(Serialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum ProblemKind {
     /// The baseline run's status is not `complete`.
@@ -59,7 +59,7 @@ pub enum ProblemKind {
     Slower,
 }
 
-#[derive(Serialize, Debug, Clone, PartialEq)]
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
 pub struct Problem {
     pub kind: ProblemKind,
     /// The row at fault; null for problems of the runs as a whole.
@@ -68,7 +68,7 @@ pub struct Problem {
     pub reason: String,
 }
 
-#[derive(Serialize, Debug, Clone)]
+#[derive(Serialize, Deserialize, Debug, Clone)]
 pub struct Comparison {
     pub baseline: String,
     pub candidate: String,

@@ -2,132 +2,123 @@
 //! real reason, and its gate (`--fail-if-slower`) exits 1 naming every cause: a significant
 //! slowdown beyond the allowance, a row broken or missing in the candidate, a partial run,
 //! nothing in common. Bad input exits 2. One real short run is made per test binary; the
-//! baselines and candidates are that run's JSON with figures edited, so the verdicts do not
-//! depend on how noisy the machine is.
+//! baselines and candidates are that run's results with figures edited, so the verdicts do
+//! not depend on how noisy the machine is.
 mod common;
 use std::path::{Path, PathBuf};
-use std::process::Output;
 use std::sync::OnceLock;
 
 use common::*;
-use serde_json::{json, Value};
+use gqlbench::compare::{CompareRow, Comparison, Problem, ProblemKind, Verdict};
+use gqlbench::results::{RunResults, RunStatus, SweepStep, TargetResult, TargetStatus};
 
-fn saved_run() -> Value {
+fn saved_run() -> RunResults {
     let dir = tempfile::tempdir().unwrap();
-    let out = run(bin()
-        .arg("--root")
-        .arg(fixtures())
-        .args([
-            "run",
-            "e2e",
-            "--scenarios",
-            "hello",
-            "--targets",
-            "fx-good,fx-chunked",
-            "--trials",
-            "3",
-            "--duration",
-            "300ms",
-            "--out",
-        ])
-        .arg(dir.path().join("a")));
-    assert!(out.status.success());
-    serde_json::from_slice(&std::fs::read(dir.path().join("a/results.json")).unwrap()).unwrap()
+    let out = Gqlbench::run("e2e")
+        .root(fixtures())
+        .scenarios("hello")
+        .targets("fx-good,fx-chunked")
+        .trials(3)
+        .duration("300ms")
+        .out(dir.path().join("a"))
+        .go();
+    assert!(out.success());
+    read_results(&dir.path().join("a"))
 }
 
 /// The real run, made once and shared by the tests of this file.
-fn measured() -> &'static Value {
-    static RUN: OnceLock<Value> = OnceLock::new();
+fn measured() -> &'static RunResults {
+    static RUN: OnceLock<RunResults> = OnceLock::new();
     RUN.get_or_init(saved_run)
 }
 
-fn target_mut<'a>(v: &'a mut Value, name: &str) -> &'a mut Value {
-    v["scenarios"][0]["targets"]
-        .as_array_mut()
-        .unwrap()
+fn target_mut<'a>(v: &'a mut RunResults, name: &str) -> &'a mut TargetResult {
+    v.scenarios[0]
+        .targets
         .iter_mut()
-        .find(|t| t["name"] == name)
+        .find(|t| t.name == name)
         .unwrap_or_else(|| panic!("target {name} missing"))
 }
 
 /// The same run with one target's req/s samples replaced (what another build would have
 /// measured), the row marked valid.
-fn with_samples(v: &Value, target: &str, samples: &[f64]) -> Value {
+fn with_samples(v: &RunResults, target: &str, samples: &[f64]) -> RunResults {
     let mut v = v.clone();
     let t = target_mut(&mut v, target);
-    t["status"] = json!("ok");
-    let s = &mut t["summary"];
-    s["valid"] = json!(true);
-    s["saturated"] = json!(false);
-    s["trials"] = json!(samples.len());
-    s["valid_trials"] = json!(samples.len());
+    t.status = TargetStatus::Ok;
+    let s = t.summary.as_mut().expect("a measured row has a summary");
+    s.valid = true;
+    s.saturated = false;
+    s.trials = samples.len() as u32;
+    s.valid_trials = samples.len() as u32;
     let mut sorted = samples.to_vec();
     sorted.sort_by(f64::total_cmp);
-    s["rps"]["median"] = sorted[sorted.len() / 2].into();
-    s["rps"]["samples"] = json!(samples);
+    s.rps.median = sorted[sorted.len() / 2];
+    s.rps.samples = samples.to_vec();
     v
 }
 
 /// The row made invalid the way a crash mid-run leaves it.
-fn crashed(v: &Value, target: &str) -> Value {
+fn crashed(v: &RunResults, target: &str) -> RunResults {
     let mut v = v.clone();
     let t = target_mut(&mut v, target);
-    t["status"] = json!("crashed");
-    t["summary"]["valid"] = json!(false);
-    t["summary"]["valid_trials"] = json!(2);
+    t.status = TargetStatus::Crashed;
+    let s = t.summary.as_mut().expect("a measured row has a summary");
+    s.valid = false;
+    s.valid_trials = 2;
+    v
+}
+
+/// The run without the row of `target`.
+fn without(v: &RunResults, target: &str) -> RunResults {
+    let mut v = v.clone();
+    v.scenarios[0].targets.retain(|t| t.name != target);
     v
 }
 
 /// A baseline with fixed figures: both rows valid, 3 trials each.
-fn baseline() -> (tempfile::TempDir, Value) {
+fn baseline() -> (tempfile::TempDir, RunResults) {
     let m = measured();
-    assert_eq!(
-        m["scenarios"][0]["targets"][0]["trials"]
-            .as_array()
-            .unwrap()
-            .len(),
-        3
-    );
+    assert_eq!(m.scenarios[0].targets[0].trials.len(), 3);
     let v = with_samples(m, "fx-good", &[1000.0, 1010.0, 990.0]);
     let v = with_samples(&v, "fx-chunked", &[2000.0, 2020.0, 1980.0]);
     (tempfile::tempdir().unwrap(), v)
 }
 
-fn write(dir: &Path, name: &str, v: &Value) -> PathBuf {
+fn write(dir: &Path, name: &str, v: &RunResults) -> PathBuf {
     let p = dir.join(name);
     std::fs::create_dir_all(&p).unwrap();
-    std::fs::write(p.join("results.json"), serde_json::to_vec(v).unwrap()).unwrap();
+    v.save(&p).unwrap();
     p
 }
 
-fn compare(base: &Path, candidate: &Path, args: &[&str]) -> Output {
-    run(bin().arg("compare").arg(base).arg(candidate).args(args))
+/// `--fail-if-slower 5%`, with and without `--json`.
+const GATE: &[&str] = &["--fail-if-slower", "5%"];
+const GATE_JSON: &[&str] = &["--fail-if-slower", "5%", "--json"];
+
+fn compare(base: &Path, candidate: &Path, args: &[&str]) -> Outcome {
+    Gqlbench::compare(base, candidate).args(args).go()
 }
 
-fn row<'a>(c: &'a Value, target: &str) -> &'a Value {
-    c["rows"]
-        .as_array()
-        .unwrap()
+fn row<'a>(c: &'a Comparison, target: &str) -> &'a CompareRow {
+    c.rows
         .iter()
-        .find(|r| r["target"] == target)
+        .find(|r| r.target == target)
         .unwrap_or_else(|| panic!("no row for {target}"))
 }
 
-fn kinds(c: &Value) -> Vec<String> {
-    c["gate_failures"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| f["kind"].as_str().unwrap().to_string())
-        .collect()
+fn kinds(c: &Comparison) -> Vec<ProblemKind> {
+    c.gate_failures.iter().map(|f| f.kind).collect()
 }
 
-fn stdout(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
+/// A problem of one row of the scenario e2e/hello.
+fn row_problem(kind: ProblemKind, target: &str, reason: &str) -> Problem {
+    Problem {
+        kind,
+        scenario: Some("e2e/hello".into()),
+        target: Some(target.into()),
+        reason: reason.into(),
+    }
 }
 
 #[test]
@@ -151,51 +142,55 @@ fn compare_fails_only_on_a_significant_regression() {
         &with_samples(&a, "fx-good", &[970.0, 979.7, 960.3]),
     );
 
-    let out = compare(&base, &same, &["--fail-if-slower", "5%", "--json"]);
-    assert_eq!(out.status.code(), Some(0));
-    let c = json(&out);
-    assert_eq!(c["regressions"], 0);
-    assert_eq!(c["gate_passed"], true);
-    assert_eq!(c["gate_failures"], json!([]));
-    assert_eq!(c["compared"], 2);
-    assert_eq!(c["rows"].as_array().unwrap().len(), 2);
-    assert_eq!(row(&c, "fx-good")["verdict"], "no_significant_change");
+    let out = compare(&base, &same, GATE_JSON);
+    out.assert_exit(0);
+    let c = out.comparison();
+    assert_eq!(c.regressions, 0);
+    assert_eq!(c.gate_passed, Some(true));
+    assert!(c.gate_failures.is_empty(), "{:?}", c.gate_failures);
+    assert_eq!(c.compared, 2);
+    assert_eq!(c.rows.len(), 2);
+    assert_eq!(row(&c, "fx-good").verdict, Verdict::NoSignificantChange);
     assert_eq!(
-        row(&c, "fx-good")["reason"],
+        row(&c, "fx-good").reason,
         "no significant change (interval includes 0)"
     );
 
-    let out = compare(&base, &slow, &["--fail-if-slower", "5%", "--json"]);
-    assert_eq!(out.status.code(), Some(1));
-    let c = json(&out);
+    let out = compare(&base, &slow, GATE_JSON);
+    out.assert_exit(1);
+    let c = out.comparison();
     let r = row(&c, "fx-good");
-    assert_eq!(r["regression"], true);
-    assert_eq!(r["verdict"], "slower");
-    assert_eq!(r["reason"], "slower (significant), beyond the 5% allowance");
-    assert!((r["rps_change"]["pct"].as_f64().unwrap() + 50.0).abs() < 0.5);
-    assert_eq!(r["rps_change"]["significant"], true);
-    assert_eq!(c["regressions"], 1);
-    assert_eq!(c["gate_passed"], false);
+    assert!(r.regression);
+    assert_eq!(r.verdict, Verdict::Slower);
+    assert_eq!(r.reason, "slower (significant), beyond the 5% allowance");
+    let change = r.rps_change.expect("a change of req/s");
+    assert!((change.pct + 50.0).abs() < 0.5);
+    assert!(change.significant);
+    assert_eq!(c.regressions, 1);
+    assert_eq!(c.gate_passed, Some(false));
     assert_eq!(
-        c["gate_failures"],
-        json!([{"kind": "slower", "scenario": "e2e/hello", "target": "fx-good",
-                "reason": "slower (significant), beyond the 5% allowance"}])
+        c.gate_failures,
+        [row_problem(
+            ProblemKind::Slower,
+            "fx-good",
+            "slower (significant), beyond the 5% allowance"
+        )]
     );
 
-    let out = compare(&base, &slightly, &["--fail-if-slower", "5%", "--json"]);
-    assert_eq!(out.status.code(), Some(0));
-    let c = json(&out);
-    assert_eq!(row(&c, "fx-good")["verdict"], "slower_within_allowance");
+    let out = compare(&base, &slightly, GATE_JSON);
+    out.assert_exit(0);
+    let c = out.comparison();
+    assert_eq!(row(&c, "fx-good").verdict, Verdict::SlowerWithinAllowance);
     assert_eq!(
-        row(&c, "fx-good")["reason"],
+        row(&c, "fx-good").reason,
         "slower (significant) but within the 5% allowance"
     );
 
     // Without the gate the same comparison only reports.
     let out = compare(&base, &slow, &[]);
-    assert_eq!(out.status.code(), Some(0));
-    assert!(stdout(&out).contains("slower (significant)"));
-    assert!(!stdout(&out).contains("REGRESSION"));
+    out.assert_exit(0);
+    assert!(out.stdout.contains("slower (significant)"));
+    assert!(!out.stdout.contains("REGRESSION"));
 }
 
 #[test]
@@ -203,75 +198,76 @@ fn compare_gate_trips_when_the_runs_have_no_row_in_common() {
     let (dir, a) = baseline();
     let base = write(dir.path(), "base", &a);
     let mut other = a.clone();
-    other["scenarios"][0]["name"] = json!("other");
+    other.scenarios[0].name = "other".into();
     let other = write(dir.path(), "other", &other);
 
-    let out = compare(&base, &other, &["--fail-if-slower", "5%", "--json"]);
-    assert_eq!(out.status.code(), Some(1));
-    let c = json(&out);
-    assert_eq!(c["in_common"], 0);
-    assert_eq!(c["compared"], 0);
+    let out = compare(&base, &other, GATE_JSON);
+    out.assert_exit(1);
+    let c = out.comparison();
+    assert_eq!(c.in_common, 0);
+    assert_eq!(c.compared, 0);
     assert_eq!(
         kinds(&c),
         [
-            "no_rows_in_common",
-            "missing_in_candidate",
-            "missing_in_candidate"
+            ProblemKind::NoRowsInCommon,
+            ProblemKind::MissingInCandidate,
+            ProblemKind::MissingInCandidate
         ]
     );
-    let reason = c["gate_failures"][0]["reason"].as_str().unwrap();
+    let reason = &c.gate_failures[0].reason;
     assert!(
         reason.contains("baseline has e2e/hello (fx-chunked, fx-good)")
             && reason.contains("candidate has e2e/other (fx-chunked, fx-good)"),
         "{reason}"
     );
 
-    let out = compare(&base, &other, &["--fail-if-slower", "5%"]);
-    assert_eq!(out.status.code(), Some(1));
-    let text = stdout(&out);
+    let out = compare(&base, &other, GATE);
+    out.assert_exit(1);
+    let text = &out.stdout;
     assert!(text.contains("gate --fail-if-slower 5%: FAILED"), "{text}");
     assert!(!text.contains("passed"), "{text}");
 
     // Without a gate: exit 0, and the note still says why nothing was compared.
     let out = compare(&base, &other, &[]);
-    assert_eq!(out.status.code(), Some(0));
-    assert!(stdout(&out).contains("note: no row (scenario × target) in common"));
+    out.assert_exit(0);
+    assert!(out
+        .stdout
+        .contains("note: no row (scenario × target) in common"));
 }
 
 #[test]
 fn compare_gate_trips_on_a_row_missing_from_the_candidate() {
     let (dir, a) = baseline();
     let base = write(dir.path(), "base", &a);
-    let mut fewer = a.clone();
-    fewer["scenarios"][0]["targets"]
-        .as_array_mut()
-        .unwrap()
-        .retain(|t| t["name"] != "fx-chunked");
-    let fewer = write(dir.path(), "fewer", &fewer);
+    let fewer = write(dir.path(), "fewer", &without(&a, "fx-chunked"));
 
-    let out = compare(&base, &fewer, &["--fail-if-slower", "5%", "--json"]);
-    assert_eq!(out.status.code(), Some(1));
-    let c = json(&out);
+    let out = compare(&base, &fewer, GATE_JSON);
+    out.assert_exit(1);
+    let c = out.comparison();
     assert_eq!(
-        c["gate_failures"],
-        json!([{"kind": "missing_in_candidate", "scenario": "e2e/hello",
-                "target": "fx-chunked", "reason": "missing from candidate (valid in baseline)"}])
+        c.gate_failures,
+        [row_problem(
+            ProblemKind::MissingInCandidate,
+            "fx-chunked",
+            "missing from candidate (valid in baseline)"
+        )]
     );
-    assert_eq!(row(&c, "fx-chunked")["verdict"], "missing_in_candidate");
-    assert_eq!(row(&c, "fx-chunked")["regression"], true);
-    assert_eq!(c["regressions"], 1);
+    assert_eq!(row(&c, "fx-chunked").verdict, Verdict::MissingInCandidate);
+    assert!(row(&c, "fx-chunked").regression);
+    assert_eq!(c.regressions, 1);
 
-    let out = compare(&base, &fewer, &["--fail-if-slower", "5%"]);
-    assert_eq!(out.status.code(), Some(1));
-    assert!(stdout(&out)
+    let out = compare(&base, &fewer, GATE);
+    out.assert_exit(1);
+    assert!(out
+        .stdout
         .contains("  - e2e/hello × fx-chunked: missing from candidate (valid in baseline)"));
 
     // The other way round the extra row is new, not a regression.
-    let out = compare(&fewer, &base, &["--fail-if-slower", "5%", "--json"]);
-    assert_eq!(out.status.code(), Some(0));
+    let out = compare(&fewer, &base, GATE_JSON);
+    out.assert_exit(0);
     assert_eq!(
-        row(&json(&out), "fx-chunked")["verdict"],
-        "only_in_candidate"
+        row(&out.comparison(), "fx-chunked").verdict,
+        Verdict::OnlyInCandidate
     );
 }
 
@@ -279,32 +275,42 @@ fn compare_gate_trips_on_a_row_missing_from_the_candidate() {
 fn compare_gate_trips_on_a_partial_run_whatever_its_status() {
     let (dir, a) = baseline();
     let base = write(dir.path(), "base", &a);
-    for status in ["running", "interrupted", "failed"] {
+    for (status, name) in [
+        (RunStatus::Running, "running"),
+        (RunStatus::Interrupted, "interrupted"),
+        (RunStatus::Failed, "failed"),
+    ] {
         let mut partial = a.clone();
-        partial["status"] = json!(status);
-        let partial = write(dir.path(), status, &partial);
+        partial.status = status;
+        let partial = write(dir.path(), name, &partial);
 
-        let out = compare(&base, &partial, &["--fail-if-slower", "5%", "--json"]);
-        assert_eq!(out.status.code(), Some(1), "{status}");
-        let c = json(&out);
-        assert_eq!(kinds(&c), ["partial_candidate"], "{status}");
-        assert_eq!(c["candidate_status"], status);
-        let reason = c["gate_failures"][0]["reason"].as_str().unwrap();
+        let out = compare(&base, &partial, GATE_JSON);
+        assert_eq!(out.code, Some(1), "{name}");
+        let c = out.comparison();
+        assert_eq!(kinds(&c), [ProblemKind::PartialCandidate], "{name}");
+        assert_eq!(c.candidate_status, status);
+        let reason = &c.gate_failures[0].reason;
         assert!(
-            reason.starts_with(&format!("candidate run is partial (status: {status}")),
+            reason.starts_with(&format!("candidate run is partial (status: {name}")),
             "{reason}"
         );
         // Every row is still compared and shown.
-        assert_eq!(c["compared"], 2);
+        assert_eq!(c.compared, 2);
 
         // A partial baseline leaves rows unchecked: the gate cannot vouch for them either.
-        let out = compare(&partial, &base, &["--fail-if-slower", "5%", "--json"]);
-        assert_eq!(out.status.code(), Some(1), "{status}");
-        assert_eq!(kinds(&json(&out)), ["partial_baseline"], "{status}");
+        let out = compare(&partial, &base, GATE_JSON);
+        assert_eq!(out.code, Some(1), "{name}");
+        assert_eq!(
+            kinds(&out.comparison()),
+            [ProblemKind::PartialBaseline],
+            "{name}"
+        );
 
         let out = compare(&base, &partial, &[]);
-        assert_eq!(out.status.code(), Some(0), "{status}");
-        assert!(stdout(&out).contains(&format!("note: candidate run is partial (status: {status}")));
+        assert_eq!(out.code, Some(0), "{name}");
+        assert!(out
+            .stdout
+            .contains(&format!("note: candidate run is partial (status: {name}")));
     }
 }
 
@@ -313,13 +319,9 @@ fn compare_refuses_a_gate_outside_0_to_100_percent() {
     let (dir, a) = baseline();
     let base = write(dir.path(), "base", &a);
     for bad in ["500%", "100.5", "0%", "0", "-5%", "five"] {
-        let out = run(bin()
-            .arg("compare")
-            .arg(&base)
-            .arg(&base)
-            .arg(format!("--fail-if-slower={bad}")));
-        assert_eq!(out.status.code(), Some(2), "{bad}");
-        let err = stderr(&out);
+        let out = compare(&base, &base, &[&format!("--fail-if-slower={bad}")]);
+        assert_eq!(out.code, Some(2), "{bad}");
+        let err = &out.stderr;
         assert!(
             err.contains("--fail-if-slower") && err.contains("e.g. 5%"),
             "{bad}: {err}"
@@ -327,7 +329,7 @@ fn compare_refuses_a_gate_outside_0_to_100_percent() {
         assert!(out.stdout.is_empty(), "{bad}");
     }
     let out = compare(&base, &base, &["--fail-if-slower", "100%"]);
-    assert_eq!(out.status.code(), Some(0));
+    out.assert_exit(0);
 }
 
 #[test]
@@ -340,18 +342,18 @@ fn compare_names_too_few_trials_instead_of_noise() {
         "cand",
         &with_samples(&a, "fx-good", &[950.0, 910.0, 994.0]),
     );
-    let out = compare(&base, &cand, &["--fail-if-slower", "5%", "--json"]);
+    let out = compare(&base, &cand, GATE_JSON);
     // Too few trials cannot show a slowdown; the gate passes but says so.
-    assert_eq!(out.status.code(), Some(0));
-    let c = json(&out);
+    out.assert_exit(0);
+    let c = out.comparison();
     let r = row(&c, "fx-good");
-    assert_eq!(r["verdict"], "too_few_trials");
-    assert_eq!(r["reason"], "too few trials (1 in baseline, need 3)");
-    assert_eq!(r["baseline_trials"], 1);
-    assert_eq!(r["candidate_trials"], 3);
+    assert_eq!(r.verdict, Verdict::TooFewTrials);
+    assert_eq!(r.reason, "too few trials (1 in baseline, need 3)");
+    assert_eq!(r.baseline_trials, Some(1));
+    assert_eq!(r.candidate_trials, Some(3));
 
-    let out = compare(&base, &cand, &["--fail-if-slower", "5%"]);
-    let text = stdout(&out);
+    let out = compare(&base, &cand, GATE);
+    let text = &out.stdout;
     assert!(
         text.contains("too few trials (1 in baseline, need 3)"),
         "{text}"
@@ -368,34 +370,29 @@ fn compare_gate_trips_on_a_row_broken_in_the_candidate_only() {
     let (dir, a) = baseline();
     let base = write(dir.path(), "base", &a);
     let broken = write(dir.path(), "broken", &crashed(&a, "fx-good"));
-    let out = compare(&base, &broken, &["--fail-if-slower", "5%", "--json"]);
-    assert_eq!(out.status.code(), Some(1));
-    let c = json(&out);
-    assert_eq!(kinds(&c), ["candidate_invalid"]);
+    let out = compare(&base, &broken, GATE_JSON);
+    out.assert_exit(1);
+    let c = out.comparison();
+    assert_eq!(kinds(&c), [ProblemKind::CandidateInvalid]);
     assert_eq!(
-        row(&c, "fx-good")["reason"],
+        row(&c, "fx-good").reason,
         "not comparable: candidate invalid (CRASHED (2/3 trials valid)), valid in baseline"
     );
 
     // A row already broken in the baseline has nothing to regress from: listed, not a
     // failure, even when the candidate lacks it.
     let bad_base = write(dir.path(), "bad-base", &crashed(&a, "fx-chunked"));
-    let mut fewer = a.clone();
-    fewer["scenarios"][0]["targets"]
-        .as_array_mut()
-        .unwrap()
-        .retain(|t| t["name"] != "fx-chunked");
-    let fewer = write(dir.path(), "fewer", &fewer);
-    let out = compare(&bad_base, &fewer, &["--fail-if-slower", "5%", "--json"]);
-    assert_eq!(out.status.code(), Some(0));
-    let c = json(&out);
+    let fewer = write(dir.path(), "fewer", &without(&a, "fx-chunked"));
+    let out = compare(&bad_base, &fewer, GATE_JSON);
+    out.assert_exit(0);
+    let c = out.comparison();
     let r = row(&c, "fx-chunked");
-    assert_eq!(r["verdict"], "baseline_invalid");
+    assert_eq!(r.verdict, Verdict::BaselineInvalid);
     assert_eq!(
-        r["reason"],
+        r.reason,
         "not comparable: baseline invalid (CRASHED (2/3 trials valid)), missing from candidate"
     );
-    assert_eq!(r["regression"], false);
+    assert!(!r.regression);
 
     // Broken everywhere in the baseline: nothing was compared, so the gate cannot pass.
     let all_bad = write(
@@ -403,9 +400,9 @@ fn compare_gate_trips_on_a_row_broken_in_the_candidate_only() {
         "all-bad",
         &crashed(&crashed(&a, "fx-chunked"), "fx-good"),
     );
-    let out = compare(&all_bad, &base, &["--fail-if-slower", "5%", "--json"]);
-    assert_eq!(out.status.code(), Some(1));
-    assert_eq!(kinds(&json(&out)), ["nothing_compared"]);
+    let out = compare(&all_bad, &base, GATE_JSON);
+    out.assert_exit(1);
+    assert_eq!(kinds(&out.comparison()), [ProblemKind::NothingCompared]);
 }
 
 #[test]
@@ -413,9 +410,9 @@ fn compare_exits_2_naming_the_file_it_cannot_read() {
     let (dir, a) = baseline();
     let base = write(dir.path(), "base", &a);
     let nowhere = dir.path().join("nowhere");
-    let out = compare(&nowhere, &base, &["--fail-if-slower", "5%"]);
-    assert_eq!(out.status.code(), Some(2));
-    let err = stderr(&out);
+    let out = compare(&nowhere, &base, GATE);
+    out.assert_exit(2);
+    let err = &out.stderr;
     assert!(
         err.contains(&format!("baseline {}", nowhere.display()))
             && err.contains("pass a run folder (holding results.json)"),
@@ -424,9 +421,9 @@ fn compare_exits_2_naming_the_file_it_cannot_read() {
 
     let bogus = dir.path().join("bogus.json");
     std::fs::write(&bogus, r#"{"hello": 1}"#).unwrap();
-    let out = compare(&base, &bogus, &["--fail-if-slower", "5%"]);
-    assert_eq!(out.status.code(), Some(2));
-    let err = stderr(&out);
+    let out = compare(&base, &bogus, GATE);
+    out.assert_exit(2);
+    let err = &out.stderr;
     assert!(
         err.contains(&format!("candidate {}", bogus.display())) && err.contains("schema_version"),
         "{err}"
@@ -437,9 +434,9 @@ fn compare_exits_2_naming_the_file_it_cannot_read() {
 fn report_rerenders_a_saved_run_and_rejects_other_files() {
     let dir = tempfile::tempdir().unwrap();
     let saved = write(dir.path(), "a", measured());
-    let out = run(bin().arg("report").arg(&saved).args(["--format", "md"]));
-    assert!(out.status.success());
-    let md = String::from_utf8_lossy(&out.stdout);
+    let out = Gqlbench::report(&saved).args(["--format", "md"]).go();
+    assert!(out.success());
+    let md = &out.stdout;
     assert!(
         md.contains("## e2e/hello") && md.contains("fx-good") && md.contains("req/s median"),
         "{md}"
@@ -447,31 +444,45 @@ fn report_rerenders_a_saved_run_and_rejects_other_files() {
 
     let bogus = dir.path().join("bogus.json");
     std::fs::write(&bogus, r#"{"hello": 1}"#).unwrap();
-    let out = run(bin().arg("report").arg(&bogus));
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("schema_version"));
+    let out = Gqlbench::report(&bogus).go();
+    out.assert_exit(2);
+    assert!(out.stderr.contains("schema_version"));
+}
+
+/// A step of a connection sweep.
+fn step(connections: u32, rps: f64, p50_us: u64, p99_us: u64, failed: u64) -> SweepStep {
+    SweepStep {
+        rate: None,
+        connections: Some(connections),
+        achieved_rps: rps,
+        p50_us,
+        p99_us,
+        failed,
+        flags: vec![],
+        held: failed == 0,
+        phase: None,
+        verdict: None,
+        reason: None,
+    }
 }
 
 #[test]
 fn report_exports_json_terminal_and_the_chart_csvs() {
     let dir = tempfile::tempdir().unwrap();
     let saved = write(dir.path(), "a", measured());
-    let out = run(bin().arg("report").arg(&saved).args(["--format", "json"]));
-    assert!(out.status.success());
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(v["scenarios"][0]["name"], "hello");
-    assert_eq!(v["schema_version"], measured()["schema_version"]);
-    let out = run(bin()
-        .arg("report")
-        .arg(&saved)
-        .args(["--format", "terminal"]));
-    assert!(out.status.success());
-    assert!(stdout(&out).contains("e2e/hello — "), "{}", stdout(&out));
+    let out = Gqlbench::report(&saved).args(["--format", "json"]).go();
+    assert!(out.success());
+    let v = out.results();
+    assert_eq!(v.scenarios[0].name, "hello");
+    assert_eq!(v.schema_version, measured().schema_version);
+    let out = Gqlbench::report(&saved).args(["--format", "terminal"]).go();
+    assert!(out.success());
+    assert!(out.stdout.contains("e2e/hello — "), "{}", out.stdout);
 
     // Nothing to chart: said, and nothing written.
-    let out = run(bin().arg("report").arg(&saved).args(["--format", "csv"]));
-    assert!(out.status.success());
-    assert!(stderr(&out).contains("no chart data in this run"));
+    let out = Gqlbench::report(&saved).args(["--format", "csv"]).go();
+    assert!(out.success());
+    assert!(out.stderr.contains("no chart data in this run"));
     assert!(out.stdout.is_empty());
     let csvs = |p: &Path| {
         std::fs::read_dir(p)
@@ -484,22 +495,18 @@ fn report_exports_json_terminal_and_the_chart_csvs() {
 
     // The same run as a connection sweep: its CSV is written into the run folder, named.
     let mut swept = measured().clone();
-    swept["scenarios"][0]["connection_sweep"] = json!([1, 4]);
-    let t = target_mut(&mut swept, "fx-good");
-    t["trials"][0]["sweep"] = json!([
-        {"connections": 1, "achieved_rps": 100.0, "p50_us": 1000, "p99_us": 2500,
-         "failed": 0, "flags": [], "held": true},
-        {"connections": 4, "achieved_rps": 300.0, "p50_us": 3000, "p99_us": 8000,
-         "failed": 2, "flags": [], "held": false}
+    swept.scenarios[0].connection_sweep = Some(vec![1, 4]);
+    target_mut(&mut swept, "fx-good").trials[0].sweep = Some(vec![
+        step(1, 100.0, 1000, 2500, 0),
+        step(4, 300.0, 3000, 8000, 2),
     ]);
     let saved = write(dir.path(), "swept", &swept);
-    let out = run(bin()
-        .arg("report")
-        .arg(saved.join("results.json"))
-        .args(["--format", "csv"]));
-    assert!(out.status.success());
+    let out = Gqlbench::report(saved.join("results.json"))
+        .args(["--format", "csv"])
+        .go();
+    assert!(out.success());
     let file = saved.join("sweep-hello.csv");
-    assert!(stderr(&out).contains(&format!("wrote {}", file.display())));
+    assert!(out.stderr.contains(&format!("wrote {}", file.display())));
     let csv = std::fs::read_to_string(&file).unwrap();
     assert_eq!(
         csv,

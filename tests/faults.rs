@@ -1,29 +1,33 @@
 //! End-to-end: targets that misbehave are reported as such, the rest of the suite goes on,
 //! results are saved, and no child process outlives the run.
 mod common;
+use std::time::Duration;
+
 use common::*;
+use gqlbench::results::{RunStatus, TargetStatus};
 
 /// Both tests look for leftover fixture processes, so they must not overlap.
 static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// `run e2e --scenarios SCENARIO` on the fixture catalogue.
+fn e2e(scenario: &str) -> Gqlbench {
+    Gqlbench::run("e2e").root(fixtures()).scenarios(scenario)
+}
 
 #[test]
 fn every_kind_of_misbehaving_target_is_reported_and_the_run_goes_on() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let out_dir = tempfile::tempdir().unwrap();
-    let out = run(bin()
-        .args(["--root"])
-        .arg(fixtures())
-        .args(["run", "e2e", "--scenarios", "hello", "--json", "--out"])
-        .arg(out_dir.path()));
+    let out = e2e("hello").json().out(out_dir.path()).go();
     assert_eq!(
-        out.status.code(),
+        out.code,
         Some(1),
         "the run goes on to the end, then fails: targets failed"
     );
-    let r = json(&out);
-    assert_eq!(r["status"], "complete");
+    let r = out.results();
+    assert_eq!(r.status, RunStatus::Complete);
     // Every misbehaving target is a failure of the verdict; the good ones are not.
-    let failures = r["verdict"]["failures"].as_array().unwrap();
+    let failures = &r.verdict.as_ref().expect("a verdict").failures;
     for bad in [
         "fx-errors",
         "fx-wrong",
@@ -33,215 +37,150 @@ fn every_kind_of_misbehaving_target_is_reported_and_the_run_goes_on() {
         "fx-degrade",
     ] {
         assert!(
-            failures
-                .iter()
-                .any(|f| f.as_str().unwrap().contains(&format!(" {bad}: "))),
+            failures.iter().any(|f| f.contains(&format!(" {bad}: "))),
             "{bad} not in {failures:?}"
         );
     }
-    assert!(!failures
-        .iter()
-        .any(|f| f.as_str().unwrap().contains("fx-good")));
+    assert!(!failures.iter().any(|f| f.contains("fx-good")));
 
     let good = target(&r, 0, "fx-good");
-    assert_eq!(good["status"], "ok");
-    assert_eq!(good["summary"]["valid"], true);
-    assert!(good["summary"]["rps"]["median"].as_f64().unwrap() > 0.0);
-    assert_eq!(good["summary"]["failures"], 0);
-    let trial = &good["trials"][0];
-    assert!(trial["load"]["requests"].as_u64().unwrap() > 0);
-    assert!(
-        trial["generator"]["cpu_s"].as_f64().unwrap() > 0.0,
-        "generator CPU measured"
-    );
-    assert!(
-        trial["vitals"]["cpu_avg_pct"].as_f64().unwrap() > 0.0,
-        "target CPU measured"
-    );
-    assert!(good["rss_idle_bytes"].as_u64().unwrap() > 1_000_000);
+    assert_eq!(good.status, TargetStatus::Ok);
+    let summary = good.summary.as_ref().expect("a summary");
+    assert!(summary.valid);
+    assert!(summary.rps.median > 0.0);
+    assert_eq!(summary.failures, 0);
+    let trial = &good.trials[0];
+    assert!(trial.load.requests > 0);
+    assert!(trial.generator.cpu_s > 0.0, "generator CPU measured");
+    assert!(trial.vitals.cpu_avg_pct > 0.0, "target CPU measured");
+    assert!(good.rss_idle_bytes.unwrap() > 1_000_000);
 
     let chunked = target(&r, 0, "fx-chunked");
     assert_eq!(
-        chunked["status"], "ok",
+        chunked.status,
+        TargetStatus::Ok,
         "chunked responses are read and validated"
     );
-    assert_eq!(chunked["summary"]["valid"], true);
+    assert!(chunked.summary.as_ref().unwrap().valid);
 
     let errors = target(&r, 0, "fx-errors");
-    assert_eq!(errors["status"], "wrong_answers");
-    assert!(
-        errors["problem"]
-            .as_str()
-            .unwrap()
-            .contains("graphql_error"),
-        "{}",
-        errors["problem"]
-    );
-    assert!(
-        errors["trials"].as_array().unwrap().is_empty(),
-        "a wrong target is not measured"
-    );
+    assert_eq!(errors.status, TargetStatus::WrongAnswers);
+    let p = errors.problem.as_deref().unwrap();
+    assert!(p.contains("graphql_error"), "{p}");
+    assert!(errors.trials.is_empty(), "a wrong target is not measured");
 
     let wrong = target(&r, 0, "fx-wrong");
-    assert_eq!(wrong["status"], "wrong_answers");
-    let p = wrong["problem"].as_str().unwrap();
+    assert_eq!(wrong.status, TargetStatus::WrongAnswers);
+    let p = wrong.problem.as_deref().unwrap();
     assert!(
         p.contains("wrong_data") && p.contains("wrld"),
         "one diff shown: {p}"
     );
 
     let crash = target(&r, 0, "fx-crash");
-    assert_eq!(crash["status"], "crashed");
-    assert!(crash["log_tail"]
-        .as_str()
+    assert_eq!(crash.status, TargetStatus::Crashed);
+    assert!(crash
+        .log_tail
+        .as_deref()
         .unwrap()
         .contains("crashing on purpose"));
-    assert_eq!(crash["trials"][0]["valid"], false);
-    assert_eq!(crash["summary"]["valid"], false);
+    assert!(!crash.trials[0].valid);
+    assert!(!crash.summary.as_ref().unwrap().valid);
 
     let never = target(&r, 0, "fx-never-ready");
-    assert_eq!(never["status"], "not_ready");
-    assert!(
-        never["problem"].as_str().unwrap().contains("http_status"),
-        "{}",
-        never["problem"]
-    );
+    assert_eq!(never.status, TargetStatus::NotReady);
+    let p = never.problem.as_deref().unwrap();
+    assert!(p.contains("http_status"), "{p}");
 
     let exit = target(&r, 0, "fx-exit-at-start");
-    assert_eq!(exit["status"], "start_failed");
-    assert!(exit["log_tail"]
-        .as_str()
+    assert_eq!(exit.status, TargetStatus::StartFailed);
+    assert!(exit
+        .log_tail
+        .as_deref()
         .unwrap()
         .contains("config file fixture.yaml missing"));
 
     let degrade = target(&r, 0, "fx-degrade");
-    assert_eq!(degrade["status"], "ok", "it stayed up");
-    assert_eq!(
-        degrade["summary"]["valid"], false,
-        "but a trial with failures is invalid"
-    );
-    assert!(
-        degrade["summary"]["failures_by_kind"]["graphql_error"]
-            .as_u64()
-            .unwrap()
-            > 0
-    );
+    assert_eq!(degrade.status, TargetStatus::Ok, "it stayed up");
+    let summary = degrade.summary.as_ref().unwrap();
+    assert!(!summary.valid, "but a trial with failures is invalid");
+    assert!(summary.failures_by_kind["graphql_error"] > 0);
 
     // Only valid rows are ranked: good and chunked.
-    let ranking = &r["scenarios"][0]["ranking"];
-    let ranked = [
-        ranking["fastest"].as_str().unwrap(),
-        ranking["runner_up"].as_str().unwrap(),
-    ];
+    let ranking = r.scenarios[0].ranking.as_ref().expect("a ranking");
+    let ranked = [ranking.fastest.as_str(), ranking.runner_up.as_str()];
     assert!(
         ranked.contains(&"fx-good") && ranked.contains(&"fx-chunked"),
-        "{ranking}"
+        "{ranking:?}"
     );
 
     // Saved to disk, report written, nothing left running.
-    let saved: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(out_dir.path().join("results.json")).unwrap())
-            .unwrap();
-    assert_eq!(
-        saved["scenarios"][0]["targets"].as_array().unwrap().len(),
-        8
-    );
+    let saved = read_results(out_dir.path());
+    assert_eq!(saved.scenarios[0].targets.len(), 8);
     let md = std::fs::read_to_string(out_dir.path().join("report.md")).unwrap();
     assert!(
         md.contains("CRASHED") && md.contains("WRONG ANSWERS"),
         "{md}"
     );
-    assert!(
-        processes_with("_fixture/server.mjs").is_empty(),
-        "orphans: {:?}",
-        processes_with("_fixture/server.mjs")
-    );
+    assert_no_process("_fixture/server.mjs");
 }
 
 #[test]
 fn ctrl_c_stops_children_and_keeps_partial_results() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let out_dir = tempfile::tempdir().unwrap();
-    let child = bin()
-        .args(["--root"])
-        .arg(fixtures())
-        .args([
-            "run",
-            "e2e",
-            "--scenarios",
-            "hello",
-            "--targets",
-            "fx-good,fx-chunked",
-            "--trials",
-            "4",
-            "--duration",
-            "1s",
-            "--out",
-        ])
-        .arg(out_dir.path())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = e2e("hello")
+        .targets("fx-good,fx-chunked")
+        .trials(4)
+        .duration("1s")
+        .out(out_dir.path())
+        .spawn();
     // Wait until the first trial is under way, then interrupt.
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
-    while processes_with("server.mjs good").is_empty() && std::time::Instant::now() < deadline {
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
+    wait_for("the first target to start", Duration::from_secs(20), || {
+        !processes_with("server.mjs good").is_empty()
+    });
     // Into the second target's first trial or later: the first has a whole, valid trial.
-    std::thread::sleep(std::time::Duration::from_millis(2500));
+    std::thread::sleep(Duration::from_millis(2500));
     unsafe {
         libc::kill(child.id() as i32, libc::SIGINT);
     }
-    let out = child.wait_with_output().unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(130),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let saved: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(out_dir.path().join("results.json")).unwrap())
-            .unwrap();
-    assert_eq!(saved["status"], "interrupted");
+    Outcome::finish(child).assert_exit(130);
+    let saved = read_results(out_dir.path());
+    assert_eq!(saved.status, RunStatus::Interrupted);
     assert!(out_dir.path().join("report.md").exists());
     // The target the interruption cut short is interrupted, and never called valid.
-    let targets = saved["scenarios"][0]["targets"].as_array().unwrap();
+    let targets = &saved.scenarios[0].targets;
     let cut: Vec<_> = targets
         .iter()
-        .filter(|t| t["status"] == "interrupted")
+        .filter(|t| t.status == TargetStatus::Interrupted)
         .collect();
     assert!(!cut.is_empty(), "{targets:?}");
     for t in &cut {
-        assert_ne!(t["summary"]["valid"], true, "{}", t["name"]);
+        assert_ne!(
+            t.summary.as_ref().map(|s| s.valid),
+            Some(true),
+            "{}",
+            t.name
+        );
     }
     // One of them had completed (valid) trials before the cut: its summary was made while
     // it looked whole, and must not stay valid.
     assert!(
-        cut.iter().any(|t| t["trials"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .any(|x| x["valid"] == true)),
+        cut.iter().any(|t| t.trials.iter().any(|x| x.valid)),
         "{targets:?}"
     );
-    assert_eq!(saved["verdict"]["exit_code"], 130);
-    assert!(processes_with("_fixture/server.mjs").is_empty());
+    assert_eq!(saved.verdict.as_ref().unwrap().exit_code, 130);
+    assert_no_process("_fixture/server.mjs");
 }
 
 #[test]
 fn scenario_limits_are_applied_and_enforced() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let out_dir = tempfile::tempdir().unwrap();
-    let out = run(bin()
-        .args(["--root"])
-        .arg(fixtures())
-        .args(["run", "e2e", "--scenarios", "limited", "--json", "--out"])
-        .arg(out_dir.path()));
-    assert!(out.status.success());
-    let r = json(&out);
-    let s = &r["scenarios"][0];
-    let applied = s["limits"]["applied"].as_str().unwrap();
+    let out = e2e("limited").json().out(out_dir.path()).go();
+    assert!(out.success());
+    let r = out.results();
+    let applied = &r.scenarios[0].limits.applied;
     if !applied.starts_with("cgroup") {
         // No writable cgroup hierarchy here: the report must say the limits were not enforced.
         assert!(applied.contains("NOT enforced"), "{applied}");
@@ -253,10 +192,10 @@ fn scenario_limits_are_applied_and_enforced() {
         "{applied}"
     );
     let t = target(&r, 0, "fx-good");
-    assert_eq!(t["status"], "ok");
-    let trial = &t["trials"][0];
-    assert_eq!(trial["vitals"]["cpu_source"], "cgroup");
-    let cpu = trial["vitals"]["cpu_avg_pct"].as_f64().unwrap();
+    assert_eq!(t.status, TargetStatus::Ok);
+    let vitals = &t.trials[0].vitals;
+    assert_eq!(vitals.cpu_source, "cgroup");
+    let cpu = vitals.cpu_avg_pct;
     // The quota is 20% of a core; unthrottled this fixture uses ~100% under this load.
     assert!(cpu > 5.0 && cpu < 30.0, "cpu {cpu}% under a 20% quota");
 }
@@ -271,23 +210,20 @@ fn after_kill_9_no_target_is_left_and_the_next_run_removes_the_leftovers() {
     // A pid above the kernel's maximum (4194304) is never alive.
     let stale_db = db_dir.path().join("gqlbench-pg-99999999-0");
     std::fs::create_dir_all(stale_db.join("data")).unwrap();
+    let good = e2e("hello")
+        .targets("fx-good")
+        .env("GQLBENCH_LOCK_DIR", locks.path());
     let out1 = tempfile::tempdir().unwrap();
-    let mut child = bin()
-        .env("GQLBENCH_LOCK_DIR", locks.path())
-        .args(["--root"])
-        .arg(fixtures())
-        .args(["run", "e2e", "--scenarios", "hello", "--targets", "fx-good"])
-        .args(["--duration", "20s", "--out"])
-        .arg(out1.path())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = good
+        .clone()
+        .duration("20s")
+        .out(out1.path())
+        .spawn_with(std::process::Stdio::null(), std::process::Stdio::null());
     let pid = child.id() as i32;
     let mut target = None;
     wait_for(
         "the run's fixture target to start",
-        std::time::Duration::from_secs(30),
+        Duration::from_secs(30),
         || {
             target = pids_with("server.mjs good")
                 .into_iter()
@@ -307,30 +243,23 @@ fn after_kill_9_no_target_is_left_and_the_next_run_removes_the_leftovers() {
     // empty command line while it waits to be reaped).
     wait_for(
         "the killed run's target to end",
-        std::time::Duration::from_secs(10),
+        Duration::from_secs(10),
         || {
             std::fs::read(format!("/proc/{target}/cmdline"))
                 .map(|c| c.is_empty())
                 .unwrap_or(true)
         },
     );
-    assert!(
-        processes_with("_fixture/server.mjs").is_empty(),
-        "orphans: {:?}",
-        processes_with("_fixture/server.mjs")
-    );
+    assert_no_process("_fixture/server.mjs");
 
     let out2 = tempfile::tempdir().unwrap();
-    let out = run(bin()
-        .env("GQLBENCH_LOCK_DIR", locks.path())
+    let out = good
         .env("GQLBENCH_PG_DIR", db_dir.path())
-        .args(["--root"])
-        .arg(fixtures())
-        .args(["run", "e2e", "--scenarios", "hello", "--targets", "fx-good"])
-        .args(["--json", "--out"])
-        .arg(out2.path()));
-    let e = String::from_utf8_lossy(&out.stderr);
-    assert_ne!(out.status.code(), Some(2), "{e}");
+        .json()
+        .out(out2.path())
+        .go();
+    let e = &out.stderr;
+    assert_ne!(out.code, Some(2), "{e}");
     assert!(
         !stale_db.exists(),
         "the dead run's database folder is removed"
@@ -339,10 +268,8 @@ fn after_kill_9_no_target_is_left_and_the_next_run_removes_the_leftovers() {
         e.contains("removed leftovers of killed runs") && e.contains("gqlbench-pg-99999999-0"),
         "{e}"
     );
-    let r = json(&out);
-    let applied = r["scenarios"][0]["limits"]["applied"]
-        .as_str()
-        .unwrap_or("");
+    let r = out.results();
+    let applied = &r.scenarios[0].limits.applied;
     if !applied.starts_with("cgroup v") {
         eprintln!("cgroups not writable on this machine ({applied}): cgroup sweep not checked");
         return;

@@ -3,8 +3,11 @@
 //! and subgraph CPU are reported, and faults (a subgraph dying mid-run, a bad delay spec,
 //! a composition error) are reported as such.
 mod common;
-use common::*;
 use std::process::Command;
+use std::time::Duration;
+
+use common::*;
+use gqlbench::results::{RunResults, TargetStatus};
 
 /// Tests that start gateways look for leftover processes: run them one at a time.
 static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
@@ -79,135 +82,96 @@ fn composition_errors_name_the_subgraph_and_field() {
     );
 }
 
-/// One short trial of the constant scenario against `targets`, as JSON.
-fn constant_run(targets: &str, duration: &str, connections: &str) -> serde_json::Value {
+/// The constant scenario against `targets`, without warm-up, JSON on stdout.
+fn constant(targets: &str, duration: &str, connections: u64) -> Gqlbench {
+    Gqlbench::run("federation")
+        .root(repo())
+        .scenarios("constant")
+        .targets(targets)
+        .warmup("0s")
+        .duration(duration)
+        .connections(connections)
+        .json()
+}
+
+/// One short trial of the constant scenario against `targets`.
+fn constant_run(targets: &str, duration: &str, connections: u64) -> RunResults {
     let out_dir = tempfile::tempdir().unwrap();
-    let out = run(bin()
-        .arg("--root")
-        .arg(repo())
-        .args([
-            "run",
-            "federation",
-            "--scenarios",
-            "constant",
-            "--targets",
-            targets,
-        ])
-        .args(["--trials", "1", "--warmup", "0s", "--duration", duration])
-        .args(["-c", connections, "--json", "--out"])
-        .arg(out_dir.path()));
-    assert!(out.status.success());
-    json(&out)
+    let out = constant(targets, duration, connections)
+        .trials(1)
+        .out(out_dir.path())
+        .go();
+    assert!(out.success());
+    out.results()
 }
 
 /// A gateway that answered every request right and whose upstream calls were counted.
-fn assert_gateway_ok(r: &serde_json::Value, name: &str) {
+fn assert_gateway_ok(r: &RunResults, name: &str) {
     let t = target(r, 0, name);
     assert_eq!(
-        t["status"], "ok",
-        "{name}: {} {}",
-        t["problem"], t["log_tail"]
+        t.status,
+        TargetStatus::Ok,
+        "{name}: {:?} {:?}",
+        t.problem,
+        t.log_tail
     );
-    let checks = t["checks"].as_array().unwrap();
-    assert!(checks.iter().all(|c| c["ok"] == true), "{name}: {checks:?}");
-    let trial = &t["trials"][0];
-    assert_eq!(trial["load"]["failed"], 0, "{name}");
-    assert!(trial["load"]["ok"].as_u64().unwrap() > 0, "{name}");
-    let up = &trial["upstream"];
-    assert!(
-        up["calls_per_request"].as_f64().unwrap() > 0.0,
-        "{name}: {up}"
+    assert!(t.checks.iter().all(|c| c.ok), "{name}: {:?}", t.checks);
+    let trial = &t.trials[0];
+    assert_eq!(trial.load.failed, 0, "{name}");
+    assert!(trial.load.ok > 0, "{name}");
+    let up = trial.upstream.as_ref().expect("upstream calls counted");
+    assert!(up.calls_per_request > 0.0, "{name}: {up:?}");
+    assert_eq!(
+        up.calls.len(),
+        4,
+        "{name}: every subgraph counted: {:?}",
+        up.calls
     );
-    let calls = up["calls"].as_object().unwrap();
-    assert_eq!(calls.len(), 4, "{name}: every subgraph counted: {calls:?}");
-    assert!(up["subgraph_cpu_pct"].is_number());
+    assert!(up.subgraph_cpu_pct.is_finite());
 }
 
 #[test]
 fn npm_gateways_return_the_expected_answers_and_upstream_calls_are_counted() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let r = constant_run(NPM_GATEWAYS, "1s", "4");
-    let s = &r["scenarios"][0];
-    assert_eq!(s["load"]["unique_request_header"], true);
+    let r = constant_run(NPM_GATEWAYS, "1s", 4);
+    assert!(r.scenarios[0].load.unique_request_header);
     for name in NPM_GATEWAYS.split(',') {
         assert_gateway_ok(&r, name);
     }
     // Mercurius' gateway needs Federation v1 subgraphs; the others v2: both worked above.
-    assert!(
-        processes_with("subgraphs serve").is_empty(),
-        "{:?}",
-        processes_with("subgraphs serve")
-    );
+    assert_no_process("subgraphs serve");
 }
 
 #[test]
 fn a_subgraph_that_dies_mid_run_is_reported_and_the_run_ends_cleanly() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let out_dir = tempfile::tempdir().unwrap();
-    let child = bin()
-        .arg("--root")
-        .arg(repo())
-        .args([
-            "run",
-            "federation",
-            "--scenarios",
-            "constant",
-            "--targets",
-            "apollo-gateway",
-        ])
-        .args([
-            "--trials",
-            "2",
-            "--warmup",
-            "0s",
-            "--duration",
-            "3s",
-            "-c",
-            "4",
-            "--json",
-            "--out",
-        ])
-        .arg(out_dir.path())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = constant("apollo-gateway", "3s", 4)
+        .trials(2)
+        .out(out_dir.path())
+        .spawn();
     // Wait for the gateway's subgraphs, let the first trial start, then kill them.
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-    let pid = loop {
-        if let Some(p) = pids_with("subgraphs serve").first() {
-            break *p;
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "subgraphs never started"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    };
-    std::thread::sleep(std::time::Duration::from_millis(4000));
-    unsafe {
-        libc::kill(pid, libc::SIGKILL);
-    }
-    let out = child.wait_with_output().unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    // The run ends normally, and fails: the trial the subgraphs died in is invalid.
-    assert_eq!(out.status.code(), Some(1), "{stderr}");
-    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let t = target(&r, 0, "apollo-gateway");
-    let trials = t["trials"].as_array().unwrap();
-    assert!(!trials.is_empty());
-    let broken = trials.iter().any(|x| {
-        x["valid"] == false
-            && (x["load"]["failed"].as_u64().unwrap_or(0) > 0
-                || x["problems"]
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .any(|p| p.as_str().unwrap_or("").contains("subgraph")))
+    let mut pid = None;
+    wait_for("the subgraphs to start", Duration::from_secs(60), || {
+        pid = pids_with("subgraphs serve").first().copied();
+        pid.is_some()
     });
-    assert!(broken, "a trial shows the dead subgraph: {trials:?}");
-    assert_eq!(t["summary"]["valid"], false);
-    assert!(processes_with("subgraphs serve").is_empty());
+    std::thread::sleep(Duration::from_millis(4000));
+    unsafe {
+        libc::kill(pid.unwrap(), libc::SIGKILL);
+    }
+    let out = Outcome::finish(child);
+    // The run ends normally, and fails: the trial the subgraphs died in is invalid.
+    out.assert_exit(1);
+    let r = out.results();
+    let t = target(&r, 0, "apollo-gateway");
+    assert!(!t.trials.is_empty());
+    let broken = t.trials.iter().any(|x| {
+        !x.valid && (x.load.failed > 0 || x.problems.iter().any(|p| p.contains("subgraph")))
+    });
+    assert!(broken, "a trial shows the dead subgraph: {:?}", t.trials);
+    assert!(!t.summary.as_ref().unwrap().valid);
+    assert_no_process("subgraphs serve");
     assert!(processes_with("apollo-gateway")
         .iter()
         .all(|p| !p.contains("node")));
@@ -240,12 +204,9 @@ fn malformed_delay_spec_is_refused_with_an_example() {
         .unwrap()
         .replace("reviews = \"20..150ms\"", "reviews = \"20-150\"");
     std::fs::write(&f, text).unwrap();
-    let out = run(bin()
-        .arg("--root")
-        .arg(dir.path())
-        .args(["run", "federation"]));
-    assert_eq!(out.status.code(), Some(2));
-    let e = String::from_utf8_lossy(&out.stderr);
+    let out = Gqlbench::run("federation").root(dir.path()).go();
+    out.assert_exit(2);
+    let e = &out.stderr;
     assert!(
         e.contains("delays.toml")
             && e.contains("reviews")
@@ -260,7 +221,7 @@ fn malformed_delay_spec_is_refused_with_an_example() {
 #[ignore]
 fn native_gateways_return_the_expected_answers() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let r = constant_run("apollo-router,hive-router", "2s", "8");
+    let r = constant_run("apollo-router,hive-router", "2s", 8);
     for name in ["apollo-router", "hive-router"] {
         assert_gateway_ok(&r, name);
     }

@@ -1,21 +1,22 @@
 //! End-to-end: bad input gets a clear error naming the file, field or flag.
 mod common;
 use common::*;
+use gqlbench::results::RunStatus;
 
-fn stderr(o: &std::process::Output) -> String {
-    String::from_utf8_lossy(&o.stderr).to_string()
+/// `list` on a copy of the fixture catalogue whose fx-good manifest is edited by `edit`.
+fn list_with_manifest(edit: impl FnOnce(String) -> String) -> Outcome {
+    let dir = fixture_copy();
+    let manifest = dir.path().join("targets/fx-good/target.toml");
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    std::fs::write(&manifest, edit(text)).unwrap();
+    Gqlbench::new(["list"]).root(dir.path()).go()
 }
 
 #[test]
 fn unknown_manifest_field_names_file_line_and_field() {
-    let dir = fixture_copy();
-    let manifest = dir.path().join("targets/fx-good/target.toml");
-    let mut text = std::fs::read_to_string(&manifest).unwrap();
-    text = text.replace("workloads =", "colour = \"blue\"\nworkloads =");
-    std::fs::write(&manifest, text).unwrap();
-    let out = run(bin().arg("--root").arg(dir.path()).arg("list"));
-    assert_eq!(out.status.code(), Some(2));
-    let e = stderr(&out);
+    let out = list_with_manifest(|t| t.replace("workloads =", "colour = \"blue\"\nworkloads ="));
+    out.assert_exit(2);
+    let e = &out.stderr;
     assert!(e.contains("fx-good/target.toml"), "{e}");
     assert!(e.contains("colour"), "{e}");
     assert!(e.contains("line 4"), "{e}");
@@ -23,89 +24,72 @@ fn unknown_manifest_field_names_file_line_and_field() {
 
 #[test]
 fn malformed_duration_in_manifest_is_explained() {
-    let dir = fixture_copy();
-    let manifest = dir.path().join("targets/fx-good/target.toml");
-    let text = std::fs::read_to_string(&manifest)
-        .unwrap()
-        .replace("ready_timeout = \"10s\"", "ready_timeout = \"soon\"");
-    std::fs::write(&manifest, text).unwrap();
-    let out = run(bin().arg("--root").arg(dir.path()).arg("list"));
-    assert_eq!(out.status.code(), Some(2));
-    let e = stderr(&out);
+    let out =
+        list_with_manifest(|t| t.replace("ready_timeout = \"10s\"", "ready_timeout = \"soon\""));
+    out.assert_exit(2);
+    let e = &out.stderr;
     assert!(e.contains("'soon' is not a duration"), "{e}");
 }
 
 #[test]
 fn unknown_target_and_scenario_list_the_valid_ones() {
-    let out = run(bin()
-        .arg("--root")
-        .arg(fixtures())
-        .args(["run", "e2e", "--targets", "nope"]));
-    assert_eq!(out.status.code(), Some(2));
-    let e = stderr(&out);
+    let e2e = || Gqlbench::run("e2e").root(fixtures());
+    let out = e2e().targets("nope").go();
+    out.assert_exit(2);
+    let e = &out.stderr;
     assert!(
         e.contains("unknown target 'nope'") && e.contains("fx-good"),
         "{e}"
     );
 
-    let out = run(bin()
-        .arg("--root")
-        .arg(fixtures())
-        .args(["run", "e2e", "--scenarios", "nope"]));
-    assert!(stderr(&out)
+    let out = e2e().scenarios("nope").go();
+    assert!(out
+        .stderr
         .contains("unknown scenario 'nope'; valid scenarios: cold, cold-small, depth, hello"));
 
-    let out = run(bin().arg("--root").arg(fixtures()).args(["run", "nosuite"]));
+    let out = Gqlbench::run("nosuite").root(fixtures()).go();
     assert!(
-        stderr(&out).contains("unknown suite 'nosuite'; valid suites: e2e"),
+        out.stderr
+            .contains("unknown suite 'nosuite'; valid suites: e2e"),
         "{}",
-        stderr(&out)
+        out.stderr
     );
+}
+
+fn hello_query() -> std::path::PathBuf {
+    fixtures().join("scenarios/queries/fixture/hello.graphql")
 }
 
 #[test]
 fn load_refuses_a_remote_url_without_allow_remote() {
-    let q = fixtures().join("scenarios/queries/fixture/hello.graphql");
-    let out = run(bin()
-        .args(["load", "http://192.0.2.1:4000/graphql", "-q"])
-        .arg(&q)
-        .args(["-d", "1s"]));
-    assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("--allow-remote"), "{}", stderr(&out));
+    let out = Gqlbench::load("http://192.0.2.1:4000/graphql", hello_query())
+        .args(["-d", "1s"])
+        .go();
+    out.assert_exit(2);
+    assert!(out.stderr.contains("--allow-remote"), "{}", out.stderr);
 }
 
 #[test]
 fn bad_flags_are_named() {
-    let q = fixtures().join("scenarios/queries/fixture/hello.graphql");
-    let out = run(bin()
-        .args(["load", "http://127.0.0.1:9/graphql", "-q"])
-        .arg(&q)
-        .args(["--variables", "{nope"]));
-    assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("--variables"), "{}", stderr(&out));
+    let load = || Gqlbench::load("http://127.0.0.1:9/graphql", hello_query());
+    let out = load().args(["--variables", "{nope"]).go();
+    out.assert_exit(2);
+    assert!(out.stderr.contains("--variables"), "{}", out.stderr);
 
-    let out = run(bin()
-        .args(["load", "http://127.0.0.1:9/graphql", "-q"])
-        .arg(&q)
-        .args(["-d", "ten"]));
-    assert_eq!(out.status.code(), Some(2));
+    let out = load().args(["-d", "ten"]).go();
+    out.assert_exit(2);
     assert!(
-        stderr(&out).contains("'ten' is not a duration"),
+        out.stderr.contains("'ten' is not a duration"),
         "{}",
-        stderr(&out)
+        out.stderr
     );
 
-    let out =
-        run(bin()
-            .arg("--root")
-            .arg(fixtures())
-            .args(["run", "e2e", "--generator-cpus", "0-x"]));
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr(&out).contains("--generator-cpus"),
-        "{}",
-        stderr(&out)
-    );
+    let out = Gqlbench::run("e2e")
+        .root(fixtures())
+        .args(["--generator-cpus", "0-x"])
+        .go();
+    out.assert_exit(2);
+    assert!(out.stderr.contains("--generator-cpus"), "{}", out.stderr);
 }
 
 #[test]
@@ -122,17 +106,15 @@ fn an_output_folder_holding_a_run_is_refused_unless_force() {
     std::fs::write(d.join("logs/hello-fx-other.log"), "old log").unwrap();
     std::fs::write(d.join("notes.txt"), "mine").unwrap();
     let fx_run = |out: &std::path::Path| {
-        let mut c = bin();
-        c.arg("--root")
-            .arg(fixtures())
-            .args(["run", "e2e", "--scenarios", "hello", "--targets", "fx-good"])
-            .arg("--out")
-            .arg(out);
-        c
+        Gqlbench::run("e2e")
+            .root(fixtures())
+            .scenarios("hello")
+            .targets("fx-good")
+            .out(out)
     };
-    let out = run(&mut fx_run(d));
-    assert_eq!(out.status.code(), Some(2));
-    let e = stderr(&out);
+    let out = fx_run(d).go();
+    out.assert_exit(2);
+    let e = &out.stderr;
     assert!(
         e.contains("--out:") && e.contains("earlier run") && e.contains("--force"),
         "{e}"
@@ -144,11 +126,13 @@ fn an_output_folder_holding_a_run_is_refused_unless_force() {
         "nothing was touched"
     );
 
-    let out = run(fx_run(d).arg("--force"));
-    assert_ne!(out.status.code(), Some(2), "{}", stderr(&out));
-    let r: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(d.join("results.json")).unwrap()).unwrap();
-    assert_eq!(r["status"], "complete", "the new run's results");
+    let out = fx_run(d).arg("--force").go();
+    assert_ne!(out.code, Some(2), "{}", out.stderr);
+    assert_eq!(
+        read_results(d).status,
+        RunStatus::Complete,
+        "the new run's results"
+    );
     assert!(
         !d.join("logs/hello-fx-other.log").exists(),
         "the old run's logs are gone, not mixed with the new ones"
@@ -161,7 +145,7 @@ fn an_output_folder_holding_a_run_is_refused_unless_force() {
 
     // A folder that does not exist yet is made.
     let new = d.join("new/run");
-    let out = run(&mut fx_run(&new));
-    assert_ne!(out.status.code(), Some(2), "{}", stderr(&out));
+    let out = fx_run(&new).go();
+    assert_ne!(out.code, Some(2), "{}", out.stderr);
     assert!(new.join("results.json").exists());
 }

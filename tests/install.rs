@@ -6,12 +6,15 @@
 //! them, a changed input invalidates them, builds of older gqlbench versions are recognised,
 //! and a run skips one that is not installed once, without failing.
 mod common;
-use common::*;
-
+use std::path::Path;
 use std::process::Stdio;
 use std::time::Duration;
 
-fn add_target(root: &std::path::Path, name: &str, install: &str) {
+use common::*;
+use gqlbench::results::TargetStatus;
+use gqlbench::runner::install_record::InstallRecord;
+
+fn add_target(root: &Path, name: &str, install: &str) {
     let dir = root.join("targets").join(name);
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(
@@ -38,14 +41,10 @@ requires = [{ program = "sh", hint = "a POSIX shell" }]"#,
     let tdir = root.path().join("targets/fx-slow-install");
     let logs = tempfile::tempdir().unwrap();
     let start = |log: &str| {
-        bin()
-            .arg("--root")
-            .arg(root.path())
-            .args(["install", "fx-slow-install"])
-            .stdout(Stdio::null())
-            .stderr(std::fs::File::create(logs.path().join(log)).unwrap())
-            .spawn()
-            .unwrap()
+        let log = std::fs::File::create(logs.path().join(log)).unwrap();
+        Gqlbench::new(["install", "fx-slow-install"])
+            .root(root.path())
+            .spawn_with(Stdio::null(), log.into())
     };
     let first = start("first.err");
     wait_for(
@@ -96,12 +95,11 @@ requires = [
 ]"#,
     );
     let tdir = root.path().join("targets/fx-needs-tool");
-    let o = run(bin()
-        .arg("--root")
-        .arg(root.path())
-        .args(["install", "fx-needs-tool"]));
-    assert_eq!(o.status.code(), Some(1));
-    let e = String::from_utf8_lossy(&o.stderr);
+    let o = Gqlbench::new(["install", "fx-needs-tool"])
+        .root(root.path())
+        .go();
+    o.assert_exit(1);
+    let e = &o.stderr;
     assert!(
         e.contains("`gqlbench-no-such-tool` (get it: apt-get install gqlbench-no-such-tool)"),
         "{e}"
@@ -113,35 +111,24 @@ requires = [
     assert!(!tdir.join("ran").exists(), "the install command never ran");
 
     // `list` shows what is missing.
-    let o = run(bin().arg("--root").arg(root.path()).arg("list"));
-    assert!(String::from_utf8_lossy(&o.stdout).contains("fx-needs-tool: `gqlbench-no-such-tool`"));
+    let o = Gqlbench::new(["list"]).root(root.path()).go();
+    assert!(o.stdout.contains("fx-needs-tool: `gqlbench-no-such-tool`"));
 
     // A run's own install of it fails the same way, and the target is reported as such.
     let out = tempfile::tempdir().unwrap();
-    run(bin()
-        .arg("--root")
-        .arg(root.path())
-        .args([
-            "run",
-            "e2e",
-            "--scenarios",
-            "hello",
-            "--targets",
-            "fx-needs-tool",
-        ])
-        .arg("--out")
-        .arg(out.path()));
-    let r: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(out.path().join("results.json")).unwrap()).unwrap();
+    hello(
+        Gqlbench::run("e2e").root(root.path()),
+        "fx-needs-tool",
+        out.path(),
+    )
+    .go();
+    let r = read_results(out.path());
     let t = target(&r, 0, "fx-needs-tool");
-    assert_eq!(t["status"], "install_failed");
+    assert_eq!(t.status, TargetStatus::InstallFailed);
+    let p = t.problem.as_deref().unwrap();
     assert!(
-        t["problem"]
-            .as_str()
-            .unwrap()
-            .contains("`gqlbench-no-such-tool` (get it: apt-get install gqlbench-no-such-tool)"),
-        "{}",
-        t["problem"]
+        p.contains("`gqlbench-no-such-tool` (get it: apt-get install gqlbench-no-such-tool)"),
+        "{p}"
     );
     assert!(!tdir.join("ran").exists());
 }
@@ -149,7 +136,7 @@ requires = [
 /// A native-like target: its install writes a "binary" into `{cache}/fx-native-1.0/` from
 /// its input `build.txt` and appends a line to `{cache}/runs.txt` per build; `run` never
 /// builds it (auto = false). It starts as the good fixture server.
-fn add_native(root: &std::path::Path) {
+fn add_native(root: &Path) {
     add_target(
         root,
         "fx-native",
@@ -163,25 +150,35 @@ requires = [{ program = "sh", hint = "a POSIX shell" }]"#,
     std::fs::write(root.join("targets/fx-native/build.txt"), "version 1\n").unwrap();
 }
 
-/// gqlbench on the catalogue `root` with the cache `cache`.
-fn gq(root: &std::path::Path, cache: &std::path::Path) -> std::process::Command {
-    let mut c = bin();
-    c.arg("--root").arg(root).env("GQLBENCH_CACHE", cache);
-    c
+/// gqlbench on the catalogue `root` with the build cache `cache`.
+fn gq(root: &Path, cache: &Path) -> Gqlbench {
+    Gqlbench::default().root(root).env("GQLBENCH_CACHE", cache)
+}
+
+/// `install ARGS` on the catalogue `root` with the build cache `cache`.
+fn install(root: &Path, cache: &Path, args: &[&str]) -> Outcome {
+    gq(root, cache).arg("install").args(args).go()
+}
+
+/// What `list` on the catalogue `root` with the build cache `cache` prints.
+fn list(root: &Path, cache: &Path) -> String {
+    gq(root, cache).arg("list").go().stdout
+}
+
+/// `run` (on the catalogue of `run`) of the scenario hello against `targets`.
+fn hello(run: Gqlbench, targets: &str, out: &Path) -> Gqlbench {
+    run.scenarios("hello").targets(targets).out(out)
 }
 
 /// How many times the fixture's install command ran against `cache`.
-fn builds(cache: &std::path::Path) -> usize {
+fn builds(cache: &Path) -> usize {
     std::fs::read_to_string(cache.join("runs.txt"))
         .map(|s| s.lines().count())
         .unwrap_or(0)
 }
 
-fn stderr(o: &std::process::Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn record(cache: &std::path::Path) -> serde_json::Value {
+/// The install record beside the fixture's build in `cache`.
+fn record(cache: &Path) -> InstallRecord {
     let p = cache.join("fx-native-1.0/.gqlbench-install.json");
     serde_json::from_slice(&std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display())))
         .unwrap()
@@ -192,34 +189,27 @@ fn a_cache_build_made_in_one_checkout_is_current_in_another() {
     let cache = tempfile::tempdir().unwrap();
     let first = fixture_copy();
     add_native(first.path());
-    let o = run(gq(first.path(), cache.path()).args(["install", "fx-native"]));
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    install(first.path(), cache.path(), &["fx-native"]).assert_exit(0);
     assert_eq!(builds(cache.path()), 1);
     // The record beside the build says what was built, how, from what and when.
     let rec = record(cache.path());
-    assert_eq!(rec["target"], "fx-native");
-    let command = rec["command"].as_array().unwrap();
+    assert_eq!(rec.target, "fx-native");
     assert!(
-        command[2]
-            .as_str()
-            .unwrap()
-            .contains(&format!("{}/runs.txt", cache.path().display())),
-        "the command as it ran, placeholders expanded: {rec}"
+        rec.command[2].contains(&format!("{}/runs.txt", cache.path().display())),
+        "the command as it ran, placeholders expanded: {rec:?}"
     );
-    assert_eq!(rec["inputs"], serde_json::json!(["build.txt"]));
-    assert!(rec["key"].as_str().is_some_and(|k| k.len() == 16), "{rec}");
-    assert!(rec["duration_s"].as_f64().is_some(), "{rec}");
-    assert!(rec["built_at"].as_str().is_some_and(|d| d.ends_with('Z')));
-    assert!(rec["gqlbench"]
-        .as_str()
-        .is_some_and(|g| g.starts_with("0.")));
+    assert_eq!(rec.inputs, ["build.txt"]);
+    assert_eq!(rec.key.len(), 16, "{rec:?}");
+    assert!(rec.duration_s.is_some(), "{rec:?}");
+    assert!(rec.built_at.ends_with('Z'));
+    assert!(rec.gqlbench.starts_with("0."));
 
     // A second checkout of the same catalogue: installed, without running the command.
     let second = fixture_copy();
     add_native(second.path());
-    let o = run(gq(second.path(), cache.path()).args(["install", "fx-native"]));
-    let e = stderr(&o);
-    assert_eq!(o.status.code(), Some(0), "{e}");
+    let o = install(second.path(), cache.path(), &["fx-native"]);
+    let e = &o.stderr;
+    assert_eq!(o.code, Some(0), "{e}");
     assert!(
         e.contains(&format!(
             "fx-native: already built in the cache ({}/fx-native-1.0, built ",
@@ -228,8 +218,7 @@ fn a_cache_build_made_in_one_checkout_is_current_in_another() {
         "{e}"
     );
     assert_eq!(builds(cache.path()), 1, "no second build: {e}");
-    let o = run(gq(second.path(), cache.path()).arg("list"));
-    let listed = String::from_utf8_lossy(&o.stdout);
+    let listed = list(second.path(), cache.path());
     assert!(
         listed.contains(&format!(
             "fx-native: built in {}/fx-native-1.0",
@@ -239,25 +228,18 @@ fn a_cache_build_made_in_one_checkout_is_current_in_another() {
     );
     // ... and a run there measures it instead of skipping it.
     let out = tempfile::tempdir().unwrap();
-    let o = run(gq(second.path(), cache.path())
-        .args([
-            "run",
-            "e2e",
-            "--scenarios",
-            "hello",
-            "--targets",
-            "fx-native",
-        ])
-        .arg("--out")
-        .arg(out.path()));
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let r: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(out.path().join("results.json")).unwrap()).unwrap();
-    assert_eq!(target(&r, 0, "fx-native")["status"], "ok");
+    hello(
+        gq(second.path(), cache.path()).args(["run", "e2e"]),
+        "fx-native",
+        out.path(),
+    )
+    .go()
+    .assert_exit(0);
+    let r = read_results(out.path());
+    assert_eq!(target(&r, 0, "fx-native").status, TargetStatus::Ok);
 
     // --force rebuilds all the same.
-    let o = run(gq(second.path(), cache.path()).args(["install", "fx-native", "--force"]));
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    install(second.path(), cache.path(), &["fx-native", "--force"]).assert_exit(0);
     assert_eq!(builds(cache.path()), 2);
 }
 
@@ -266,10 +248,10 @@ fn a_changed_install_input_invalidates_the_cache_build() {
     let cache = tempfile::tempdir().unwrap();
     let root = fixture_copy();
     add_native(root.path());
-    let install = || run(gq(root.path(), cache.path()).args(["install", "fx-native"]));
-    assert_eq!(install().status.code(), Some(0));
-    let key1 = record(cache.path())["key"].clone();
-    assert_eq!(install().status.code(), Some(0));
+    let install_native = || install(root.path(), cache.path(), &["fx-native"]);
+    install_native().assert_exit(0);
+    let key1 = record(cache.path()).key;
+    install_native().assert_exit(0);
     assert_eq!(builds(cache.path()), 1, "unchanged inputs: no rebuild");
 
     // An `inputs` file changed: the record no longer matches, and the build runs again.
@@ -278,40 +260,38 @@ fn a_changed_install_input_invalidates_the_cache_build() {
         "version 2\n",
     )
     .unwrap();
-    let o = run(gq(root.path(), cache.path()).arg("list"));
+    let listed = list(root.path(), cache.path());
     assert!(
-        String::from_utf8_lossy(&o.stdout)
-            .contains("fx-native: not installed (no current build in"),
-        "{}",
-        String::from_utf8_lossy(&o.stdout)
+        listed.contains("fx-native: not installed (no current build in"),
+        "{listed}"
     );
-    let o = install();
-    assert_eq!(o.status.code(), Some(0));
+    let o = install_native();
+    o.assert_exit(0);
     assert!(
-        stderr(&o).contains("fx-native: rebuilding: the build there"),
+        o.stderr.contains("fx-native: rebuilding: the build there"),
         "{}",
-        stderr(&o)
+        o.stderr
     );
     assert_eq!(builds(cache.path()), 2);
     assert_eq!(
         std::fs::read_to_string(cache.path().join("fx-native-1.0/bin/server")).unwrap(),
         "version 2\n"
     );
-    let key2 = record(cache.path())["key"].clone();
+    let key2 = record(cache.path()).key;
     assert_ne!(key1, key2);
 
     // The command in target.toml changed: the same.
     let manifest = root.path().join("targets/fx-native/target.toml");
     let text = std::fs::read_to_string(&manifest).unwrap();
     std::fs::write(&manifest, text.replace("cp build.txt", "cp -f build.txt")).unwrap();
-    assert_eq!(install().status.code(), Some(0));
+    install_native().assert_exit(0);
     assert_eq!(builds(cache.path()), 3);
-    assert_ne!(record(cache.path())["key"], key2);
+    assert_ne!(record(cache.path()).key, key2);
 }
 
 /// The stamp a gqlbench before install records wrote into the target folder: FNV-1a over
 /// the command as written, the Node version and each input's name and contents.
-fn legacy_stamp(root: &std::path::Path) -> String {
+fn legacy_stamp(root: &Path) -> String {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     let mut feed = |bytes: &[u8]| {
         for b in bytes {
@@ -344,7 +324,7 @@ fn legacy_stamp(root: &std::path::Path) -> String {
 }
 
 /// A build in the cache as an older gqlbench left it: the file, no record.
-fn old_build(cache: &std::path::Path) {
+fn old_build(cache: &Path) {
     std::fs::create_dir_all(cache.join("fx-native-1.0/bin")).unwrap();
     std::fs::write(cache.join("fx-native-1.0/bin/server"), "version 1\n").unwrap();
 }
@@ -360,8 +340,7 @@ fn a_build_finished_under_the_old_scheme_is_recorded_not_rebuilt() {
         .join("targets/fx-native/.gqlbench-install-stamp");
     std::fs::write(&stamp, legacy_stamp(root.path())).unwrap();
 
-    let o = run(gq(root.path(), cache.path()).arg("list"));
-    let listed = String::from_utf8_lossy(&o.stdout);
+    let listed = list(root.path(), cache.path());
     assert!(
         listed.contains("fx-native: built in") && listed.contains("by an older gqlbench"),
         "{listed}"
@@ -373,31 +352,29 @@ fn a_build_finished_under_the_old_scheme_is_recorded_not_rebuilt() {
             .exists(),
         "list only reads"
     );
-    let o = run(gq(root.path(), cache.path()).args(["install", "fx-native"]));
-    let e = stderr(&o);
-    assert_eq!(o.status.code(), Some(0), "{e}");
+    let o = install(root.path(), cache.path(), &["fx-native"]);
+    let e = &o.stderr;
+    assert_eq!(o.code, Some(0), "{e}");
     assert!(e.contains("fx-native: already built in the cache ("), "{e}");
     assert_eq!(builds(cache.path()), 0, "recognised, not rebuilt: {e}");
     let rec = record(cache.path());
-    assert_eq!(rec["migrated_from"], stamp.display().to_string());
+    assert_eq!(rec.migrated_from, Some(stamp.clone()));
     assert!(
-        rec["duration_s"].is_null(),
-        "unknown for an old build: {rec}"
+        rec.duration_s.is_none(),
+        "unknown for an old build: {rec:?}"
     );
 
     // From now on every checkout finds it, stamp or not.
     let other = fixture_copy();
     add_native(other.path());
-    let o = run(gq(other.path(), cache.path()).args(["install", "fx-native"]));
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    install(other.path(), cache.path(), &["fx-native"]).assert_exit(0);
     assert_eq!(builds(cache.path()), 0);
 
     // A stamp of other inputs vouches for nothing: rebuilt.
     let fresh = tempfile::tempdir().unwrap();
     old_build(fresh.path());
     std::fs::write(&stamp, "0123456789abcdef").unwrap();
-    let o = run(gq(root.path(), fresh.path()).args(["install", "fx-native"]));
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    install(root.path(), fresh.path(), &["fx-native"]).assert_exit(0);
     assert_eq!(builds(fresh.path()), 1);
 }
 
@@ -408,24 +385,23 @@ fn a_build_in_the_cache_without_a_record_is_rebuilt_only_with_force() {
     add_native(root.path());
     old_build(cache.path());
     // `install` without names never builds natives, so it has nothing to refuse.
-    let o = run(gq(root.path(), cache.path()).arg("install"));
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = install(root.path(), cache.path(), &[]);
+    o.assert_exit(0);
     assert!(
-        stderr(&o).contains("fx-native: skipped (native build, ~1 s;"),
+        o.stderr.contains("fx-native: skipped (native build, ~1 s;"),
         "{}",
-        stderr(&o)
+        o.stderr
     );
-    let o = run(gq(root.path(), cache.path()).args(["install", "fx-native"]));
-    let e = stderr(&o);
-    assert_eq!(o.status.code(), Some(2), "{e}");
+    let o = install(root.path(), cache.path(), &["fx-native"]);
+    let e = &o.stderr;
+    assert_eq!(o.code, Some(2), "{e}");
     assert!(
         e.contains("fx-native-1.0/bin/server is already in the cache but has no install record")
             && e.contains("`gqlbench install fx-native --force` here rebuilds it (~1 s)"),
         "{e}"
     );
     assert_eq!(builds(cache.path()), 0);
-    let o = run(gq(root.path(), cache.path()).args(["install", "fx-native", "--force"]));
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    install(root.path(), cache.path(), &["fx-native", "--force"]).assert_exit(0);
     assert_eq!(builds(cache.path()), 1);
 }
 
@@ -436,19 +412,14 @@ fn naming_a_native_target_that_is_not_installed_is_refused_before_anything_start
     add_native(root.path());
     let out = tempfile::tempdir().unwrap();
     let out_dir = out.path().join("run");
-    let o = run(gq(root.path(), cache.path())
-        .args([
-            "run",
-            "e2e",
-            "--scenarios",
-            "hello",
-            "--targets",
-            "fx-good,fx-native",
-        ])
-        .arg("--out")
-        .arg(&out_dir));
-    let e = stderr(&o);
-    assert_eq!(o.status.code(), Some(2), "{e}");
+    let o = hello(
+        gq(root.path(), cache.path()).args(["run", "e2e"]),
+        "fx-good,fx-native",
+        &out_dir,
+    )
+    .go();
+    let e = &o.stderr;
+    assert_eq!(o.code, Some(2), "{e}");
     assert!(
         e.contains("--targets: fx-native: not installed (no build in")
             && e.contains("`gqlbench install fx-native` builds it (~1 s)"),
@@ -471,32 +442,32 @@ fn a_native_target_not_installed_is_skipped_once_and_the_run_passes() {
         .unwrap();
     }
     let out = tempfile::tempdir().unwrap();
-    let o = run(gq(root.path(), cache.path())
-        .args(["run", "e2e", "--scenarios", "native-a,native-b", "--out"])
-        .arg(out.path()));
-    let e = stderr(&o);
-    assert_eq!(o.status.code(), Some(0), "{e}");
+    let o = gq(root.path(), cache.path())
+        .args(["run", "e2e"])
+        .scenarios("native-a,native-b")
+        .out(out.path())
+        .go();
+    let e = &o.stderr;
+    assert_eq!(o.code, Some(0), "{e}");
     assert_eq!(
         e.matches("skipping fx-native: not installed").count(),
         1,
         "said once at the start: {e}"
     );
-    let r: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(out.path().join("results.json")).unwrap()).unwrap();
+    let r = read_results(out.path());
     for k in 0..2 {
-        assert_eq!(target(&r, k, "fx-native")["status"], "not_installed");
-        assert_eq!(target(&r, k, "fx-good")["status"], "ok");
+        assert_eq!(
+            target(&r, k, "fx-native").status,
+            TargetStatus::NotInstalled
+        );
+        assert_eq!(target(&r, k, "fx-good").status, TargetStatus::Ok);
     }
-    let v = &r["verdict"];
-    assert_eq!(v["failures"], serde_json::json!([]), "{v}");
-    let skipped = v["skipped"].as_array().unwrap();
-    assert_eq!(skipped.len(), 1, "{v}");
+    let v = r.verdict.as_ref().unwrap();
+    assert!(v.failures.is_empty(), "{v:?}");
+    assert_eq!(v.skipped.len(), 1, "{v:?}");
     assert!(
-        skipped[0]
-            .as_str()
-            .unwrap()
-            .starts_with("fx-native (in 2 scenarios): not installed"),
-        "{v}"
+        v.skipped[0].starts_with("fx-native (in 2 scenarios): not installed"),
+        "{v:?}"
     );
     let md = std::fs::read_to_string(out.path().join("report.md")).unwrap();
     assert_eq!(

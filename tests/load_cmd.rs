@@ -1,7 +1,10 @@
 //! End-to-end: `gqlbench load` against a fixture server started here.
 mod common;
-use common::*;
 use std::process::{Child, Command, Stdio};
+
+use common::*;
+use gqlbench::commands::load::LoadReport;
+use gqlbench_engine::FailureKind;
 
 struct Server {
     child: Child,
@@ -47,13 +50,8 @@ fn start(mode: &str) -> Server {
 }
 
 /// The open model owed nothing: no `unsent` or `rate_shortfall` saturation flag.
-fn assert_no_shortfall(r: &serde_json::Value) {
-    let kinds: Vec<&str> = r["saturation"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| f["kind"].as_str().unwrap())
-        .collect();
+fn assert_no_shortfall(r: &LoadReport) {
+    let kinds: Vec<&str> = r.saturation.iter().map(|f| f.kind.as_str()).collect();
     assert!(
         !kinds.contains(&"unsent") && !kinds.contains(&"rate_shortfall"),
         "{kinds:?}"
@@ -64,72 +62,64 @@ fn query() -> std::path::PathBuf {
     fixtures().join("scenarios/queries/fixture/hello.graphql")
 }
 
+/// `load URL -q hello.graphql ARGS`.
+fn load(url: &str, args: &[&str]) -> Gqlbench {
+    Gqlbench::load(url, query()).args(args)
+}
+
 #[test]
 fn load_validates_against_the_expected_answer() {
     let s = start("good");
     let dir = tempfile::tempdir().unwrap();
     let good = dir.path().join("good.json");
     std::fs::write(&good, r#"{"data": {"hello": "world"}}"#).unwrap();
-    let out = run(bin()
-        .args(["load", &s.url, "-q"])
-        .arg(query())
-        .args(["-c", "4", "-d", "1s", "--json", "--expect"])
-        .arg(&good));
-    assert!(out.status.success());
-    let r = json(&out);
-    let ok = r["result"]["ok"].as_u64().unwrap();
-    assert!(ok > 0);
-    assert_eq!(r["result"]["failed"], 0);
-    assert_eq!(r["expected_answer"], true);
-    assert!(r["result"]["latency"]["p99_us"].as_u64().unwrap() > 0);
-    assert!(r["result"]["throughput_rps"].as_f64().unwrap() > 0.0);
-    assert!(r["generator"]["cpu_s"].as_f64().unwrap() > 0.0);
-    assert!(r["requests_per_cpu_second"].as_f64().unwrap() > 0.0);
+    let out = load(&s.url, &["-c", "4", "-d", "1s", "--json", "--expect"])
+        .arg(&good)
+        .go();
+    assert!(out.success());
+    let r = out.load_report();
+    assert!(r.result.ok > 0);
+    assert_eq!(r.result.failed, 0);
+    assert!(r.expected_answer);
+    assert!(r.result.latency.p99_us > 0);
+    assert!(r.result.throughput_rps > 0.0);
+    assert!(r.generator.cpu_s > 0.0);
+    assert!(r.requests_per_cpu_second > 0.0);
 
     let wrong = dir.path().join("wrong.json");
     std::fs::write(&wrong, r#"{"hello": "mars"}"#).unwrap();
-    let out = run(bin()
-        .args(["load", &s.url, "-q"])
-        .arg(query())
-        .args(["-c", "2", "-d", "1s", "--json", "--expect"])
-        .arg(&wrong));
-    assert_eq!(out.status.code(), Some(1), "failures make the exit code 1");
-    let r = json(&out);
-    assert_eq!(r["result"]["ok"], 0);
-    assert!(r["result"]["failures"]["wrong_data"].as_u64().unwrap() > 0);
-    let ex = r["result"]["failure_examples"][0]["detail"]
-        .as_str()
-        .unwrap();
+    let out = load(&s.url, &["-c", "2", "-d", "1s", "--json", "--expect"])
+        .arg(&wrong)
+        .go();
+    assert_eq!(out.code, Some(1), "failures make the exit code 1");
+    let r = out.load_report();
+    assert_eq!(r.result.ok, 0);
+    assert!(r.result.failures[&FailureKind::WrongData] > 0);
+    let ex = &r.result.failure_examples[0].detail;
     assert!(ex.contains("mars") && ex.contains("world"), "{ex}");
 }
 
 #[test]
 fn load_counts_requests_and_pipelines() {
     let s = start("chunked");
-    let out = run(bin()
-        .args(["load", &s.url, "-q"])
-        .arg(query())
-        .args(["-c", "3", "-n", "600", "-p", "4", "--json"]));
-    assert!(out.status.success());
-    let r = json(&out);
-    assert_eq!(r["result"]["requests"], 600);
-    assert_eq!(r["result"]["ok"], 600);
+    let out = load(&s.url, &["-c", "3", "-n", "600", "-p", "4", "--json"]).go();
+    assert!(out.success());
+    let r = out.load_report();
+    assert_eq!(r.result.requests, 600);
+    assert_eq!(r.result.ok, 600);
 }
 
 #[test]
 fn open_model_reports_send_lag_and_intended_requests() {
     let s = start("good");
-    let out = run(bin()
-        .args(["load", &s.url, "-q"])
-        .arg(query())
-        .args(["-c", "20", "-d", "1s", "--rate", "400", "--json"]));
-    assert!(out.status.success());
-    let r = json(&out);
-    assert_eq!(r["load"]["model"], "open");
-    let intended = r["result"]["intended_requests"].as_u64().unwrap();
+    let out = load(&s.url, &["-c", "20", "-d", "1s", "--rate", "400", "--json"]).go();
+    assert!(out.success());
+    let r = out.load_report();
+    assert_eq!(r.load.model, "open");
+    let intended = r.result.intended_requests;
     assert!((360..=440).contains(&intended), "{intended}");
-    assert!(r["result"]["send_lag"]["p99_us"].is_u64());
-    assert!(r["result"]["uncorrected_latency"]["p50_us"].is_u64());
+    assert!(r.result.send_lag.is_some());
+    assert!(r.result.uncorrected_latency.is_some());
 }
 
 #[test]
@@ -140,19 +130,16 @@ fn connection_refused_is_counted_as_connect_failures() {
         .unwrap()
         .port();
     let url = format!("http://127.0.0.1:{port}/graphql");
-    let out = run(bin()
-        .args(["load", &url, "-q"])
-        .arg(query())
-        .args(["-c", "2", "-d", "500ms", "--json"]));
-    assert_eq!(out.status.code(), Some(1));
-    let r = json(&out);
-    let refused = r["result"]["failures"]["connect"].as_u64().unwrap();
+    let out = load(&url, &["-c", "2", "-d", "500ms", "--json"]).go();
+    out.assert_exit(1);
+    let r = out.load_report().result;
+    let refused = r.failures[&FailureKind::Connect];
     assert!(refused > 0);
     // Nothing answered: no requests, no throughput, no latency.
-    assert_eq!(r["result"]["requests"], 0);
-    assert_eq!(r["result"]["unanswered"], refused);
-    assert_eq!(r["result"]["throughput_rps"], 0.0);
-    assert_eq!(r["result"]["latency"]["count"], 0);
+    assert_eq!(r.requests, 0);
+    assert_eq!(r.unanswered, refused);
+    assert_eq!(r.throughput_rps, 0.0);
+    assert_eq!(r.latency.count, 0);
 }
 
 #[test]
@@ -160,36 +147,22 @@ fn open_model_reopens_connections_the_server_closed_while_idle() {
     // The server closes idle keep-alive connections after 100 ms; at 5 req/s every pooled
     // connection has been idle longer than that when it is reused.
     let s = start("short-keepalive");
-    let out = run(bin()
-        .args(["load", &s.url, "-q"])
-        .arg(query())
-        .args(["-c", "2", "-d", "2s", "--rate", "5", "--json"]));
-    assert!(out.status.success());
-    let r = json(&out);
-    assert_eq!(
-        r["result"]["failed"], 0,
-        "{}",
-        r["result"]["failure_examples"]
-    );
-    assert!(r["result"]["ok"].as_u64().unwrap() >= 8);
+    let out = load(&s.url, &["-c", "2", "-d", "2s", "--rate", "5", "--json"]).go();
+    assert!(out.success());
+    let r = out.load_report().result;
+    assert_eq!(r.failed, 0, "{:?}", r.failure_examples);
+    assert!(r.ok >= 8);
 }
 
 #[test]
 fn open_model_with_a_request_count_owes_nothing_after_the_budget() {
     let s = start("good");
-    let out = run(bin()
-        .args(["load", &s.url, "-q"])
-        .arg(query())
-        .args(["-c", "4", "-n", "50", "--rate", "200", "--json"]));
-    assert!(out.status.success());
-    let r = json(&out);
-    assert_eq!(r["result"]["requests"], 50);
-    assert_eq!(r["result"]["unsent"], 0);
+    let out = load(&s.url, &["-c", "4", "-n", "50", "--rate", "200", "--json"]).go();
+    assert!(out.success());
+    let r = out.load_report();
+    assert_eq!(r.result.requests, 50);
+    assert_eq!(r.result.unsent, 0);
     assert_no_shortfall(&r);
-}
-
-fn stderr(o: &std::process::Output) -> String {
-    String::from_utf8_lossy(&o.stderr).to_string()
 }
 
 #[test]
@@ -200,51 +173,24 @@ fn load_refuses_input_that_cannot_work_before_sending_anything() {
     let html = dir.path().join("page.graphql");
     std::fs::write(&html, "<html>not a query</html>").unwrap();
     let url = "http://127.0.0.1:9/graphql";
-    let cases: Vec<(Vec<String>, &str)> = vec![
+    let cases: Vec<(Gqlbench, &str)> = vec![
         (
-            vec![
-                "ws://127.0.0.1:9/graphql".into(),
-                "-q".into(),
-                query().display().to_string(),
-            ],
+            Gqlbench::load("ws://127.0.0.1:9/graphql", query()),
             "http://",
         ),
+        (Gqlbench::load(url, &empty), "empty.graphql"),
+        (Gqlbench::load(url, &html), "not a GraphQL document"),
         (
-            vec![url.into(), "-q".into(), empty.display().to_string()],
-            "empty.graphql",
-        ),
-        (
-            vec![url.into(), "-q".into(), html.display().to_string()],
-            "not a GraphQL document",
-        ),
-        (
-            vec![
-                url.into(),
-                "-q".into(),
-                query().display().to_string(),
-                "-d".into(),
-                "9223372036854775807s".into(),
-                "-n".into(),
-                "10".into(),
-            ],
+            load(url, &["-d", "9223372036854775807s", "-n", "10"]),
             "--duration",
         ),
-        (
-            vec![
-                url.into(),
-                "-q".into(),
-                query().display().to_string(),
-                "-c".into(),
-                "1000000".into(),
-            ],
-            "local ports",
-        ),
+        (load(url, &["-c", "1000000"]), "local ports"),
     ];
-    for (args, says) in cases {
-        let out = run(bin().arg("load").args(&args));
-        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
-        assert!(stderr(&out).contains(says), "{args:?}: {}", stderr(&out));
-        assert!(!stderr(&out).contains("panicked"));
+    for (cmd, says) in cases {
+        let out = cmd.go();
+        assert_eq!(out.code, Some(2), "{cmd:?}: {}", out.stderr);
+        assert!(out.stderr.contains(says), "{cmd:?}: {}", out.stderr);
+        assert!(!out.stderr.contains("panicked"));
     }
 }
 
@@ -253,61 +199,54 @@ fn load_takes_the_projects_own_answer_files() {
     let s = start("good");
     // The catalogue's answer file: a list of cases.
     let answers = fixtures().join("scenarios/expected/fixture/hello.json");
-    let out = run(bin()
-        .args(["load", &s.url, "-q"])
-        .arg(query())
-        .args(["-c", "2", "-d", "500ms", "--json", "--expect"])
-        .arg(&answers));
-    assert!(out.status.success(), "{}", stderr(&out));
-    let r = json(&out);
-    assert!(r["result"]["ok"].as_u64().unwrap() > 0);
-    assert_eq!(r["result"]["failed"], 0);
-    assert_eq!(r["expected_answer"], true);
+    let out = load(&s.url, &["-c", "2", "-d", "500ms", "--json", "--expect"])
+        .arg(&answers)
+        .go();
+    assert!(out.success(), "{}", out.stderr);
+    let r = out.load_report();
+    assert!(r.result.ok > 0);
+    assert_eq!(r.result.failed, 0);
+    assert!(r.expected_answer);
     // --variables picks a case; one that no case has is refused, listing the cases.
-    let out = run(bin()
-        .args(["load", &s.url, "-q"])
-        .arg(query())
-        .args([
+    let out = load(
+        &s.url,
+        &[
             "-d",
             "500ms",
             "--variables",
             r#"{"id": "nope"}"#,
             "--expect",
-        ])
-        .arg(&answers));
-    assert_eq!(out.status.code(), Some(2));
+        ],
+    )
+    .arg(&answers)
+    .go();
+    out.assert_exit(2);
     assert!(
-        stderr(&out).contains("no case has the --variables"),
+        out.stderr.contains("no case has the --variables"),
         "{}",
-        stderr(&out)
+        out.stderr
     );
 }
 
 #[test]
 fn a_low_rate_raises_no_false_shortfall() {
     let s = start("good");
-    let out = run(bin()
-        .args(["load", &s.url, "-q"])
-        .arg(query())
-        .args(["--rate", "1.5", "-d", "1s", "--json"]));
-    assert!(out.status.success());
-    let r = json(&out);
+    let out = load(&s.url, &["--rate", "1.5", "-d", "1s", "--json"]).go();
+    assert!(out.success());
+    let r = out.load_report();
     assert_no_shortfall(&r);
-    assert_eq!(r["result"]["intended_requests"], r["result"]["requests"]);
+    assert_eq!(r.result.intended_requests, r.result.requests);
 }
 
 #[test]
 fn load_uses_the_cpus_its_mask_allows() {
     let s = start("good");
-    let out = run(Command::new("taskset")
-        .args(["-c", "0"])
-        .arg(env!("CARGO_BIN_EXE_gqlbench"))
-        .args(["load", &s.url, "-q"])
-        .arg(query())
-        .args(["-c", "4", "-d", "300ms", "--json"]));
-    assert!(out.status.success(), "{}", stderr(&out));
+    let out = load(&s.url, &["-c", "4", "-d", "300ms", "--json"])
+        .under(["taskset", "-c", "0"])
+        .go();
+    assert!(out.success(), "{}", out.stderr);
     assert_eq!(
-        json(&out)["result"]["threads"],
+        out.load_report().result.threads,
         1,
         "one CPU allowed, one worker"
     );
@@ -320,10 +259,9 @@ fn deep_pipelining_is_served_not_stalled() {
     // 1 KiB requests, ~2 KiB answers ('big' mode): tens of MB each way per connection.
     let s = start("big");
     let pad = format!(r#"{{"pad": "{}"}}"#, "x".repeat(1000));
-    let out = run(bin()
-        .args(["load", &s.url, "-q"])
-        .arg(query())
-        .args([
+    let out = load(
+        &s.url,
+        &[
             "-c",
             "2",
             "-p",
@@ -333,15 +271,13 @@ fn deep_pipelining_is_served_not_stalled() {
             "--timeout",
             "20s",
             "--json",
-        ])
-        .args(["--variables", &pad]));
-    assert!(out.status.success(), "{}", stderr(&out));
-    let r = json(&out);
-    assert_eq!(
-        r["result"]["failed"], 0,
-        "{}",
-        r["result"]["failure_examples"]
-    );
-    assert_eq!(r["result"]["requests"], 80_000);
-    assert!(r["result"]["bytes_received"].as_u64().unwrap() > 80_000 * 2000);
+        ],
+    )
+    .args(["--variables", &pad])
+    .go();
+    assert!(out.success(), "{}", out.stderr);
+    let r = out.load_report().result;
+    assert_eq!(r.failed, 0, "{:?}", r.failure_examples);
+    assert_eq!(r.requests, 80_000);
+    assert!(r.bytes_received > 80_000 * 2000);
 }

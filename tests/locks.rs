@@ -2,23 +2,23 @@
 //! refused before it starts anything, naming the first; --force-concurrent runs anyway and
 //! says so in its results; a SIGKILLed holder leaves no lock behind.
 mod common;
-use common::*;
-
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::Duration;
+
+use common::*;
+use gqlbench::results::RunStatus;
 
 /// A run of the good fixture target, its CPU locks in `locks` (shared by the processes of
 /// this test, and only by them).
-fn fixture_run(locks: &Path, out: &Path, duration: &str) -> Command {
-    let mut c = bin();
-    c.env("GQLBENCH_LOCK_DIR", locks)
-        .arg("--root")
-        .arg(fixtures())
-        .args(["run", "e2e", "--scenarios", "hello", "--targets", "fx-good"])
-        .args(["--duration", duration, "--out"])
-        .arg(out);
-    c
+fn fixture_run(locks: &Path, out: &Path, duration: &str) -> Gqlbench {
+    Gqlbench::run("e2e")
+        .root(fixtures())
+        .scenarios("hello")
+        .targets("fx-good")
+        .duration(duration)
+        .out(out)
+        .env("GQLBENCH_LOCK_DIR", locks)
 }
 
 /// The PIDs the CPU lock files in `dir` name as their holders.
@@ -39,11 +39,8 @@ fn lock_holders(dir: &Path) -> Vec<i64> {
 fn a_second_run_on_the_same_cpus_is_refused_until_the_first_is_gone() {
     let locks = tempfile::tempdir().unwrap();
     let out1 = tempfile::tempdir().unwrap();
-    let mut first = fixture_run(locks.path(), out1.path(), "60s")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut first =
+        fixture_run(locks.path(), out1.path(), "60s").spawn_with(Stdio::null(), Stdio::null());
     let first_pid = first.id() as i64;
     wait_for(
         "the first run to hold its CPUs",
@@ -56,9 +53,9 @@ fn a_second_run_on_the_same_cpus_is_refused_until_the_first_is_gone() {
 
     // Same CPUs (the default split): refused at once, naming the holder and the ways out.
     let out2 = tempfile::tempdir().unwrap();
-    let o = run(&mut fixture_run(locks.path(), out2.path(), "1s"));
-    assert_eq!(o.status.code(), Some(2));
-    let e = String::from_utf8_lossy(&o.stderr);
+    let o = fixture_run(locks.path(), out2.path(), "1s").go();
+    o.assert_exit(2);
+    let e = &o.stderr;
     assert!(
         e.contains(&format!("held by PID {first_pid} (`gqlbench")) && e.contains(" run e2e "),
         "{e}"
@@ -74,12 +71,13 @@ fn a_second_run_on_the_same_cpus_is_refused_until_the_first_is_gone() {
 
     // --force-concurrent: it runs, and its results say with whom it shared the CPUs.
     let out3 = tempfile::tempdir().unwrap();
-    let o = run(fixture_run(locks.path(), out3.path(), "1s").arg("--force-concurrent"));
-    assert_ne!(o.status.code(), Some(2));
-    let r: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(out3.path().join("results.json")).unwrap()).unwrap();
-    assert_eq!(r["status"], "complete");
-    let notes = r["isolation"]["notes"].to_string();
+    let o = fixture_run(locks.path(), out3.path(), "1s")
+        .arg("--force-concurrent")
+        .go();
+    assert_ne!(o.code, Some(2));
+    let r = read_results(out3.path());
+    assert_eq!(r.status, RunStatus::Complete);
+    let notes = r.isolation.notes.join("\n");
     assert!(
         notes.contains("--force-concurrent") && notes.contains(&format!("PID {first_pid}")),
         "{notes}"
@@ -98,9 +96,9 @@ fn a_second_run_on_the_same_cpus_is_refused_until_the_first_is_gone() {
     }
     first.wait().unwrap();
     let out4 = tempfile::tempdir().unwrap();
-    let o = run(&mut fixture_run(locks.path(), out4.path(), "1s"));
-    let e = String::from_utf8_lossy(&o.stderr);
-    assert_ne!(o.status.code(), Some(2), "{e}");
+    let o = fixture_run(locks.path(), out4.path(), "1s").go();
+    let e = &o.stderr;
+    assert_ne!(o.code, Some(2), "{e}");
     assert!(!e.contains("another benchmark"), "{e}");
     assert!(out4.path().join("results.json").exists());
 }

@@ -2,86 +2,69 @@
 //! measured row valid, 1 failures, 2 bad input or a catalogue fault, 130 interrupted), and
 //! input that cannot work is refused before anything starts.
 mod common;
-use common::*;
+use std::path::Path;
 
-fn stderr(o: &std::process::Output) -> String {
-    String::from_utf8_lossy(&o.stderr).to_string()
+use common::*;
+use gqlbench::results::RunResults;
+use gqlbench::verdict::RunVerdict;
+
+/// Half a second of the scenario hello against `targets`, JSON on stdout.
+fn hello_run(root: &Path, targets: &str, out: &Path) -> Gqlbench {
+    Gqlbench::run("e2e")
+        .root(root)
+        .scenarios("hello")
+        .targets(targets)
+        .duration("500ms")
+        .json()
+        .out(out)
 }
 
-fn hello_run(
-    root: &std::path::Path,
-    targets: &str,
-    out: &std::path::Path,
-) -> std::process::Command {
-    let mut c = bin();
-    c.arg("--root")
-        .arg(root)
-        .args(["run", "e2e", "--scenarios", "hello", "--targets", targets])
-        .args(["--duration", "500ms", "--json", "--out"])
-        .arg(out);
-    c
+fn verdict(r: &RunResults) -> &RunVerdict {
+    r.verdict.as_ref().expect("a verdict")
 }
 
 #[test]
 fn run_exit_codes_follow_the_verdict() {
     let dir = tempfile::tempdir().unwrap();
-    let out = run(&mut hello_run(
-        &fixtures(),
-        "fx-good",
-        &dir.path().join("a"),
-    ));
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let r = json(&out);
-    assert_eq!(r["verdict"]["exit_code"], 0);
-    assert!(stderr(&out).contains("every measured row valid"));
+    let out = hello_run(&fixtures(), "fx-good", &dir.path().join("a")).go();
+    out.assert_exit(0);
+    assert_eq!(verdict(&out.results()).exit_code, 0);
+    assert!(out.stderr.contains("every measured row valid"));
 
     // A target with wrong answers fails the run, and says which and why.
-    let out = run(&mut hello_run(
-        &fixtures(),
-        "fx-good,fx-wrong",
-        &dir.path().join("b"),
-    ));
-    assert_eq!(out.status.code(), Some(1));
-    let r = json(&out);
-    let failures = r["verdict"]["failures"].as_array().unwrap();
+    let out = hello_run(&fixtures(), "fx-good,fx-wrong", &dir.path().join("b")).go();
+    out.assert_exit(1);
+    let r = out.results();
+    let failures = &verdict(&r).failures;
     assert_eq!(failures.len(), 1, "{failures:?}");
     assert!(
-        failures[0]
-            .as_str()
-            .unwrap()
-            .contains("fx-wrong: wrong answers"),
+        failures[0].contains("fx-wrong: wrong answers"),
         "{failures:?}"
     );
     assert!(
-        stderr(&out).contains("verdict: FAILED: exit 1"),
+        out.stderr.contains("verdict: FAILED: exit 1"),
         "{}",
-        stderr(&out)
+        out.stderr
     );
 
     // A target that degrades under load: its row is invalid, the run fails.
-    let out = run(&mut hello_run(
-        &fixtures(),
-        "fx-degrade",
-        &dir.path().join("c"),
-    ));
-    assert_eq!(out.status.code(), Some(1));
-    let f = json(&out)["verdict"]["failures"][0]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let out = hello_run(&fixtures(), "fx-degrade", &dir.path().join("c")).go();
+    out.assert_exit(1);
+    let r = out.results();
+    let f = &verdict(&r).failures[0];
     assert!(
         f.contains("fx-degrade: invalid (0 of 1 trials valid)"),
         "{f}"
     );
 
     // --ignore-failures reports them and exits 0.
-    let out = run(
-        hello_run(&fixtures(), "fx-good,fx-wrong", &dir.path().join("d")).arg("--ignore-failures"),
-    );
-    assert_eq!(out.status.code(), Some(0));
-    let r = json(&out);
-    assert_eq!(r["verdict"]["failures_ignored"], true);
-    assert_eq!(r["verdict"]["failures"].as_array().unwrap().len(), 1);
+    let out = hello_run(&fixtures(), "fx-good,fx-wrong", &dir.path().join("d"))
+        .arg("--ignore-failures")
+        .go();
+    out.assert_exit(0);
+    let r = out.results();
+    assert!(verdict(&r).failures_ignored);
+    assert_eq!(verdict(&r).failures.len(), 1);
 }
 
 #[test]
@@ -94,26 +77,22 @@ fn a_wrong_expected_answer_is_a_catalogue_fault() {
     )
     .unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let out = run(&mut hello_run(cat.path(), "fx-good,fx-chunked", dir.path()));
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    let e = stderr(&out);
+    let out = hello_run(cat.path(), "fx-good,fx-chunked", dir.path()).go();
+    out.assert_exit(2);
+    let e = &out.stderr;
     assert!(e.contains("expected/fixture/hello.json"), "{e}");
-    let r = json(&out);
-    let fault = r["scenarios"][0]["catalogue_fault"].as_str().unwrap();
+    let r = out.results();
+    let fault = r.scenarios[0].catalogue_fault.as_deref().unwrap();
     assert!(
         fault.contains("all 2 targets") && fault.contains("mars"),
         "{fault}"
     );
     // The targets are not blamed for it.
-    assert!(r["verdict"]["failures"].as_array().unwrap().is_empty());
+    assert!(verdict(&r).failures.is_empty());
     // One target getting it wrong alone is that target's fault.
-    let out = run(&mut hello_run(
-        &fixtures(),
-        "fx-good,fx-wrong",
-        &dir.path().join("x"),
-    ));
-    assert_eq!(out.status.code(), Some(1));
-    assert!(json(&out)["scenarios"][0]["catalogue_fault"].is_null());
+    let out = hello_run(&fixtures(), "fx-good,fx-wrong", &dir.path().join("x")).go();
+    out.assert_exit(1);
+    assert!(out.results().scenarios[0].catalogue_fault.is_none());
 }
 
 #[test]
@@ -123,9 +102,9 @@ fn a_query_that_is_not_graphql_is_refused_before_anything_starts() {
     std::fs::write(&q, "{ hello").unwrap();
     let out_dir = tempfile::tempdir().unwrap();
     let out_path = out_dir.path().join("run");
-    let out = run(&mut hello_run(cat.path(), "fx-good", &out_path));
-    assert_eq!(out.status.code(), Some(2));
-    let e = stderr(&out);
+    let out = hello_run(cat.path(), "fx-good", &out_path).go();
+    out.assert_exit(2);
+    let e = &out.stderr;
     assert!(
         e.contains("queries/fixture/hello.graphql") && e.contains("not a GraphQL document"),
         "{e}"
@@ -137,9 +116,11 @@ fn a_query_that_is_not_graphql_is_refused_before_anything_starts() {
 fn a_load_this_machine_cannot_carry_is_refused_up_front() {
     let out_dir = tempfile::tempdir().unwrap();
     let out_path = out_dir.path().join("run");
-    let out = run(hello_run(&fixtures(), "fx-good", &out_path).args(["-c", "1000000"]));
-    assert_eq!(out.status.code(), Some(2));
-    let e = stderr(&out);
+    let out = hello_run(&fixtures(), "fx-good", &out_path)
+        .connections(1_000_000)
+        .go();
+    out.assert_exit(2);
+    let e = &out.stderr;
     assert!(e.contains("-c") && e.contains("local ports"), "{e}");
     assert!(!out_path.exists());
 
@@ -149,18 +130,18 @@ fn a_load_this_machine_cannot_carry_is_refused_up_front() {
         .unwrap()
         .replace("connections = 8", "connections = 4000000000");
     std::fs::write(&sc, text).unwrap();
-    let out = run(&mut hello_run(cat.path(), "fx-good", &out_path));
-    assert_eq!(out.status.code(), Some(2));
-    let e = stderr(&out);
+    let out = hello_run(cat.path(), "fx-good", &out_path).go();
+    out.assert_exit(2);
+    let e = &out.stderr;
     assert!(e.contains("e2e/hello.toml") && e.contains("[load]"), "{e}");
     assert!(!out_path.exists());
 }
 
 #[test]
 fn calibrate_checks_its_flags_before_starting_a_server() {
-    let out = run(bin().args(["calibrate", "-c", "0", "--no-pin"]));
-    assert_eq!(out.status.code(), Some(2));
-    let e = stderr(&out);
+    let out = Gqlbench::new(["calibrate", "-c", "0", "--no-pin"]).go();
+    out.assert_exit(2);
+    let e = &out.stderr;
     assert!(
         e.contains("--connections") && e.contains("at least 1"),
         "{e}"
@@ -171,14 +152,14 @@ fn calibrate_checks_its_flags_before_starting_a_server() {
 #[test]
 fn reports_show_names_not_debug_strings() {
     let dir = tempfile::tempdir().unwrap();
-    let out = run(&mut hello_run(&fixtures(), "fx-good,fx-wrong", dir.path()));
+    let out = hello_run(&fixtures(), "fx-good,fx-wrong", dir.path()).go();
     let md = std::fs::read_to_string(dir.path().join("report.md")).unwrap();
-    let list = run(bin().arg("--root").arg(fixtures()).arg("list"));
+    let list = Gqlbench::new(["list"]).root(fixtures()).go();
     let shown = format!(
         "{}{}{md}{}",
-        String::from_utf8_lossy(&list.stdout),
-        stderr(&out),
-        String::from_utf8_lossy(&out.stdout)
+        list.stdout,
+        out.stderr,
+        out.stdout
             .lines()
             .filter(|l| !l.trim_start().starts_with('"'))
             .collect::<Vec<_>>()
@@ -191,34 +172,32 @@ fn reports_show_names_not_debug_strings() {
     // An unreadable results file says what it is, not `None`.
     let bad = dir.path().join("bad.json");
     std::fs::write(&bad, r#"{"scenarios": []}"#).unwrap();
-    let out = run(bin().arg("report").arg(&bad));
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr(&out).contains("no schema_version"),
-        "{}",
-        stderr(&out)
-    );
+    let out = Gqlbench::report(&bad).go();
+    out.assert_exit(2);
+    assert!(out.stderr.contains("no schema_version"), "{}", out.stderr);
 }
 
 #[test]
 fn a_target_slower_than_the_window_gets_a_longer_window_not_an_invalid_row() {
     // Answers take 1.5 s; the planned window is 500 ms after a 1 s warm-up.
     let dir = tempfile::tempdir().unwrap();
-    let out = run(bin()
-        .arg("--root")
-        .arg(fixtures())
-        .args(["run", "e2e", "--scenarios", "slow", "--warmup", "1s"])
-        .args(["--duration", "500ms", "--json", "--out"])
-        .arg(dir.path()));
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let r = json(&out);
+    let out = Gqlbench::run("e2e")
+        .root(fixtures())
+        .scenarios("slow")
+        .warmup("1s")
+        .duration("500ms")
+        .json()
+        .out(dir.path())
+        .go();
+    out.assert_exit(0);
+    let r = out.results();
     let t = target(&r, 0, "fx-slow");
-    assert_eq!(t["summary"]["valid"], true, "{t}");
-    let load = &t["trials"][0]["load"];
-    let ext = load["window_extended_s"].as_f64().unwrap();
+    assert!(t.summary.as_ref().unwrap().valid, "{t:?}");
+    let load = &t.trials[0].load;
+    let ext = load.window_extended_s.unwrap();
     assert!(ext >= 1.0, "extended by {ext} s");
-    assert_eq!(load["connections"]["unused"], 0);
-    assert!(load["requests"].as_u64().unwrap() >= 4);
+    assert_eq!(load.connections.unused, 0);
+    assert!(load.requests >= 4);
     let md = std::fs::read_to_string(dir.path().join("report.md")).unwrap();
     assert!(md.contains("measured window extended"), "{md}");
 }

@@ -1,14 +1,14 @@
 //! The verdict of one row of a comparison and its reason in words: which side is valid,
 //! whether the change of req/s is significant, and how a slowdown stands against the gate's
 //! allowance.
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::ProblemKind;
 use crate::results::TargetResult;
 use crate::stats::{relative_change, MIN_TRIALS};
 
 /// What the comparison of one row says, for scripts; `CompareRow::reason` says it in words.
-#[derive(Serialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum Verdict {
     /// Significantly faster: the interval of the change is above 0.

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 use gqlbench_engine::{Control, Endpoint, LoadResult, Operation, Stop, Variant};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::catalog::operation::request_body;
@@ -17,7 +17,7 @@ use crate::results::{GeneratorUsage, LoadInfo, SaturationFlag};
 use crate::sys::cpus::CpuSet;
 
 /// What `load --json` prints (documented in docs/results.md).
-#[derive(Serialize, Debug)]
+#[derive(Serialize, Deserialize, Debug)]
 pub struct LoadReport {
     pub url: String,
     pub load: LoadInfo,
