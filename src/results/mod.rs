@@ -1,0 +1,294 @@
+//! The one result model. `results.json` is this model serialized; every report (terminal,
+//! markdown, JSON on stdout, compare) is generated from it. Field names are documented in
+//! docs/results.md; bump `SCHEMA_VERSION` on any incompatible change.
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use serde::{Deserialize, Serialize};
+
+/// 2: `requests`, `throughput_rps` and latency count answered requests only (`unanswered`
+/// counts the rest); connection counts at the start; verdicts. Version 1 files are read too.
+mod summary;
+mod target;
+mod trial;
+
+pub use summary::*;
+pub use target::*;
+pub use trial::*;
+
+pub const SCHEMA_VERSION: u32 = 2;
+/// Oldest schema this version still reads (its fields are a subset of today's).
+pub const OLDEST_READABLE: u32 = 1;
+
+#[derive(Serialize, Deserialize, Debug, Clone)]
+pub struct RunResults {
+    pub schema_version: u32,
+    pub tool: ToolInfo,
+    pub suite: String,
+    pub profile: String,
+    /// The exact command line that produced the run.
+    pub command: Vec<String>,
+    /// RFC 3339 timestamps.
+    pub started_at: String,
+    pub finished_at: Option<String>,
+    pub status: RunStatus,
+    pub machine: MachineInfo,
+    pub isolation: IsolationInfo,
+    /// Versions of the runtimes the targets ran on, e.g. {"node": "v20.20.2"}.
+    pub runtimes: BTreeMap<String, String>,
+    pub scenarios: Vec<ScenarioResult>,
+    /// What the run's exit code says, and why (set when the run ends).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verdict: Option<crate::verdict::RunVerdict>,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum RunStatus {
+    Running,
+    Complete,
+    Interrupted,
+    /// gqlbench itself hit an error (see its output); what was measured before is kept.
+    Failed,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone)]
+pub struct ToolInfo {
+    pub name: String,
+    pub version: String,
+    /// `git describe`-like commit of the gqlbench checkout, "+dirty" when modified.
+    pub git_commit: Option<String>,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, Default)]
+pub struct MachineInfo {
+    pub cpu_model: String,
+    pub cores: usize,
+    pub memory_bytes: u64,
+    pub kernel: String,
+    pub os: String,
+    pub hostname: String,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, Default)]
+pub struct IsolationInfo {
+    /// CPUs the load generator was pinned to (verified), or empty when not pinned.
+    pub generator_cpus: Vec<usize>,
+    /// CPUs the targets were pinned to (verified on each target process).
+    pub target_cpus: Vec<usize>,
+    /// "v1", "v2" or "none".
+    pub cgroups: String,
+    /// Human-readable notes: what was applied, and what could not be and why.
+    pub notes: Vec<String>,
+    /// Open-files limit in force for the generator.
+    pub nofile_limit: u64,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone)]
+pub struct ScenarioResult {
+    pub suite: String,
+    pub name: String,
+    pub description: String,
+    pub workload: String,
+    pub operations: Vec<OperationInfo>,
+    pub load: LoadInfo,
+    pub trials_planned: u32,
+    pub warmup_s: f64,
+    pub duration_s: f64,
+    pub limits: LimitsInfo,
+    pub targets: Vec<TargetResult>,
+    /// Fastest valid target and its margin over the runner-up, when at least two are valid.
+    pub ranking: Option<Ranking>,
+    /// What the scenario measures: throughput under load (default), fresh starts, or held
+    /// subscriptions.
+    #[serde(default)]
+    pub kind: ScenarioKind,
+    /// Served from PostgreSQL: which resolvers, which data.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub database: Option<DatabaseInfo>,
+    /// Closed-model load sweep: the connection counts of every trial's steps.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub connection_sweep: Option<Vec<u32>>,
+    /// A long run: the leak thresholds applied to the memory trend.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub long_run: Option<LongRunSpec>,
+    /// The depth limit the scenario checks (see each target's `depth_check`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub depth_limit: Option<u32>,
+    /// Subscriptions: transport and publish rate.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subscriptions: Option<SubscriptionsInfo>,
+    /// A fault of the catalogue rather than of the targets: every target checked answered
+    /// an operation alike and differently from its expected answer. Names the files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub catalogue_fault: Option<String>,
+}
+
+/// A long run's leak thresholds: the scenario file's `[long_run]`, kept with the result.
+#[derive(Deserialize, Serialize, Debug, Clone, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct LongRunSpec {
+    /// A leak is suspected when the fitted memory growth over the window is at least this
+    /// many MiB ...
+    #[serde(default = "leak_mib")]
+    pub leak_min_growth_mib: f64,
+    /// ... and at least this share of the memory at the start of the window, in % ...
+    #[serde(default = "leak_pct")]
+    pub leak_min_growth_pct: f64,
+    /// ... and the straight line explains the samples at least this well (R²).
+    #[serde(default = "leak_r2")]
+    pub leak_min_r2: f64,
+}
+
+fn leak_mib() -> f64 {
+    8.0
+}
+fn leak_pct() -> f64 {
+    5.0
+}
+fn leak_r2() -> f64 {
+    0.6
+}
+
+impl Default for LongRunSpec {
+    fn default() -> Self {
+        LongRunSpec {
+            leak_min_growth_mib: leak_mib(),
+            leak_min_growth_pct: leak_pct(),
+            leak_min_r2: leak_r2(),
+        }
+    }
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum ScenarioKind {
+    #[default]
+    Load,
+    ColdStart,
+    Subscriptions,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, Default)]
+pub struct DatabaseInfo {
+    /// "naive" (one query per field) or "dataloader" (batched per request).
+    pub resolvers: String,
+    /// Users seeded (posts = 10x, comments = 50x, followers = 25x).
+    pub scale: u64,
+    /// PostgreSQL server version.
+    pub server_version: String,
+    /// Rows per table after seeding.
+    pub rows: BTreeMap<String, u64>,
+    /// Seconds the seed took (load, indexes, ANALYZE).
+    pub seed_s: f64,
+    /// Size of the data directory after seeding.
+    pub data_bytes: u64,
+    /// Connection pool size each target was given.
+    pub pool_size: u32,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, Default)]
+pub struct SubscriptionsInfo {
+    /// "ws" (graphql-ws) or "sse".
+    pub transport: String,
+    /// Messages the server published per second (every subscriber gets each one).
+    pub publish_rate: f64,
+    pub connect_rate: f64,
+    pub operation: String,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone)]
+pub struct OperationInfo {
+    pub name: String,
+    pub weight: u32,
+    /// Number of variable sets (cases) rotated per request.
+    pub cases: usize,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct LoadInfo {
+    /// "closed" or "open".
+    pub model: String,
+    pub connections: u32,
+    pub pipelining: u32,
+    pub think_time_s: f64,
+    /// Open model: requests per second (the start value when staged).
+    pub rate: Option<f64>,
+    /// Stages as (duration_s, target) pairs.
+    pub stages: Vec<(f64, f64)>,
+    pub timeout_s: f64,
+    /// Whether each request carried a unique header (defeats request deduplication).
+    pub unique_request_header: bool,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, Default)]
+pub struct LimitsInfo {
+    pub cpus: Option<f64>,
+    pub memory_bytes: Option<u64>,
+    /// What was applied: "cgroup v1: cpu quota 1.00 cores, memory 1073741824 B" or why not.
+    pub applied: String,
+}
+
+pub fn now_rfc3339() -> String {
+    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+}
+
+impl RunResults {
+    /// Write atomically (temporary file, then rename) so an interrupted run never leaves a
+    /// half-written results.json.
+    pub fn save(&self, dir: &Path) -> Result<PathBuf> {
+        let path = dir.join("results.json");
+        let tmp = dir.join(".results.json.tmp");
+        let text = serde_json::to_vec_pretty(self).context("serializing results")?;
+        std::fs::write(&tmp, text).with_context(|| format!("writing {}", tmp.display()))?;
+        std::fs::rename(&tmp, &path).with_context(|| format!("writing {}", path.display()))?;
+        Ok(path)
+    }
+
+    /// Load a run folder or a results.json file.
+    pub fn load(path: &Path) -> Result<RunResults> {
+        let file = if path.is_dir() {
+            path.join("results.json")
+        } else {
+            path.to_path_buf()
+        };
+        let text = std::fs::read_to_string(&file).with_context(|| {
+            format!(
+                "reading {} (a run folder holds results.json)",
+                file.display()
+            )
+        })?;
+        let probe: serde_json::Value = serde_json::from_str(&text)
+            .with_context(|| format!("{} is not JSON", file.display()))?;
+        let version = probe.get("schema_version").and_then(|v| v.as_u64());
+        let readable = OLDEST_READABLE as u64..=SCHEMA_VERSION as u64;
+        match version {
+            Some(v) if readable.contains(&v) => {}
+            Some(v) => anyhow::bail!(
+                "{}: schema_version {v}; this gqlbench reads versions {OLDEST_READABLE} to {SCHEMA_VERSION} (use the gqlbench that wrote it)",
+                file.display()
+            ),
+            None => anyhow::bail!(
+                "{}: no schema_version: not a gqlbench results file",
+                file.display()
+            ),
+        }
+        serde_json::from_value(probe)
+            .with_context(|| format!("{}: not a gqlbench results file", file.display()))
+    }
+}
+
+/// The snake_case name of a failure kind, as in results.json.
+pub fn kind_name(k: gqlbench_engine::FailureKind) -> &'static str {
+    use gqlbench_engine::FailureKind as K;
+    match k {
+        K::Connect => "connect",
+        K::Timeout => "timeout",
+        K::Closed => "closed",
+        K::HttpStatus => "http_status",
+        K::BadBody => "bad_body",
+        K::GraphqlError => "graphql_error",
+        K::WrongData => "wrong_data",
+    }
+}

@@ -1,0 +1,104 @@
+//! What is derived from a target's trials and stored with them: its summary (medians with
+//! intervals, merged latency), the leak verdict, the subscription summary, and a
+//! scenario's ranking.
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::{GcStats, MemoryTrend};
+
+/// Summary of a target's valid trials in one scenario. Derived from the trials; stored so
+/// that scripts need not recompute it.
+#[derive(Serialize, Deserialize, Debug, Clone)]
+pub struct TargetSummary {
+    pub trials: u32,
+    pub valid_trials: u32,
+    pub rps: Estimate,
+    pub p99_us: Estimate,
+    /// Latency of all valid trials' histograms merged (not averaged percentiles).
+    pub latency: gqlbench_engine::LatencySummary,
+    pub requests: u64,
+    pub failures: u64,
+    pub failures_by_kind: BTreeMap<String, u64>,
+    pub cpu_avg_pct: Option<f64>,
+    pub rss_peak_bytes: Option<u64>,
+    pub rss_avg_bytes: Option<u64>,
+    pub gc: Option<GcStats>,
+    pub generator_utilization_max: f64,
+    /// Federation: median subgraph requests per client request.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub upstream_calls_per_request: Option<f64>,
+    /// Federation: median CPU of the subgraphs, % of one core.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subgraph_cpu_pct: Option<f64>,
+    /// Rate sweep: the highest arrival rate that held, per trial.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_sustained_rate: Option<Estimate>,
+    /// Database scenarios: median database queries per GraphQL request.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub db_queries_per_request: Option<f64>,
+    /// Long runs: the leak verdict of the longest valid trial.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub leak: Option<LeakVerdict>,
+    /// Subscriptions: medians over trials.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subscriptions: Option<SubscriptionSummary>,
+    /// Any trial flagged by the saturation guard.
+    pub saturated: bool,
+    /// Every trial valid and at least one trial run.
+    pub valid: bool,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct LeakVerdict {
+    /// "stable", "growing" (leak suspected) or "too_short" to judge.
+    pub verdict: String,
+    pub trend: MemoryTrend,
+    /// Baseline (idle before load), peak and average RSS of that trial.
+    pub baseline_bytes: Option<u64>,
+    pub peak_bytes: u64,
+    pub avg_bytes: u64,
+    pub detail: String,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, Default, PartialEq)]
+pub struct SubscriptionSummary {
+    pub connections: u32,
+    pub held: Estimate,
+    pub dropped: u64,
+    /// Messages per second per connection.
+    pub msgs_per_conn_s: Estimate,
+    /// Delivery latency, merged over trials.
+    pub latency: gqlbench_engine::LatencySummary,
+    pub memory_per_1000_bytes: Option<Estimate>,
+    pub gaps: u64,
+}
+
+/// Median of trials with a 95% bootstrap confidence interval.
+#[derive(Serialize, Deserialize, Debug, Clone, Default, PartialEq)]
+pub struct Estimate {
+    pub n: u32,
+    pub median: f64,
+    pub ci_low: f64,
+    pub ci_high: f64,
+    pub min: f64,
+    pub max: f64,
+    pub mean: f64,
+    /// Coefficient of variation (stdev / mean) across trials; 0.05 = 5%.
+    pub cv: f64,
+    pub samples: Vec<f64>,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone)]
+pub struct Ranking {
+    pub fastest: String,
+    pub runner_up: String,
+    /// Median req/s of fastest over runner-up, minus one, in %.
+    pub margin_pct: f64,
+    /// 95% bootstrap interval of that margin.
+    pub margin_ci_pct: (f64, f64),
+    pub significant: bool,
+    /// Fewest trials on either side; below 3 nothing is called significant.
+    #[serde(default)]
+    pub min_trials: u32,
+}

@@ -1,0 +1,136 @@
+//! A target's part of a scenario's result: its status and problem, start-up figures, the
+//! answer checks, and what only some kinds record (depth check, cold starts).
+use serde::{Deserialize, Serialize};
+
+use super::{Estimate, TargetSummary, TrialResult};
+use crate::catalog::target::Settings;
+use crate::catalog::TargetKind;
+
+#[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum TargetStatus {
+    /// Ran all planned trials.
+    Ok,
+    InstallFailed,
+    /// A native build that `run` does not start by itself; `problem` gives the command.
+    NotInstalled,
+    /// Exited during start-up.
+    StartFailed,
+    /// Never answered the readiness query in time.
+    NotReady,
+    /// The correctness pre-check found a wrong answer; not measured.
+    WrongAnswers,
+    /// Exited during a trial; trials before it are kept.
+    Crashed,
+    /// The run was interrupted before or during this target.
+    Interrupted,
+    /// Not run: something this machine lacks (e.g. the PostgreSQL server binaries);
+    /// `problem` says what and how to get it. Not a failure of the target.
+    Skipped,
+}
+
+impl TargetStatus {
+    pub fn label(self) -> &'static str {
+        match self {
+            TargetStatus::Ok => "ok",
+            TargetStatus::InstallFailed => "install failed",
+            TargetStatus::NotInstalled => "not installed",
+            TargetStatus::StartFailed => "failed to start",
+            TargetStatus::NotReady => "never ready",
+            TargetStatus::WrongAnswers => "wrong answers",
+            TargetStatus::Crashed => "crashed",
+            TargetStatus::Interrupted => "interrupted",
+            TargetStatus::Skipped => "skipped",
+        }
+    }
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone)]
+pub struct TargetResult {
+    pub name: String,
+    pub kind: TargetKind,
+    pub package: Option<String>,
+    /// Version of `package` from the target's lockfile.
+    pub version: Option<String>,
+    pub settings: Settings,
+    pub status: TargetStatus,
+    /// What went wrong, for any status but ok.
+    pub problem: Option<String>,
+    /// Last lines the target wrote to stdout/stderr, when it failed.
+    pub log_tail: Option<String>,
+    /// Log file of the target's output, relative to the run folder.
+    pub log_file: Option<String>,
+    /// Start-up time from spawn to the first good readiness answer.
+    pub ready_s: Option<f64>,
+    /// RSS of the target's process tree once ready, before any load.
+    pub rss_idle_bytes: Option<u64>,
+    pub checks: Vec<CheckOutcome>,
+    pub trials: Vec<TrialResult>,
+    pub summary: Option<TargetSummary>,
+    /// Depth scenarios: whether the server answered at the limit and refused beyond it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub depth_check: Option<DepthCheck>,
+    /// Cold-start scenarios: every fresh start, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cold_starts: Vec<ColdStartSample>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cold_start: Option<ColdStartSummary>,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone)]
+pub struct DepthCheck {
+    pub limit: u32,
+    /// The operation at the limit answered with the expected data.
+    pub at_limit_ok: bool,
+    pub at_limit_detail: Option<String>,
+    /// The deeper operation was refused with a GraphQL error (no data).
+    pub over_limit_rejected: bool,
+    /// HTTP status of the refusal (or of the answer, when it was not refused).
+    pub over_limit_status: Option<u16>,
+    /// The server's error message, or what it answered instead.
+    pub over_limit_detail: String,
+}
+
+impl DepthCheck {
+    pub fn passed(&self) -> bool {
+        self.at_limit_ok && self.over_limit_rejected
+    }
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone)]
+pub struct ColdStartSample {
+    /// 1-based start number.
+    pub start: u32,
+    /// "ok", or why this start failed ("not ready", "failed to start", "killed: memory cap").
+    pub outcome: String,
+    /// Spawn to the first good `{ __typename }` answer, seconds.
+    pub ready_s: Option<f64>,
+    /// Latency of the first real request (the scenario's first operation, checked), seconds.
+    pub first_request_s: Option<f64>,
+    /// Latency of the same request right after, for contrast, seconds.
+    pub second_request_s: Option<f64>,
+    /// RSS of the process tree right when ready.
+    pub rss_at_ready_bytes: Option<u64>,
+    /// RSS after the first request.
+    pub rss_after_first_bytes: Option<u64>,
+    pub problem: Option<String>,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone)]
+pub struct ColdStartSummary {
+    pub starts: u32,
+    pub ok: u32,
+    pub ready_s: Estimate,
+    pub first_request_s: Estimate,
+    pub second_request_s: Estimate,
+    pub rss_at_ready_bytes: Estimate,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone)]
+pub struct CheckOutcome {
+    pub operation: String,
+    pub cases: usize,
+    pub ok: bool,
+    /// First problem found: the failure kind and a diff or excerpt.
+    pub detail: Option<String>,
+}

@@ -1,0 +1,213 @@
+//! One trial's result: what the engine measured, the target's vitals, the generator's own
+//! cost, the saturation flags and validity, and what only some kinds record (sweep steps,
+//! database usage, subscriptions, upstream calls).
+use std::collections::BTreeMap;
+
+use gqlbench_engine::LoadResult;
+use serde::{Deserialize, Serialize};
+
+#[derive(Serialize, Deserialize, Debug, Clone)]
+pub struct TrialResult {
+    /// Trial number (1-based) and the position of this target in that trial's order.
+    pub trial: u32,
+    pub position: u32,
+    pub started_at: String,
+    /// Everything the engine measured in the measured window (warm-up excluded).
+    pub load: LoadResult,
+    pub vitals: Vitals,
+    pub generator: GeneratorUsage,
+    pub saturation: Vec<SaturationFlag>,
+    /// No failed response and the target stayed up.
+    pub valid: bool,
+    pub problems: Vec<String>,
+    /// Federation: what the gateway asked of its subgraphs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub upstream: Option<UpstreamUsage>,
+    /// Rate sweep: every step; the trial's `load` is the highest step that held.
+    /// Connection sweep: every step; the trial's `load` is the step with the most req/s.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sweep: Option<Vec<SweepStep>>,
+    /// Database scenarios: queries the database executed for this trial.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub database: Option<DatabaseUsage>,
+    /// Subscription scenarios: what the engine held and received.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subscriptions: Option<SubscriptionUsage>,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, Default)]
+pub struct DatabaseUsage {
+    /// Statements the targets' database role executed during the trial (warm-up and window),
+    /// from PostgreSQL's pg_stat_statements — the database's count, not the resolvers'.
+    pub queries: u64,
+    /// `queries` / GraphQL requests (warm-up and window).
+    pub queries_per_request: f64,
+    /// CPU of the PostgreSQL server over the measured window, % of one core.
+    pub db_cpu_pct: f64,
+    pub db_rss_peak_bytes: u64,
+    /// The database was still up at the end of the trial.
+    pub db_alive: bool,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone)]
+pub struct SubscriptionUsage {
+    /// Everything the engine measured.
+    pub engine: gqlbench_engine::SubscribeResult,
+    /// Server RSS before the first connection and with every subscription held.
+    pub rss_before_bytes: u64,
+    pub rss_held_bytes: u64,
+    /// (held − before) per 1,000 held subscriptions.
+    pub memory_per_1000_bytes: Option<u64>,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, Default)]
+pub struct UpstreamUsage {
+    /// Requests each subgraph served during the trial (warm-up included).
+    pub calls: BTreeMap<String, u64>,
+    /// Subgraph requests per client request (warm-up and window together).
+    pub calls_per_request: f64,
+    /// CPU of the subgraph process over the measured window, % of one core.
+    pub subgraph_cpu_pct: f64,
+    /// Cores the subgraphs were pinned to.
+    pub subgraph_cores: usize,
+    pub subgraph_rss_peak_bytes: u64,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone)]
+pub struct SweepStep {
+    /// Rate sweep: intended arrival rate of this step, requests per second.
+    #[serde(default)]
+    pub rate: Option<f64>,
+    /// Connection sweep: connections of this step.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub connections: Option<u32>,
+    pub achieved_rps: f64,
+    pub p50_us: u64,
+    pub p99_us: u64,
+    pub failed: u64,
+    /// Saturation flags raised in this step.
+    pub flags: Vec<String>,
+    /// Rate sweep: p99 (from the intended send time) within the limit, every request sent
+    /// and answered right. Connection sweep: no failure.
+    pub held: bool,
+    /// Rate sweep: `probe` (closed loop, to start near the target's capacity), `coarse`,
+    /// `refine` (bisecting), `repeat` (a step the generator lost, measured again).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub phase: Option<String>,
+    /// Rate sweep: `held`, `target` (the target's limit) or `generator` (the generator could
+    /// not deliver the rate: says nothing of the target).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verdict: Option<String>,
+    /// Why a step was lost, in words.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, Default)]
+pub struct Vitals {
+    /// "cgroup" (cpuacct counters) or "proc" (sum over the process tree from /proc).
+    pub cpu_source: String,
+    /// Target CPU over the measured window, in % of one core (200 = two cores busy).
+    pub cpu_avg_pct: f64,
+    /// Highest per-interval CPU during the window, % of one core.
+    pub cpu_peak_pct: f64,
+    pub rss_avg_bytes: u64,
+    pub rss_peak_bytes: u64,
+    pub samples: u32,
+    /// Sampling interval in seconds.
+    pub interval_s: f64,
+    /// Node targets: GC pauses during the measured window (from the gc-probe preload).
+    pub gc: Option<GcStats>,
+    /// The CPUs each target process was allowed to run on, as read back from /proc.
+    pub verified_cpus: Option<Vec<usize>>,
+    /// One point per second of the window: CPU, memory and GC so far.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub series: Vec<VitalsPoint>,
+    /// Straight-line fit of RSS over the window (every sample).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_trend: Option<MemoryTrend>,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, Default, PartialEq)]
+pub struct VitalsPoint {
+    /// Seconds since the window began.
+    pub t_s: f64,
+    /// CPU over the last interval, % of one core.
+    pub cpu_pct: f64,
+    pub rss_bytes: u64,
+    /// GC pauses since the window began (Node targets).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gc_count: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gc_total_ms: Option<f64>,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, Default, PartialEq)]
+pub struct MemoryTrend {
+    /// Slope of the least-squares line through (time, RSS), MiB per minute.
+    pub slope_mib_per_min: f64,
+    /// How well the line explains the samples (0..1).
+    pub r2: f64,
+    /// The line's value at the start and end of the window.
+    pub fit_start_bytes: u64,
+    pub fit_end_bytes: u64,
+    pub window_s: f64,
+    pub samples: u32,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, Default, PartialEq)]
+pub struct GcStats {
+    pub count: u64,
+    pub total_ms: f64,
+    pub max_ms: f64,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, Default)]
+pub struct GeneratorUsage {
+    /// CPU seconds the generator's worker threads used in the measured window.
+    pub cpu_s: f64,
+    /// Cores available to the generator.
+    pub cores: usize,
+    /// cpu_s / (window × cores): 1.0 = every generator core busy.
+    pub utilization: f64,
+    /// Peak resident memory of the gqlbench process so far (VmHWM), the generator included.
+    #[serde(default)]
+    pub peak_rss_bytes: u64,
+}
+
+impl GeneratorUsage {
+    pub fn measure(cpu_s: f64, elapsed_s: f64, cores: usize) -> GeneratorUsage {
+        let cores = cores.max(1);
+        GeneratorUsage {
+            cpu_s,
+            cores,
+            utilization: if elapsed_s > 0.0 {
+                cpu_s / (elapsed_s * cores as f64)
+            } else {
+                0.0
+            },
+            peak_rss_bytes: own_peak_rss(),
+        }
+    }
+}
+
+/// VmHWM of this process, in bytes.
+pub fn own_peak_rss() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.split_whitespace().next()?.parse::<u64>().ok())
+        })
+        .map(|kib| kib * 1024)
+        .unwrap_or(0)
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct SaturationFlag {
+    /// generator_cpu | send_lag | unsent | rate_shortfall | closed_model_cap | connections_unused
+    /// | shared_cpu | subgraph_cpu
+    pub kind: String,
+    pub detail: String,
+}
