@@ -7,8 +7,6 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
-/// 2: `requests`, `throughput_rps` and latency count answered requests only (`unanswered`
-/// counts the rest); connection counts at the start; verdicts. Version 1 files are read too.
 mod summary;
 mod target;
 mod trial;
@@ -17,6 +15,8 @@ pub use summary::*;
 pub use target::*;
 pub use trial::*;
 
+/// 2: `requests`, `throughput_rps` and latency count answered requests only (`unanswered`
+/// counts the rest); connection counts at the start; verdicts. Version 1 files are read too.
 pub const SCHEMA_VERSION: u32 = 2;
 /// Oldest schema this version still reads (its fields are a subset of today's).
 pub const OLDEST_READABLE: u32 = 1;
