@@ -98,7 +98,7 @@ pub fn run(root: &Path, a: &CheckArgs) -> Result<ExitCode> {
                 use_cgroups: false,
                 limits: &limits,
                 log: scratch.join(format!("{name}.log")),
-                scratch: &scratch,
+                scratch: scratch.clone(),
                 node_probe: None,
                 cancelled: &cancelled,
                 // Gateways get their subgraphs, without delays, away from the gateway.

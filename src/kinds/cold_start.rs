@@ -116,7 +116,6 @@ fn run(cx: &mut ScenarioCx<'_>, starts: u32) -> Result<()> {
     let Some(variant) = first.variants.first() else {
         anyhow::bail!("operation {} has no case", op.name);
     };
-    let probe = ctx.root.join("targets/_node/gc-probe.mjs");
     let cancelled = || ctx.cancelled();
     let runnable: Vec<usize> = (0..sp.targets.len())
         .filter(|&ti| {
@@ -155,18 +154,7 @@ fn run(cx: &mut ScenarioCx<'_>, starts: u32) -> Result<()> {
             ));
             let started = Session::start(
                 t,
-                StartOptions {
-                    cpus: plan.isolation.target.as_ref(),
-                    use_cgroups: plan.isolation.cgroups,
-                    limits: &sp.limits,
-                    log: out.join(&log_rel),
-                    scratch: &out.join("logs"),
-                    node_probe: Some(probe.clone()),
-                    cancelled: &cancelled,
-                    env: env.clone(),
-                    cold: true,
-                    federation: None,
-                },
+                StartOptions::for_scenario(plan, sp, &ctx.root, env, &log_rel, &cancelled, true),
             );
             let sample = match started {
                 Err(f) => {

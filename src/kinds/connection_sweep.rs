@@ -10,7 +10,7 @@ use anyhow::Result;
 use super::{Kind, KindDef, ResolveCx, TrialCx};
 use crate::report::ExtraTable;
 use crate::results::{now_rfc3339, ScenarioResult, SweepStep, TrialResult};
-use crate::runner::trial::{conclude, measure, Measured};
+use crate::runner::trial::{conclude, Measured};
 use crate::stats;
 
 pub const DEF: KindDef = KindDef {
@@ -96,17 +96,11 @@ fn steps(cx: &mut TrialCx<'_>, counts: &[u32]) -> (Measured, Vec<SweepStep>) {
         if cx.ctx.cancelled() {
             break;
         }
-        let m = measure(
-            cx.plan,
-            cx.ctx,
-            cx.sess,
-            &cx.sp.load.with_connections(c),
-            cx.ops,
-            cx.sp.warmup,
-            cx.sp.duration,
-            &format!("{} @ {c} connections", cx.label),
-            cx.progress,
+        let (load, label) = (
+            cx.sp.load.with_connections(c),
+            format!("{} @ {c} connections", cx.label),
         );
+        let m = cx.measure(&load, cx.sp.warmup, cx.sp.duration, &label);
         steps.push(SweepStep {
             rate: None,
             connections: Some(c),

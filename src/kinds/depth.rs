@@ -116,6 +116,14 @@ impl Kind for Depth {
         tr.depth_check = Some(c);
         self.inner.prepare(sp, sess, tr, progress);
     }
+
+    fn wrong_answer_problem(&self, tr: &TargetResult, detail: &str) -> Option<String> {
+        tr.depth_check.as_ref().filter(|d| !d.at_limit_ok).map(|_| {
+            format!(
+                "its depth limit refuses the operation at the limit, so it is not measured (it counts depth differently): {detail}"
+            )
+        })
+    }
 }
 
 pub fn check(endpoint: &Endpoint, plan: &Depth, timeout: Duration) -> DepthCheck {

@@ -3,7 +3,7 @@
 //! other kind of load measurement builds on.
 use super::{Kind, TrialCx};
 use crate::results::{now_rfc3339, TrialResult};
-use crate::runner::trial::{conclude, measure};
+use crate::runner::trial::conclude;
 
 /// Throughput and latency under the scenario's load.
 #[derive(Debug)]
@@ -14,17 +14,8 @@ impl Kind for Load {}
 /// One trial: a warm-up and a measured window at the scenario's load.
 pub fn trial(cx: &mut TrialCx<'_>) -> TrialResult {
     let started_at = now_rfc3339();
-    let m = measure(
-        cx.plan,
-        cx.ctx,
-        cx.sess,
-        &cx.sp.load,
-        cx.ops,
-        cx.sp.warmup,
-        cx.sp.duration,
-        cx.label,
-        cx.progress,
-    );
+    let (load, label) = (cx.sp.load.clone(), cx.label.to_string());
+    let m = cx.measure(&load, cx.sp.warmup, cx.sp.duration, &label);
     conclude(cx, started_at, m, None)
 }
 

@@ -54,6 +54,29 @@ pub struct TrialCx<'a> {
     pub db: Option<&'a mut RunDatabase>,
 }
 
+impl TrialCx<'_> {
+    /// One engine run against this trial's target (see `runner::trial::measure`).
+    pub fn measure(
+        &mut self,
+        load: &Load,
+        warmup: std::time::Duration,
+        duration: std::time::Duration,
+        label: &str,
+    ) -> crate::runner::trial::Measured {
+        crate::runner::trial::measure(
+            self.plan,
+            self.ctx,
+            self.sess,
+            load,
+            self.ops,
+            warmup,
+            duration,
+            label,
+            self.progress,
+        )
+    }
+}
+
 /// Everything a kind that runs its scenario on its own (cold starts) needs.
 pub struct ScenarioCx<'a> {
     pub sp: &'a ScenarioPlan,
@@ -145,6 +168,13 @@ pub trait Kind: std::fmt::Debug + Send + Sync {
             Some(k) => k.trial(cx),
             None => load::trial(cx),
         }
+    }
+
+    /// Why a target that answered an operation wrong before its trials is not measured,
+    /// when this kind knows better than "operation X: <the difference>".
+    fn wrong_answer_problem(&self, tr: &TargetResult, detail: &str) -> Option<String> {
+        self.inner()
+            .and_then(|k| k.wrong_answer_problem(tr, detail))
     }
 
     /// After each trial, with the target's summary made: what this kind derives from it.

@@ -114,7 +114,6 @@ fn run_trials(cx: &mut ScenarioCx<'_>) -> Result<()> {
         humantime::format_duration(sp.warmup),
         humantime::format_duration(sp.duration)
     ));
-    let probe = ctx.root.join("targets/_node/gc-probe.mjs");
     let cancelled = || ctx.cancelled();
     let no_delays = std::collections::BTreeMap::new();
     let mut sessions: Vec<Option<Session>> = Vec::new();
@@ -130,27 +129,15 @@ fn run_trials(cx: &mut ScenarioCx<'_>) -> Result<()> {
         let log_rel = format!("logs/{}-{}.log", sp.name, t.name);
         tr.log_file = Some(log_rel.clone());
         progress.message(format!("{}: starting {}", sp.name, t.name));
-        let started = Session::start(
-            t,
-            StartOptions {
-                cpus: plan.isolation.target.as_ref(),
-                use_cgroups: plan.isolation.cgroups,
-                limits: &sp.limits,
-                log: out.join(&log_rel),
-                scratch: &out.join("logs"),
-                node_probe: Some(probe.clone()),
-                cancelled: &cancelled,
-                env: env.clone(),
-                cold: false,
-                federation: (t.kind == crate::catalog::TargetKind::Gateway).then(|| {
-                    session::FederationStart {
-                        root: &ctx.root,
-                        delays: sp.subgraphs.as_ref().unwrap_or(&no_delays),
-                        cpus: plan.isolation.generator.as_ref(),
-                    }
-                }),
-            },
-        );
+        let mut options =
+            StartOptions::for_scenario(plan, sp, &ctx.root, env, &log_rel, &cancelled, false);
+        options.federation =
+            (t.kind == crate::catalog::TargetKind::Gateway).then(|| session::FederationStart {
+                root: &ctx.root,
+                delays: sp.subgraphs.as_ref().unwrap_or(&no_delays),
+                cpus: plan.isolation.generator.as_ref(),
+            });
+        let started = Session::start(t, options);
         match started {
             Err(f) => {
                 progress.line(&format!(
@@ -180,23 +167,12 @@ fn run_trials(cx: &mut ScenarioCx<'_>) -> Result<()> {
                     ready::check_operations(&s.endpoint, &sp.operations, Duration::from_secs(10));
                 if let Some(bad) = tr.checks.iter().find(|c| !c.ok) {
                     tr.status = TargetStatus::WrongAnswers;
-                    let refused_by_limit = tr
-                        .depth_check
-                        .as_ref()
-                        .map(|d| !d.at_limit_ok)
-                        .unwrap_or(false);
-                    tr.problem = Some(if refused_by_limit {
-                        format!(
-                            "its depth limit refuses the operation at the limit, so it is not measured (it counts depth differently): {}",
-                            bad.detail.clone().unwrap_or_default()
-                        )
-                    } else {
-                        format!(
-                            "operation {}: {}",
-                            bad.operation,
-                            bad.detail.clone().unwrap_or_default()
-                        )
-                    });
+                    let detail = bad.detail.clone().unwrap_or_default();
+                    tr.problem = Some(
+                        sp.kind
+                            .wrong_answer_problem(tr, &detail)
+                            .unwrap_or_else(|| format!("operation {}: {detail}", bad.operation)),
+                    );
                     progress.line(&format!(
                         "  {}: WRONG ANSWERS — {}",
                         t.name,

@@ -48,7 +48,7 @@ pub struct StartOptions<'a> {
     pub limits: &'a Limits,
     pub log: PathBuf,
     /// Folder for probe files (GC counters).
-    pub scratch: &'a Path,
+    pub scratch: PathBuf,
     /// Where the shared Node preload lives (targets/_node/gc-probe.mjs).
     pub node_probe: Option<PathBuf>,
     pub cancelled: &'a dyn Fn() -> bool,
@@ -58,6 +58,35 @@ pub struct StartOptions<'a> {
     /// Cold-start measurement: poll readiness every few ms and read memory the moment the
     /// target is ready (no settling pause).
     pub cold: bool,
+}
+
+impl<'a> StartOptions<'a> {
+    /// How a scenario starts a target: on the target CPUs, in a cgroup (when allowed) with
+    /// the scenario's limits, its output in `log_rel` under the run folder, the Node GC
+    /// probe preloaded. `cold`: measure a fresh start (no settling pause, fast polling).
+    pub fn for_scenario(
+        plan: &'a crate::plan::RunPlan,
+        sp: &'a crate::plan::ScenarioPlan,
+        root: &Path,
+        env: &std::collections::BTreeMap<String, String>,
+        log_rel: &str,
+        cancelled: &'a dyn Fn() -> bool,
+        cold: bool,
+    ) -> StartOptions<'a> {
+        let out = &plan.out_dir;
+        StartOptions {
+            cpus: plan.isolation.target.as_ref(),
+            use_cgroups: plan.isolation.cgroups,
+            limits: &sp.limits,
+            log: out.join(log_rel),
+            scratch: out.join("logs"),
+            node_probe: Some(root.join("targets/_node/gc-probe.mjs")),
+            cancelled,
+            federation: None,
+            env: env.clone(),
+            cold,
+        }
+    }
 }
 
 impl Session {

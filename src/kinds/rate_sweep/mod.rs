@@ -28,7 +28,7 @@ use super::{Kind, KindDef, ResolveCx, TrialCx};
 use crate::catalog::target::humantime_serde_compat as hd;
 use crate::report::ExtraTable;
 use crate::results::{now_rfc3339, SaturationFlag, ScenarioResult, SweepStep, TrialResult};
-use crate::runner::trial::{conclude, measure, Measured};
+use crate::runner::trial::{conclude, Measured};
 
 pub const DEF: KindDef = KindDef {
     section: "sweep",
@@ -164,17 +164,8 @@ impl Sweeper<'_> {
         loop {
             tries += 1;
             let warmup = self.warmup(cx);
-            let m = measure(
-                cx.plan,
-                cx.ctx,
-                cx.sess,
-                &load,
-                cx.ops,
-                warmup,
-                self.sw.step_duration,
-                &format!("{} @ {rate:.0} req/s", cx.label),
-                cx.progress,
-            );
+            let label = format!("{} @ {rate:.0} req/s", cx.label);
+            let m = cx.measure(&load, warmup, self.sw.step_duration, &label);
             let v = if m.load.interrupted {
                 StepVerdict::Target("interrupted".into())
             } else {
@@ -215,16 +206,12 @@ impl Sweeper<'_> {
     fn probe(&mut self, cx: &mut TrialCx<'_>) -> Option<f64> {
         let load = cx.sp.load.with_connections(PROBE_CONNECTIONS);
         let warmup = self.warmup(cx);
-        let m = measure(
-            cx.plan,
-            cx.ctx,
-            cx.sess,
+        let label = format!("{} probe", cx.label);
+        let m = cx.measure(
             &load,
-            cx.ops,
             warmup,
             self.sw.step_duration.min(Duration::from_secs(3)),
-            &format!("{} probe", cx.label),
-            cx.progress,
+            &label,
         );
         let ok = m.load.failed == 0 && m.problems.is_empty() && m.load.ok > 0;
         self.steps.push(SweepStep {
