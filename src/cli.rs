@@ -95,9 +95,22 @@ pub struct RunArgs {
     /// Override the measured duration of each trial (e.g. 30s)
     #[arg(long, value_parser = parse_duration)]
     pub duration: Option<std::time::Duration>,
-    /// Override the warm-up before each trial (e.g. 5s)
+    /// Override the warm-up before each trial (e.g. 5s); with --warmup-max, the least
     #[arg(long, value_parser = parse_duration)]
     pub warmup: Option<std::time::Duration>,
+    /// Warm up until the throughput is steady, at most this long (closed model)
+    #[arg(long, value_parser = parse_duration)]
+    pub warmup_max: Option<std::time::Duration>,
+    /// Add trials until every row's 95% interval is within ±PCT of its center, or the
+    /// ranking is decided (or the budget is spent), e.g. 5%
+    #[arg(long, value_name = "PCT", value_parser = parse_precision)]
+    pub precision: Option<f64>,
+    /// The most trials per target when adding them for --precision
+    #[arg(long)]
+    pub max_trials: Option<u32>,
+    /// The run's time budget for added trials (e.g. 10m)
+    #[arg(long, value_parser = parse_duration)]
+    pub max_time: Option<std::time::Duration>,
     /// Override the number of connections of closed-model scenarios
     #[arg(long, short = 'c')]
     pub connections: Option<u32>,
@@ -269,6 +282,15 @@ pub struct ServeStaticArgs {
     /// Port on 127.0.0.1
     #[arg(long)]
     pub port: u16,
+}
+
+/// A precision target: a percentage in (0, 50].
+pub fn parse_precision(s: &str) -> Result<f64, String> {
+    let t = s.trim().trim_end_matches('%');
+    t.parse::<f64>()
+        .ok()
+        .filter(|v| v.is_finite() && *v > 0.0 && *v <= 50.0)
+        .ok_or_else(|| format!("'{s}' is not a precision in (0, 50]%; write e.g. 5%"))
 }
 
 pub fn parse_duration(s: &str) -> Result<std::time::Duration, String> {

@@ -121,6 +121,13 @@ impl Progress {
         out
     }
 
+    /// Add seconds of load that were not planned (rounds added for precision).
+    pub fn extend(&mut self, secs: f64) {
+        if let Some(b) = &self.bar {
+            b.inc_length((secs * 1000.0) as u64);
+        }
+    }
+
     /// Skip planned seconds that will not run (a target that failed to start).
     pub fn skip(&mut self, secs: f64) {
         self.done_ms += (secs * 1000.0) as u64;

@@ -5,18 +5,21 @@ use std::collections::BTreeMap;
 use gqlbench_engine::{decode_hist, new_latency, summarize_hist};
 
 use crate::catalog::TargetKind;
-use crate::results::{GcStats, Ranking, ScenarioResult, TargetResult, TargetStatus, TargetSummary};
+use crate::results::{GcStats, RankPair, Ranking, ScenarioResult, TargetResult};
+use crate::results::{TargetStatus, TargetSummary};
 use crate::stats;
 
 pub fn summarize(t: &TargetResult) -> Option<TargetSummary> {
     if t.trials.is_empty() {
         return None;
     }
-    let valid: Vec<_> = t.trials.iter().filter(|x| x.valid).collect();
+    // A trial measured again (interference) is kept in the results but not counted.
+    let counted: Vec<_> = t.trials.iter().filter(|x| x.excluded.is_none()).collect();
+    let valid: Vec<_> = counted.iter().copied().filter(|x| x.valid).collect();
     // Figures come from valid trials; when none is valid the invalid ones are summarized
     // (and the row is marked invalid) so a user still sees what happened.
     let used: Vec<_> = if valid.is_empty() {
-        t.trials.iter().collect()
+        counted.clone()
     } else {
         valid.clone()
     };
@@ -93,7 +96,7 @@ pub fn summarize(t: &TargetResult) -> Option<TargetSummary> {
         leak: None,
         subscriptions: None,
         saturated: t.trials.iter().any(|x| !x.saturation.is_empty()),
-        valid: t.status == TargetStatus::Ok && valid.len() == t.trials.len(),
+        valid: t.status == TargetStatus::Ok && valid.len() == counted.len(),
     })
 }
 
@@ -110,31 +113,65 @@ pub fn rankable(t: &TargetResult) -> bool {
         .unwrap_or(false)
 }
 
-/// The fastest valid target and its margin over the runner-up. Baselines are the ceiling
-/// that servers are measured against, not contestants, so they are left out.
+/// The ranking of the valid, unsaturated targets (baselines are the ceiling servers are
+/// measured against, not contestants). Every adjacent pair is compared round by round (the
+/// round is a block, so the machine's drift cancels out); the fastest is named only when
+/// the interval of its margin excludes zero.
 pub fn rank(s: &ScenarioResult) -> Option<Ranking> {
-    let mut ok: Vec<&TargetResult> = s
+    let rows: Vec<crate::runner::rounds::Row> = s
         .targets
         .iter()
         .filter(|t| rankable(t) && t.kind != TargetKind::Baseline)
+        .map(|t| crate::runner::rounds::Row {
+            name: t.name.clone(),
+            samples: t
+                .trials
+                .iter()
+                .filter(|x| x.valid && x.excluded.is_none())
+                .map(|x| (x.trial, x.load.throughput_rps))
+                .collect(),
+            ranked: true,
+        })
         .collect();
-    if ok.len() < 2 {
+    if rows.len() < 2 {
         return None;
     }
-    ok.sort_by(|a, b| {
-        let m = |t: &TargetResult| t.summary.as_ref().map(|x| x.rps.median).unwrap_or(0.0);
-        m(b).total_cmp(&m(a))
-    });
-    let (a, b) = (ok[0], ok[1]);
-    let sa = &a.summary.as_ref()?.rps.samples;
-    let sb = &b.summary.as_ref()?.rps.samples;
-    let c = stats::relative_change(sb, sa)?;
+    let target = s
+        .rounds
+        .as_ref()
+        .and_then(|r| r.target_pct)
+        .map_or(0.0, |p| p / 100.0);
+    let pairs: Vec<RankPair> = crate::runner::rounds::pairs(&rows, target)
+        .into_iter()
+        .map(|(faster, slower, state)| {
+            use crate::runner::rounds::PairState as P;
+            let (state, change) = match state {
+                P::Faster(c) => ("faster", Some(c)),
+                P::Equivalent(c) => ("equivalent", Some(c)),
+                P::Undecided(c) => ("undecided", c),
+            };
+            RankPair {
+                faster,
+                slower,
+                margin: change,
+                state: state.into(),
+            }
+        })
+        .collect();
+    let top = pairs.first()?;
+    let samples = |name: &str| {
+        rows.iter()
+            .find(|r| r.name == name)
+            .map_or(0, |r| r.samples.len())
+    };
+    let m = top.margin?;
     Some(Ranking {
-        fastest: a.name.clone(),
-        runner_up: b.name.clone(),
-        margin_pct: c.pct,
-        margin_ci_pct: (c.ci_low_pct, c.ci_high_pct),
-        significant: c.significant,
-        min_trials: sa.len().min(sb.len()) as u32,
+        fastest: top.faster.clone(),
+        runner_up: top.slower.clone(),
+        margin_pct: m.pct,
+        margin_ci_pct: (m.ci_low_pct, m.ci_high_pct),
+        significant: top.state == "faster",
+        min_trials: samples(&top.faster).min(samples(&top.slower)) as u32,
+        pairs,
     })
 }

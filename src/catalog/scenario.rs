@@ -134,14 +134,27 @@ pub struct ProfileOverride {
     pub sections: BTreeMap<String, toml::Value>,
 }
 
-#[derive(Deserialize, Debug, Clone, Copy, Serialize, PartialEq)]
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Profile {
+    /// Trials per target: the rounds always run.
     pub trials: u32,
     #[serde(deserialize_with = "hd::deserialize", serialize_with = "ser_dur")]
     pub warmup: Duration,
     #[serde(deserialize_with = "hd::deserialize", serialize_with = "ser_dur")]
     pub duration: Duration,
+    /// Warm-up until steady, at most this long (closed model); unset: `warmup` is fixed.
+    #[serde(default, with = "hd::option")]
+    pub warmup_max: Option<Duration>,
+    /// Add rounds until every row's interval is within ±this % of its center (or the
+    /// ranking is decided), up to `max_trials` and the run's `max_time`.
+    #[serde(default)]
+    pub precision: Option<f64>,
+    #[serde(default)]
+    pub max_trials: Option<u32>,
+    /// The whole run's time budget for added rounds.
+    #[serde(default, with = "hd::option")]
+    pub max_time: Option<Duration>,
 }
 
 fn ser_dur<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
@@ -154,14 +167,26 @@ impl Profiles {
     pub fn load(path: &Path) -> Result<Profiles> {
         let map: BTreeMap<String, Profile> = parse_toml(path)?;
         for (name, p) in &map {
-            if p.trials == 0 || p.duration.is_zero() {
-                return Err(UserError::Manifest {
+            let bad = |message: String| -> anyhow::Error {
+                UserError::Manifest {
                     file: path.to_path_buf(),
-                    message: format!(
-                        "profile `{name}`: `trials` and `duration` must be above zero"
-                    ),
+                    message: format!("profile `{name}`: {message}"),
                 }
-                .into());
+                .into()
+            };
+            if p.trials == 0 || p.duration.is_zero() {
+                return Err(bad("`trials` and `duration` must be above zero".into()));
+            }
+            if let Some(x) = p.precision.filter(|x| !(*x > 0.0 && *x <= 50.0)) {
+                return Err(bad(format!(
+                    "`precision` is a percentage in (0, 50], e.g. 5 (got {x})"
+                )));
+            }
+            if p.max_trials.is_some_and(|m| m < p.trials) {
+                return Err(bad("`max_trials` must be at least `trials`".into()));
+            }
+            if p.warmup_max.is_some_and(|m| m < p.warmup) {
+                return Err(bad("`warmup_max` must be at least `warmup`".into()));
             }
         }
         Ok(Profiles(map))

@@ -70,6 +70,10 @@ pub struct ColdStart {
 }
 
 impl Kind for ColdStart {
+    fn adaptive_rounds(&self) -> bool {
+        false
+    }
+
     fn describe(&self, s: &mut ScenarioResult) {
         s.kind = ScenarioKind::ColdStart;
         s.trials_planned = self.starts;

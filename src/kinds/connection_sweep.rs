@@ -70,6 +70,10 @@ fn resolve(cx: &ResolveCx<'_>, _: Option<Arc<dyn Kind>>) -> Result<Option<Arc<dy
 }
 
 impl Kind for ConnectionSweep {
+    fn adaptive_rounds(&self) -> bool {
+        false
+    }
+
     fn describe(&self, s: &mut ScenarioResult) {
         s.connection_sweep = Some(self.counts.clone());
     }

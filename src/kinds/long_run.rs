@@ -42,6 +42,10 @@ fn resolve(cx: &ResolveCx<'_>, inner: Option<Arc<dyn Kind>>) -> Result<Option<Ar
 }
 
 impl Kind for LongRun {
+    fn adaptive_rounds(&self) -> bool {
+        false
+    }
+
     fn inner(&self) -> Option<&dyn Kind> {
         Some(self.inner.as_ref())
     }

@@ -63,13 +63,24 @@ impl TrialCx<'_> {
         duration: std::time::Duration,
         label: &str,
     ) -> crate::runner::trial::Measured {
+        // The scenario's own warm-up runs until steady when its profile allows; a sweep's
+        // later steps pass their own (none).
+        let sp = self.sp;
+        let w = if warmup == sp.warmup && sp.warmup_max > sp.warmup {
+            crate::runner::trial::Warmup::UntilSteady {
+                min: sp.warmup,
+                max: sp.warmup_max,
+            }
+        } else {
+            crate::runner::trial::Warmup::Fixed(warmup)
+        };
         crate::runner::trial::measure(
             self.plan,
             self.ctx,
             self.sess,
             load,
             self.ops,
-            warmup,
+            w,
             duration,
             label,
             self.progress,
@@ -91,6 +102,8 @@ pub struct ScenarioCx<'a> {
     pub env: &'a BTreeMap<String, String>,
     /// The run's PostgreSQL, for database scenarios.
     pub db: Option<&'a mut RunDatabase>,
+    /// Rounds added for precision end by then (the run's time budget).
+    pub deadline: Option<std::time::Instant>,
 }
 
 /// What a scenario measures, at run time. Every method has a default: a decorator's is its
@@ -111,6 +124,12 @@ pub trait Kind: std::fmt::Debug + Send + Sync {
     /// Trials per target, given the profile's (cold starts count starts instead).
     fn trials(&self, planned: u32) -> u32 {
         self.inner().map_or(planned, |k| k.trials(planned))
+    }
+
+    /// Whether rounds may be added until the rows' intervals or the ranking are decided
+    /// (`runner::rounds`): kinds whose trial is one throughput figure.
+    fn adaptive_rounds(&self) -> bool {
+        self.inner().is_none_or(|k| k.adaptive_rounds())
     }
 
     /// Whether the scenario's operations are queries with expected answers (subscriptions

@@ -114,6 +114,10 @@ fn resolve(cx: &ResolveCx<'_>, _: Option<Arc<dyn Kind>>) -> Result<Option<Arc<dy
 }
 
 impl Kind for Subscriptions {
+    fn adaptive_rounds(&self) -> bool {
+        false
+    }
+
     fn describe(&self, s: &mut ScenarioResult) {
         s.kind = ScenarioKind::Subscriptions;
         s.operations = vec![OperationInfo {
@@ -301,6 +305,9 @@ fn run_trial(cx: &mut TrialCx<'_>, sub: &Subscriptions) -> TrialResult {
         upstream: None,
         sweep: None,
         database: None,
+        warmup: None,
+        noise: None,
+        excluded: None,
         subscriptions: Some(SubscriptionUsage {
             engine,
             rss_before_bytes: rss_before,

@@ -28,8 +28,13 @@ pub struct ScenarioPlan {
     pub operations: Vec<(OperationDef, u32)>,
     pub targets: Vec<TargetDef>,
     pub load: Load,
+    /// Trials per target always run (the minimum rounds).
     pub trials: u32,
+    /// Rounds beyond `trials` until decided (`runner::rounds`).
+    pub precision: crate::runner::rounds::Precision,
     pub warmup: Duration,
+    /// Warm-up until steady, at most this long (equal to `warmup`: a fixed warm-up).
+    pub warmup_max: Duration,
     pub duration: Duration,
     pub limits: Limits,
     /// Federation: subgraph delays (name -> range spec); Some when the scenario has
@@ -60,6 +65,8 @@ pub struct RunPlan {
     pub isolation: IsolationPlan,
     pub json: bool,
     pub database: Option<DatabasePlan>,
+    /// The whole run's time budget for rounds added for precision.
+    pub budget: Option<Duration>,
 }
 
 impl RunPlan {
@@ -177,5 +184,6 @@ pub fn resolve_run(cat: &Catalog, args: &RunArgs) -> Result<RunPlan> {
         isolation: resolve_isolation(&args.isolation)?,
         json: args.json,
         database,
+        budget: args.max_time.or(base.max_time),
     })
 }

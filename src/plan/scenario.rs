@@ -30,6 +30,25 @@ pub fn resolve(
     let trials = args.trials.or(over.trials).unwrap_or(base.trials);
     let warmup = args.warmup.or(over.warmup).unwrap_or(base.warmup);
     let duration = args.duration.or(over.duration).unwrap_or(base.duration);
+    // --warmup alone fixes the warm-up; --warmup-max (or the profile's) lets it run on
+    // until the throughput is steady.
+    let warmup_max = match (args.warmup, args.warmup_max) {
+        (_, Some(m)) => m,
+        (Some(w), None) => w,
+        (None, None) => base.warmup_max.unwrap_or(warmup),
+    }
+    .max(warmup);
+    // --trials alone fixes the count; --precision (or the profile's) adds rounds to it.
+    let target = match (args.trials, args.precision) {
+        (_, Some(p)) => Some(p),
+        (Some(_), None) => None,
+        (None, None) => base.precision,
+    };
+    let max_rounds = args
+        .max_trials
+        .or(base.max_trials)
+        .unwrap_or(trials)
+        .max(trials);
     if trials == 0 {
         return Err(UserError::Flag {
             flag: "--trials",
@@ -138,8 +157,14 @@ pub fn resolve(
         operations,
         targets,
         trials: kind.trials(trials),
+        precision: crate::runner::rounds::Precision {
+            min_rounds: kind.trials(trials),
+            max_rounds: kind.trials(max_rounds),
+            target: target.filter(|_| kind.adaptive_rounds()).map(|p| p / 100.0),
+        },
         load,
         warmup,
+        warmup_max,
         duration,
         limits: Limits {
             cpus: f.limits.cpus,

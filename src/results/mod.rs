@@ -119,6 +119,9 @@ pub struct ScenarioResult {
     /// Subscriptions: transport and publish rate.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub subscriptions: Option<SubscriptionsInfo>,
+    /// How many rounds ran and why no more (rounds added until decided, `--precision`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rounds: Option<RoundsInfo>,
     /// A fault of the catalogue rather than of the targets: every target checked answered
     /// an operation alike and differently from its expected answer. Names the files.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -158,6 +161,45 @@ impl Default for LongRunSpec {
             leak_min_growth_pct: leak_pct(),
             leak_min_r2: leak_r2(),
         }
+    }
+}
+
+/// The rounds of a scenario: each measures every target once (see `runner::rounds`).
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct RoundsInfo {
+    pub run: u32,
+    pub min: u32,
+    pub max: u32,
+    /// The precision asked for: half-width of the intervals relative to the center, in %.
+    pub target_pct: Option<f64>,
+    /// Why no more rounds ran.
+    pub stop: crate::runner::rounds::StopReason,
+    /// The canary (fixed CPU work) timed on every watched CPU before the first round
+    /// (round 0) and after each round, ms: the machine's own speed drift.
+    pub canary: Vec<CanaryPoint>,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct CanaryPoint {
+    /// After this round (0: before the first).
+    pub round: u32,
+    pub cpus: Vec<usize>,
+    /// Per CPU, the best of three timings; None where it could not be taken.
+    pub ms: Vec<Option<f64>>,
+}
+
+impl RoundsInfo {
+    /// The largest slowdown of the canary on any CPU against its first timing, in %.
+    pub fn drift_pct(&self) -> Option<f64> {
+        let first = self.canary.first()?;
+        self.canary
+            .iter()
+            .flat_map(|p| {
+                p.ms.iter()
+                    .zip(&first.ms)
+                    .filter_map(|(m, f)| Some((m.as_ref()? / f.as_ref()? - 1.0) * 100.0))
+            })
+            .max_by(f64::total_cmp)
     }
 }
 

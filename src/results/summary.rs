@@ -78,7 +78,13 @@ pub struct SubscriptionSummary {
 #[derive(Serialize, Deserialize, Debug, Clone, Default, PartialEq)]
 pub struct Estimate {
     pub n: u32,
+    /// The center the interval is around: the geometric mean of the samples (the
+    /// arithmetic mean when a sample is not positive). 0 in files of schema 2 and older,
+    /// whose interval was a bootstrap of the median: see `center_or_median`.
+    #[serde(default)]
+    pub center: f64,
     pub median: f64,
+    /// 95% t interval of the center (on the logarithms for the geometric mean).
     pub ci_low: f64,
     pub ci_high: f64,
     pub min: f64,
@@ -93,12 +99,46 @@ pub struct Estimate {
 pub struct Ranking {
     pub fastest: String,
     pub runner_up: String,
-    /// Median req/s of fastest over runner-up, minus one, in %.
+    /// req/s of fastest over runner-up, minus one, in %: the mean of the per-round ratios
+    /// (geometric), the rounds being blocks every target shares.
     pub margin_pct: f64,
-    /// 95% bootstrap interval of that margin.
+    /// 95% t interval of that margin.
     pub margin_ci_pct: (f64, f64),
+    /// The interval excludes zero (and each side has at least 3 rounds).
     pub significant: bool,
     /// Fewest trials on either side; below 3 nothing is called significant.
     #[serde(default)]
     pub min_trials: u32,
+    /// Every adjacent pair, fastest first: whether it is decided.
+    #[serde(default)]
+    pub pairs: Vec<RankPair>,
+}
+
+/// Two neighbours of the ranking.
+#[derive(Serialize, Deserialize, Debug, Clone)]
+pub struct RankPair {
+    pub faster: String,
+    pub slower: String,
+    /// faster over slower, in % with its interval, from the rounds both ran.
+    pub margin: Option<crate::stats::Change>,
+    /// `faster` (the interval excludes 0), `equivalent` (the whole interval is within the
+    /// precision asked for) or `undecided`.
+    pub state: String,
+}
+
+impl Estimate {
+    /// The figure to show: the center, or the median in older files that have none.
+    pub fn center_or_median(&self) -> f64 {
+        if self.center > 0.0 || self.n == 0 {
+            self.center
+        } else {
+            self.median
+        }
+    }
+
+    /// Half the interval's width relative to the center (0.05 = ±5%), when it has one.
+    pub fn relative_half_width(&self) -> Option<f64> {
+        let c = self.center_or_median();
+        (self.n >= 2 && c > 0.0).then(|| (self.ci_high - self.ci_low) / 2.0 / c)
+    }
 }

@@ -20,6 +20,16 @@ pub struct TrialResult {
     /// No failed response and the target stayed up.
     pub valid: bool,
     pub problems: Vec<String>,
+    /// Warm-up until steady: how long it took and whether the target settled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warmup: Option<WarmupInfo>,
+    /// Noise sentinels over the window: CPU taken on the run's CPUs by other processes,
+    /// steal, frequency.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub noise: Option<NoiseInfo>,
+    /// Why this trial is not counted (it was measured again), e.g. interference.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub excluded: Option<String>,
     /// Federation: what the gateway asked of its subgraphs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub upstream: Option<UpstreamUsage>,
@@ -210,4 +220,33 @@ pub struct SaturationFlag {
     /// | shared_cpu | subgraph_cpu
     pub kind: String,
     pub detail: String,
+}
+
+/// A warm-up run until the throughput was steady (see `runner::warmup`).
+#[derive(Serialize, Deserialize, Debug, Clone, Default, PartialEq)]
+pub struct WarmupInfo {
+    pub min_s: f64,
+    pub max_s: f64,
+    /// How long the warm-up ran.
+    pub used_s: f64,
+    /// The throughput settled before the maximum.
+    pub steady: bool,
+    /// Throughput of each bucket of the warm-up, req/s.
+    pub bucket_s: f64,
+    pub rps: Vec<f64>,
+}
+
+/// What else the machine did while a trial was measured (see `runner::noise`). A figure
+/// that could not be read is None ("unmeasured"), never 0.
+#[derive(Serialize, Deserialize, Debug, Clone, Default, PartialEq)]
+pub struct NoiseInfo {
+    /// The CPUs watched: the generator's and the target's.
+    pub cpus: Vec<usize>,
+    /// CPU time on those CPUs not spent by the run (gqlbench, the target, its helpers), in
+    /// % of one CPU over the window.
+    pub foreign_cpu_pct: Option<f64>,
+    /// Time the hypervisor took from those CPUs, % of one CPU over the window.
+    pub steal_pct: Option<f64>,
+    /// Current frequency of each watched CPU at the window's end, MHz.
+    pub freq_mhz: Option<Vec<u64>>,
 }

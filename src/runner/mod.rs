@@ -8,14 +8,18 @@ pub mod gc;
 pub mod install;
 pub mod install_record;
 pub mod leftovers;
+pub mod noise;
 pub mod out_dir;
 pub mod ready;
 pub mod requirements;
+pub mod rounds;
+pub mod rounds_loop;
 pub mod scenario;
 pub mod session;
 pub mod subgraphs;
 pub mod trial;
 pub mod vitals;
+pub mod warmup;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -180,6 +184,8 @@ pub fn run_plan(
     all.dedup_by(|a, b| a.name == b.name);
     let install_failed = install_all(&all, progress, &|| ctx.cancelled());
     results.save(out)?;
+    // The time budget counts from here: installs are not load.
+    let run_started = std::time::Instant::now();
 
     // The database lives from the first database scenario to the last one (stopped then,
     // so later scenarios do not share the machine with it); Drop stops it on any exit.
@@ -244,7 +250,19 @@ pub fn run_plan(
                 }
             }
         }
+        // Rounds added for precision end when the rest of the run's budget is what the
+        // later scenarios need at least.
+        let later: f64 = plan.scenarios[k + 1..]
+            .iter()
+            .map(|s| s.planned_load_secs())
+            .sum();
+        let deadline = plan.budget.map(|b| {
+            let end = run_started + b;
+            end.checked_sub(std::time::Duration::from_secs_f64(later))
+                .unwrap_or(run_started)
+        });
         let mut cx = crate::kinds::ScenarioCx {
+            deadline,
             sp,
             si,
             plan,

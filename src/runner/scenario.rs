@@ -10,10 +10,9 @@ use super::answers;
 use super::ready;
 use super::session::{self, Session, StartOptions};
 use crate::catalog::TargetDef;
-use crate::kinds::{ScenarioCx, TrialCx};
+use crate::kinds::ScenarioCx;
 use crate::plan::ScenarioPlan;
 use crate::results::*;
-use crate::summary;
 
 pub use crate::kinds::ScenarioCx as Cx;
 
@@ -72,6 +71,7 @@ pub fn result(sp: &ScenarioPlan) -> ScenarioResult {
         long_run: None,
         depth_limit: None,
         subscriptions: None,
+        rounds: None,
         catalogue_fault: None,
     };
     sp.kind.describe(&mut s);
@@ -92,7 +92,7 @@ fn run_trials(cx: &mut ScenarioCx<'_>) -> Result<()> {
         (cx.sp, cx.si, cx.plan, cx.ctx, cx.unavailable, cx.env);
     let results = &mut *cx.results;
     let progress = &mut *cx.progress;
-    let mut db = cx.db.as_deref_mut();
+    let db = cx.db.as_deref_mut();
     let out = &plan.out_dir;
     let per_trial = sp.per_target_trial_secs();
     // Targets skipped for the whole run (not installed) were said once at its start.
@@ -201,69 +201,20 @@ fn run_trials(cx: &mut ScenarioCx<'_>) -> Result<()> {
         results.save(out)?;
     }
     let engine_ops: Vec<_> = sp.operations.iter().map(|(o, w)| o.to_engine(*w)).collect();
-    'trials: for trial in 1..=sp.trials {
-        let alive: Vec<usize> = (0..sp.targets.len())
-            .filter(|&i| sessions[i].is_some())
-            .collect();
-        if alive.is_empty() {
-            break;
-        }
-        // Rotate the order each trial (A B C, B C A, ...) so drift hits every target alike.
-        let k = (trial as usize - 1) % alive.len();
-        let order: Vec<usize> = alive[k..]
-            .iter()
-            .chain(alive[..k].iter())
-            .copied()
-            .collect();
-        for (pos, &ti) in order.iter().enumerate() {
-            if ctx.cancelled() {
-                break 'trials;
-            }
-            let t = &sp.targets[ti];
-            let Some(sess) = sessions[ti].as_mut() else {
-                continue;
-            };
-            let label = format!("{} trial {trial}/{} {}", sp.name, sp.trials, t.name);
-            let trial_result = sp.kind.trial(&mut TrialCx {
-                sp,
-                plan,
-                ctx,
-                sess,
-                ops: &engine_ops,
-                trial,
-                position: pos as u32 + 1,
-                label: &label,
-                progress,
-                db: db.as_deref_mut(),
-            });
-            let tr = &mut results.scenarios[si].targets[ti];
-            let crashed = sess.process.exited();
-            tr.trials.push(trial_result);
-            if let Some(st) = crashed {
-                tr.status = TargetStatus::Crashed;
-                tr.problem = Some(format!("exited ({st}) during trial {trial}"));
-                tr.log_tail = Some(sess.process.log_tail(20));
-                progress.line(&format!(
-                    "  {}: CRASHED during trial {trial} ({st})",
-                    t.name
-                ));
-                if let Some(mut s) = sessions[ti].take() {
-                    s.stop();
-                }
-                progress.skip(per_trial * (sp.trials - trial) as f64);
-            }
-            if ctx.cancelled() {
-                tr.status = TargetStatus::Interrupted;
-                tr.problem = Some("run interrupted (Ctrl-C) during this trial".into());
-            }
-            tr.summary = summary::summarize(tr);
-            sp.kind.summarize(sp, tr);
-            if let Some(last) = tr.trials.last() {
-                progress.line(&sp.kind.trial_line(&label, last));
-            }
-            results.save(out)?;
-        }
-    }
+    super::rounds_loop::run(
+        &mut super::rounds_loop::Cx {
+            sp,
+            si,
+            plan,
+            ctx,
+            results: &mut *results,
+            progress: &mut *progress,
+            deadline: cx.deadline,
+            db,
+        },
+        &mut sessions,
+        &engine_ops,
+    )?;
     for (ti, s) in sessions.iter_mut().enumerate() {
         if let Some(s) = s.as_mut() {
             s.stop();

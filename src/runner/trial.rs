@@ -29,6 +29,17 @@ pub fn longest_window(duration: Duration) -> Duration {
 /// Subgraph CPU above this share of its cores means it may limit the gateway.
 pub const SUBGRAPH_CPU_LIMIT: f64 = 0.80;
 
+/// How a measured run is warmed up.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Warmup {
+    /// This long, inside the measured run (the open model's is always fixed: its
+    /// throughput is the rate, so there is no steadiness to wait for).
+    Fixed(Duration),
+    /// A separate run until the throughput is steady (`runner::warmup`), at least `min`,
+    /// at most `max`; the measured run then starts at once.
+    UntilSteady { min: Duration, max: Duration },
+}
+
 pub struct Measured {
     pub load: LoadResult,
     pub vitals: Vitals,
@@ -36,6 +47,8 @@ pub struct Measured {
     pub generator: GeneratorUsage,
     pub saturation: Vec<SaturationFlag>,
     pub problems: Vec<String>,
+    pub warmup: Option<WarmupInfo>,
+    pub noise: Option<NoiseInfo>,
 }
 
 impl Measured {
@@ -48,8 +61,28 @@ impl Measured {
             generator: GeneratorUsage::default(),
             saturation: Vec::new(),
             problems: vec!["the sweep ran no step".into()],
+            warmup: None,
+            noise: None,
         }
     }
+}
+
+/// The CPUs a run uses: the generator's and the targets', or every CPU it may use when
+/// nothing is pinned.
+pub fn watched_cpus(plan: &RunPlan) -> Vec<usize> {
+    let iso = &plan.isolation;
+    let mut cpus: Vec<usize> = iso
+        .generator
+        .iter()
+        .chain(iso.target.iter())
+        .flat_map(|c| c.0.iter().copied())
+        .collect();
+    if cpus.is_empty() {
+        cpus = crate::sys::cpus::allowed_cpus();
+    }
+    cpus.sort_unstable();
+    cpus.dedup();
+    cpus
 }
 
 fn in_window(live: &gqlbench_engine::LiveStats) -> bool {
@@ -64,11 +97,20 @@ pub fn measure(
     sess: &mut Session,
     load: &Load,
     ops: &[gqlbench_engine::Operation],
-    warmup: Duration,
+    warmup: Warmup,
     duration: Duration,
     label: &str,
     progress: &mut Progress,
 ) -> Measured {
+    let (warmup, warmup_info) = match warmup {
+        Warmup::UntilSteady { min, max } if !load.is_open() => {
+            let info =
+                super::warmup::until_steady(plan, ctx, sess, load, ops, min, max, label, progress);
+            (Duration::ZERO, Some(info))
+        }
+        Warmup::UntilSteady { min, .. } => (min, None),
+        Warmup::Fixed(d) => (d, None),
+    };
     let control = Control {
         cancel: ctx.cancel.clone(),
         live: Default::default(),
@@ -116,6 +158,10 @@ pub fn measure(
         let (gate, end) = window(control.live.clone());
         Sampler::start(s.process.pid, None, None, VITALS_INTERVAL, gate, end)
     });
+    let noise_watch = {
+        let (gate, end) = window(control.live.clone());
+        super::noise::Watch::start(gate, end)
+    };
     let cap_hits_before = sess.cgroup.as_ref().and_then(|c| c.memory_cap_hits());
     let counters_before = sess.subgraphs.as_ref().and_then(|s| s.counters());
     let secs = (warmup + duration).as_secs_f64();
@@ -123,6 +169,7 @@ pub fn measure(
         gqlbench_engine::run(&eplan, &control)
     });
     let mut vitals = sampler.finish();
+    let noise = noise_watch.finish(&watched_cpus(plan));
     vitals.verified_cpus = sess.verified_cpus.clone();
     // The peak is the highest RSS seen since the target was ready, its idle sample
     // included: a server whose collector shrinks it under load still peaked where it idled.
@@ -227,7 +274,26 @@ pub fn measure(
             ));
         }
     }
+    if let Some(w) = warmup_info.as_ref().filter(|w| !w.steady) {
+        saturation.push(SaturationFlag {
+            kind: "unsteady".into(),
+            detail: format!(
+                "the throughput did not settle within the warm-up's {:.0} s (last second: {}): the window may still include warm-up",
+                w.max_s,
+                w.rps
+                    .iter()
+                    .rev()
+                    .take(super::warmup::WINDOW)
+                    .rev()
+                    .map(|x| format!("{x:.0}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        });
+    }
     Measured {
+        warmup: warmup_info,
+        noise,
         load: result,
         vitals,
         upstream,
@@ -273,6 +339,9 @@ pub fn conclude(
         generator: m.generator,
         saturation: m.saturation,
         upstream: m.upstream,
+        warmup: m.warmup,
+        noise: m.noise,
+        excluded: None,
         sweep,
         database: None,
         subscriptions: None,

@@ -56,7 +56,8 @@ impl CpuSet {
         unsafe {
             let mut set: libc::cpu_set_t = std::mem::zeroed();
             libc::CPU_ZERO(&mut set);
-            for &c in &self.0 {
+            // CPUs beyond what a set holds cannot be set (pinning refuses them first).
+            for &c in self.0.iter().filter(|c| **c < libc::CPU_SETSIZE as usize) {
                 libc::CPU_SET(c, &mut set);
             }
             set
@@ -104,6 +105,12 @@ pub fn default_split(cpus: &[usize]) -> (CpuSet, CpuSet) {
 
 /// Pin the calling thread (and threads it creates later) to `set`.
 pub fn pin_current_thread(set: &CpuSet) -> Result<()> {
+    if let Some(c) = set.0.iter().find(|c| **c >= libc::CPU_SETSIZE as usize) {
+        bail!(
+            "CPU {c} is beyond the {} the kernel's CPU sets hold",
+            libc::CPU_SETSIZE
+        );
+    }
     let s = set.to_libc();
     // SAFETY: valid set pointer and size.
     let rc = unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &s) };

@@ -33,6 +33,15 @@ pub fn parse_stat(pid: i32, text: &str) -> Option<ProcStat> {
     })
 }
 
+/// The parent pid in the text of /proc/<pid>/stat (field 4).
+pub fn parent_pid(text: &str) -> Option<i32> {
+    text[text.rfind(')')? + 1..]
+        .split_whitespace()
+        .nth(1)?
+        .parse()
+        .ok()
+}
+
 pub fn stat(pid: i32) -> Option<ProcStat> {
     parse_stat(pid, &fs::read_to_string(format!("/proc/{pid}/stat")).ok()?)
 }

@@ -105,6 +105,10 @@ fn resolve(cx: &ResolveCx<'_>, _: Option<Arc<dyn Kind>>) -> Result<Option<Arc<dy
 pub struct RateSweep(pub SweepSpec);
 
 impl Kind for RateSweep {
+    fn adaptive_rounds(&self) -> bool {
+        false
+    }
+
     fn trial(&self, cx: &mut TrialCx<'_>) -> TrialResult {
         let started_at = now_rfc3339();
         let out = run(cx, &self.0);

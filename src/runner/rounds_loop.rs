@@ -1,0 +1,218 @@
+//! The rounds of a scenario over its started targets. Each round runs the kind's trial of
+//! every target still up, in an order that rotates from round to round (A B C, B C A, ...),
+//! so drift hits every target alike. After each trial the target's summary is made and
+//! saved; a trial the noise sentinels call disturbed is measured again (once, within the
+//! budget) and the disturbed one kept but not counted. A canary times each watched CPU
+//! before the first round and after every round. Rounds go on until `rounds::decide` says
+//! why not.
+use std::time::Instant;
+
+use anyhow::Result;
+
+use super::database::RunDatabase;
+use super::rounds::{self, Row, StopReason};
+use super::session::Session;
+use super::RunContext;
+use crate::catalog::TargetKind;
+use crate::kinds::TrialCx;
+use crate::plan::{RunPlan, ScenarioPlan};
+use crate::progress::Progress;
+use crate::results::*;
+use crate::summary;
+
+pub struct Cx<'a> {
+    pub sp: &'a ScenarioPlan,
+    pub si: usize,
+    pub plan: &'a RunPlan,
+    pub ctx: &'a RunContext,
+    pub results: &'a mut RunResults,
+    pub progress: &'a mut Progress,
+    pub deadline: Option<Instant>,
+    pub db: Option<&'a mut RunDatabase>,
+}
+
+/// The rule's view of the scenario's rows: each target's counted samples by round.
+fn rows(s: &ScenarioResult) -> Vec<Row> {
+    s.targets
+        .iter()
+        .filter(|t| t.status == TargetStatus::Ok)
+        .map(|t| Row {
+            name: t.name.clone(),
+            samples: t
+                .trials
+                .iter()
+                .filter(|x| x.valid && x.excluded.is_none())
+                .map(|x| (x.trial, x.load.throughput_rps))
+                .collect(),
+            ranked: summary::rankable(t) && t.kind != TargetKind::Baseline,
+        })
+        .collect()
+}
+
+/// Whether `secs` more of load fit before the deadline.
+fn fits(deadline: Option<Instant>, secs: f64) -> bool {
+    deadline.is_none_or(|d| Instant::now() + std::time::Duration::from_secs_f64(secs) <= d)
+}
+
+/// The canary on the CPUs the run uses.
+fn canary(plan: &RunPlan, round: u32) -> CanaryPoint {
+    let cpus = super::trial::watched_cpus(plan);
+    CanaryPoint {
+        round,
+        ms: super::noise::canary(&cpus),
+        cpus,
+    }
+}
+
+pub fn run(
+    cx: &mut Cx<'_>,
+    sessions: &mut [Option<Session>],
+    engine_ops: &[gqlbench_engine::Operation],
+) -> Result<()> {
+    let (sp, si, plan, ctx) = (cx.sp, cx.si, cx.plan, cx.ctx);
+    let out = &plan.out_dir;
+    let per_trial = sp.per_target_trial_secs();
+    let p = sp.precision;
+    let mut info = RoundsInfo {
+        run: 0,
+        min: p.min_rounds,
+        max: p.max_rounds,
+        target_pct: p.target.map(|t| t * 100.0),
+        stop: StopReason::Ended,
+        canary: vec![canary(plan, 0)],
+    };
+    let mut round = 0u32;
+    let stop = loop {
+        let alive: Vec<usize> = (0..sp.targets.len())
+            .filter(|&i| sessions[i].is_some())
+            .collect();
+        if alive.is_empty() || ctx.cancelled() {
+            break StopReason::Ended;
+        }
+        let round_secs = per_trial * alive.len() as f64;
+        let time_left = fits(cx.deadline, round_secs);
+        if let Some(why) = rounds::decide(&rows(&cx.results.scenarios[si]), round, &p, time_left) {
+            break why;
+        }
+        round += 1;
+        if round > p.min_rounds {
+            cx.progress.extend(round_secs);
+            cx.progress.line(&format!(
+                "  {}: round {round} (up to {}): the intervals or the ranking are not decided yet",
+                sp.name, p.max_rounds
+            ));
+        }
+        // Rotate the order each round (A B C, B C A, ...) so drift hits every target alike.
+        let k = (round as usize - 1) % alive.len();
+        let order: Vec<usize> = alive[k..].iter().chain(&alive[..k]).copied().collect();
+        for (pos, &ti) in order.iter().enumerate() {
+            if ctx.cancelled() {
+                break;
+            }
+            one_trial(cx, sessions, engine_ops, ti, round, pos as u32 + 1)?;
+        }
+        info.run = round;
+        info.canary.push(canary(plan, round));
+        cx.results.scenarios[si].rounds = Some(info.clone());
+        cx.results.save(out)?;
+    };
+    info.stop = stop;
+    cx.results.scenarios[si].rounds = Some(info);
+    Ok(())
+}
+
+/// One target's trial of a round, measured again once if the sentinels saw interference.
+fn one_trial(
+    cx: &mut Cx<'_>,
+    sessions: &mut [Option<Session>],
+    engine_ops: &[gqlbench_engine::Operation],
+    ti: usize,
+    round: u32,
+    position: u32,
+) -> Result<()> {
+    let (sp, si, plan, ctx) = (cx.sp, cx.si, cx.plan, cx.ctx);
+    let t = &sp.targets[ti];
+    let per_trial = sp.per_target_trial_secs();
+    let mut again = false;
+    loop {
+        let Some(sess) = sessions[ti].as_mut() else {
+            return Ok(());
+        };
+        let label = format!(
+            "{} trial {round}/{} {}{}",
+            sp.name,
+            sp.precision.max_rounds,
+            t.name,
+            if again { " (again)" } else { "" }
+        );
+        let mut trial_result = sp.kind.trial(&mut TrialCx {
+            sp,
+            plan,
+            ctx,
+            sess,
+            ops: engine_ops,
+            trial: round,
+            position,
+            label: &label,
+            progress: cx.progress,
+            db: cx.db.as_deref_mut(),
+        });
+        let crashed = sess.process.exited();
+        let noisy = trial_result
+            .noise
+            .as_ref()
+            .and_then(super::noise::interference);
+        // Measure again once, when there is time; a second disturbed trial is counted,
+        // flagged (its row is then not ranked).
+        let repeat = noisy.is_some()
+            && !again
+            && crashed.is_none()
+            && !ctx.cancelled()
+            && trial_result.valid
+            && fits(cx.deadline, per_trial);
+        if let Some(why) = &noisy {
+            if repeat {
+                trial_result.excluded = Some(format!("interference, measured again: {why}"));
+            } else {
+                trial_result.saturation.push(SaturationFlag {
+                    kind: "interference".into(),
+                    detail: why.clone(),
+                });
+            }
+        }
+        let tr = &mut cx.results.scenarios[si].targets[ti];
+        tr.trials.push(trial_result);
+        if let Some(st) = crashed {
+            tr.status = TargetStatus::Crashed;
+            tr.problem = Some(format!("exited ({st}) during trial {round}"));
+            tr.log_tail = Some(sess.process.log_tail(20));
+            cx.progress.line(&format!(
+                "  {}: CRASHED during trial {round} ({st})",
+                t.name
+            ));
+            if let Some(mut s) = sessions[ti].take() {
+                s.stop();
+            }
+            cx.progress
+                .skip(per_trial * sp.trials.saturating_sub(round) as f64);
+        }
+        if ctx.cancelled() {
+            tr.status = TargetStatus::Interrupted;
+            tr.problem = Some("run interrupted (Ctrl-C) during this trial".into());
+        }
+        tr.summary = summary::summarize(tr);
+        sp.kind.summarize(sp, tr);
+        if let Some(last) = tr.trials.last() {
+            cx.progress.line(&sp.kind.trial_line(&label, last));
+            if let Some(why) = &last.excluded {
+                cx.progress.line(&format!("  {}: {why}", t.name));
+            }
+        }
+        cx.results.save(&plan.out_dir)?;
+        if !repeat {
+            return Ok(());
+        }
+        again = true;
+        cx.progress.extend(per_trial);
+    }
+}
