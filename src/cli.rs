@@ -108,6 +108,14 @@ pub struct RunArgs {
     /// The most trials per target when adding them for --precision
     #[arg(long)]
     pub max_trials: Option<u32>,
+    /// CPU use by other processes on the run's CPUs (% of one CPU) above which a trial is
+    /// measured again and flagged "interference" (default 10%); raise it on a shared machine
+    #[arg(long, value_name = "PCT", value_parser = parse_interference)]
+    pub interference_limit: Option<f64>,
+    /// Extra environment for every target the run starts, e.g. GQLBENCH_WORK=200000
+    /// (repeatable; recorded in the results and shown in the report)
+    #[arg(long = "target-env", value_name = "NAME=VALUE")]
+    pub target_env: Vec<String>,
     /// The run's time budget for added trials (e.g. 10m)
     #[arg(long, value_parser = parse_duration)]
     pub max_time: Option<std::time::Duration>,
@@ -291,6 +299,14 @@ pub fn parse_precision(s: &str) -> Result<f64, String> {
         .ok()
         .filter(|v| v.is_finite() && *v > 0.0 && *v <= 50.0)
         .ok_or_else(|| format!("'{s}' is not a precision in (0, 50]%; write e.g. 5%"))
+}
+
+pub fn parse_interference(s: &str) -> Result<f64, String> {
+    let t = s.trim().trim_end_matches('%');
+    t.parse::<f64>()
+        .ok()
+        .filter(|v| v.is_finite() && *v > 0.0)
+        .ok_or_else(|| format!("'{s}' is not a share of one CPU above 0; write e.g. 10% or 50%"))
 }
 
 pub fn parse_duration(s: &str) -> Result<std::time::Duration, String> {

@@ -82,7 +82,10 @@ impl Kind for Database {
         let before = cx.db.as_ref().map(|d| d.probe());
         let mut t = self.inner.trial(cx);
         if let (Some(d), Some(before)) = (cx.db.as_mut(), before) {
-            let usage = d.finish(&before, t.load.requests + t.load.warmup_requests);
+            // The database counts every request the trial sent: warm-up and priming too.
+            let primed = t.load.connections.primed.unwrap_or(0);
+            let sent = t.load.requests + t.load.warmup_requests + primed;
+            let usage = d.finish(&before, sent);
             if !usage.db_alive {
                 t.valid = false;
                 t.problems.push(format!(

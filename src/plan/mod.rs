@@ -5,6 +5,7 @@ pub mod isolation;
 pub mod load;
 pub mod scenario;
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
@@ -67,6 +68,10 @@ pub struct RunPlan {
     pub database: Option<DatabasePlan>,
     /// The whole run's time budget for rounds added for precision.
     pub budget: Option<Duration>,
+    /// Foreign CPU use (% of one CPU) above which a trial counts as disturbed.
+    pub interference_limit_pct: f64,
+    /// Extra environment for every target (`--target-env`), over the scenario's own.
+    pub target_env: BTreeMap<String, String>,
 }
 
 impl RunPlan {
@@ -185,5 +190,78 @@ pub fn resolve_run(cat: &Catalog, args: &RunArgs) -> Result<RunPlan> {
         json: args.json,
         database,
         budget: args.max_time.or(base.max_time),
+        interference_limit_pct: args
+            .interference_limit
+            .unwrap_or(crate::runner::noise::FOREIGN_LIMIT_PCT),
+        target_env: parse_target_env(&args.target_env)?,
     })
+}
+
+/// Variables gqlbench sets itself on a target: overriding them would break the run.
+const RESERVED_ENV: [&str; 3] = ["PORT", "NODE_OPTIONS", "GQLBENCH_GC_FILE"];
+
+/// `--target-env NAME=VALUE` flags as a map, checked: a shell-style name, not one of the
+/// variables the runner sets, each name once.
+pub fn parse_target_env(flags: &[String]) -> Result<BTreeMap<String, String>> {
+    let mut env = BTreeMap::new();
+    for f in flags {
+        let bad = |message: String| UserError::Flag {
+            flag: "--target-env",
+            message,
+        };
+        let Some((name, value)) = f.split_once('=') else {
+            return Err(bad(format!(
+                "'{f}' is not NAME=VALUE, e.g. GQLBENCH_WORK=200000"
+            ))
+            .into());
+        };
+        let valid = name
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        if !valid {
+            return Err(bad(format!(
+                "'{name}' is not a variable name (letters, digits and _, not starting with a digit)"
+            ))
+            .into());
+        }
+        if RESERVED_ENV.contains(&name) {
+            return Err(bad(format!(
+                "{name} is set by gqlbench itself for every target; choose another variable"
+            ))
+            .into());
+        }
+        if env.insert(name.to_string(), value.to_string()).is_some() {
+            return Err(bad(format!("{name} is given twice")).into());
+        }
+    }
+    Ok(env)
+}
+
+#[cfg(test)]
+mod target_env_tests {
+    use super::parse_target_env;
+
+    #[test]
+    fn target_env_is_name_value_once_and_never_a_reserved_name() {
+        let ok = parse_target_env(&["GQLBENCH_WORK=200".into(), "A_B=x=y".into()]).unwrap();
+        assert_eq!(ok["GQLBENCH_WORK"], "200");
+        assert_eq!(
+            ok["A_B"], "x=y",
+            "the value is everything after the first ="
+        );
+        for (bad, says) in [
+            ("GQLBENCH_WORK", "NAME=VALUE"),
+            ("1X=2", "not a variable name"),
+            ("A-B=2", "not a variable name"),
+            ("PORT=80", "set by gqlbench"),
+            ("NODE_OPTIONS=--inspect", "set by gqlbench"),
+        ] {
+            let e = parse_target_env(&[bad.into()]).unwrap_err().to_string();
+            assert!(e.contains(says) && e.contains("--target-env"), "{bad}: {e}");
+        }
+        let twice = parse_target_env(&["A=1".into(), "A=2".into()]).unwrap_err();
+        assert!(twice.to_string().contains("given twice"));
+    }
 }

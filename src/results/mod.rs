@@ -37,6 +37,9 @@ pub struct RunResults {
     pub isolation: IsolationInfo,
     /// Versions of the runtimes the targets ran on, e.g. {"node": "v20.20.2"}.
     pub runtimes: BTreeMap<String, String>,
+    /// Extra environment every target was started with (`run --target-env`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub target_env: BTreeMap<String, String>,
     pub scenarios: Vec<ScenarioResult>,
     /// What the run's exit code says, and why (set when the run ends).
     #[serde(default, skip_serializing_if = "Option::is_none")]

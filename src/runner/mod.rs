@@ -160,6 +160,7 @@ pub fn new_results(
             nofile_limit: nofile,
         },
         runtimes: machine::runtimes(),
+        target_env: plan.target_env.clone(),
         scenarios: Vec::new(),
         verdict: None,
     }

@@ -14,7 +14,8 @@ use std::time::{Duration, Instant};
 use crate::results::NoiseInfo;
 use crate::sys::procfs;
 
-/// Foreign CPU above this (% of one CPU over the window) makes a trial noisy.
+/// Foreign CPU above this (% of one CPU over the window) makes a trial noisy, unless the
+/// run says otherwise (`--interference-limit`, whose default this is).
 pub const FOREIGN_LIMIT_PCT: f64 = 10.0;
 /// Steal above this (% of one CPU over the window) makes a trial noisy.
 pub const STEAL_LIMIT_PCT: f64 = 5.0;
@@ -182,11 +183,12 @@ pub fn between(a: &Snapshot, b: &Snapshot, cpus: &[usize]) -> NoiseInfo {
 }
 
 /// Why a trial's figures are not the target's alone, if the sentinels say so.
-pub fn interference(n: &NoiseInfo) -> Option<String> {
+/// `foreign_limit_pct`: the run's `--interference-limit`.
+pub fn interference(n: &NoiseInfo, foreign_limit_pct: f64) -> Option<String> {
     let mut why = Vec::new();
-    if let Some(f) = n.foreign_cpu_pct.filter(|f| *f > FOREIGN_LIMIT_PCT) {
+    if let Some(f) = n.foreign_cpu_pct.filter(|f| *f > foreign_limit_pct) {
         why.push(format!(
-            "other processes used {f:.0}% of a CPU on the run's CPUs (limit {FOREIGN_LIMIT_PCT:.0}%)"
+            "other processes used {f:.0}% of a CPU on the run's CPUs (limit {foreign_limit_pct:.0}%, --interference-limit)"
         ));
     }
     if let Some(s) = n.steal_pct.filter(|s| *s > STEAL_LIMIT_PCT) {
@@ -291,7 +293,7 @@ intr 12345
         let n = between(&a, &b, &[0, 1]);
         assert_eq!(n.foreign_cpu_pct, Some(50.0));
         assert_eq!(n.steal_pct, Some(20.0), "10% on each of two CPUs");
-        assert!(interference(&n)
+        assert!(interference(&n, FOREIGN_LIMIT_PCT)
             .unwrap()
             .contains("other processes used 50%"));
         // Unreadable counters are unmeasured, not zero.
@@ -301,7 +303,7 @@ intr 12345
         };
         let n = between(&a, &blind, &[0, 1]);
         assert_eq!((n.foreign_cpu_pct, n.steal_pct), (None, None));
-        assert!(interference(&n).is_none());
+        assert!(interference(&n, FOREIGN_LIMIT_PCT).is_none());
     }
 
     #[test]

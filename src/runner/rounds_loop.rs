@@ -161,7 +161,7 @@ fn one_trial(
         let noisy = trial_result
             .noise
             .as_ref()
-            .and_then(super::noise::interference);
+            .and_then(|n| super::noise::interference(n, plan.interference_limit_pct));
         // Measure again once, when there is time; a second disturbed trial is counted,
         // flagged (its row is then not ranked).
         let repeat = noisy.is_some()

@@ -74,6 +74,8 @@ impl<'a> StartOptions<'a> {
         cold: bool,
     ) -> StartOptions<'a> {
         let out = &plan.out_dir;
+        let mut env = env.clone();
+        env.extend(plan.target_env.clone());
         StartOptions {
             cpus: plan.isolation.target.as_ref(),
             use_cgroups: plan.isolation.cgroups,
@@ -83,7 +85,7 @@ impl<'a> StartOptions<'a> {
             node_probe: Some(root.join("targets/_node/gc-probe.mjs")),
             cancelled,
             federation: None,
-            env: env.clone(),
+            env,
             cold,
         }
     }

@@ -11,6 +11,11 @@
 // instead of the data source. Every request then runs graphql() against the database, and
 // the baseline is "graphql-js with no framework" for that workload.
 //
+// GQLBENCH_WORK=N adds a fixed amount of CPU work to every request: N rounds of a
+// xorshift step (about 1 ns each once compiled), the same on every request. It makes the
+// reference server of `gqlbench calibrate --sensitivity`, whose cost per request is known
+// and can be raised by a chosen share (+5%, +10%) to see what a comparison detects.
+//
 // No depth limit on purpose: the baseline is the control that shows what a server without
 // one does with scenarios/queries/social/deep-11.graphql (it answers it).
 
@@ -26,6 +31,29 @@ const data = await dataSourceFromEnv({
 });
 const schema = attachResolvers(buildSchema(typeDefs), data.resolvers);
 const cacheAnswers = data.mode === 'memory';
+const WORK = parseWork(process.env.GQLBENCH_WORK);
+
+function parseWork(v) {
+  if (v === undefined || v === '') return 0;
+  const n = Number(v);
+  if (!Number.isSafeInteger(n) || n < 0 || n > 1e10) {
+    console.error(`invalid GQLBENCH_WORK ${JSON.stringify(v)}: expected a whole number of work rounds from 0 to 10000000000`);
+    process.exit(2);
+  }
+  return n;
+}
+
+// The result is kept in `sink` so the loop cannot be optimised away.
+let sink = 1;
+function work(rounds) {
+  let x = sink | 1;
+  for (let i = 0; i < rounds; i++) {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+  }
+  sink = x;
+}
 
 // Bounded for hygiene; benchmark operations have at most a few dozen distinct bodies.
 const MAX_CACHED = 10_000;
@@ -62,6 +90,7 @@ async function handle(req, res) {
   } catch (err) {
     return sendError(res, err.status || 400, err.message);
   }
+  if (WORK > 0) work(WORK);
   let hit = cacheAnswers ? answers.get(raw) : undefined;
   if (!hit) {
     hit = await execute(raw);

@@ -210,6 +210,13 @@ pub struct LoadPlan {
     pub unique_request_header: Option<String>,
     /// Failure examples kept per kind.
     pub keep_examples: usize,
+    /// Closed model: before the start, each connection sends one request and waits for
+    /// its answer (not counted anywhere but `connections.primed`), so the server has
+    /// accepted and served every connection before the load begins. Without it, a server
+    /// that accepts new connections slowly while busy (Node under CPU contention takes
+    /// them about one per event-loop turn) leaves some connections unserved for seconds
+    /// into the window, while the kernel already reported them open.
+    pub prime: bool,
 }
 
 impl LoadPlan {
@@ -232,6 +239,7 @@ impl LoadPlan {
             headers: Vec::new(),
             unique_request_header: None,
             keep_examples: 3,
+            prime: false,
         }
     }
 

@@ -148,6 +148,10 @@ pub struct ConnectionSpread {
     /// instead of eating into the window.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub established_at_start: Option<u64>,
+    /// Closed model with priming (`LoadPlan::prime`): connections whose first request was
+    /// answered before the load began (the rest connect again when the load starts).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub primed: Option<u64>,
     /// Closed model with a duration window: connections that were meant to be active in
     /// the window but completed no request in it (never connected, or stuck).
     #[serde(default)]

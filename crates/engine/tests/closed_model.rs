@@ -462,3 +462,30 @@ fn a_window_shorter_than_a_request_is_extended_until_every_connection_answered()
         "bounded: the slow target still answered nothing"
     );
 }
+
+#[test]
+fn priming_serves_each_connection_once_before_the_start_and_counts_it_apart() {
+    let s = start(Mode::Ok(HELLO.into()));
+    let mut p = plan(s.endpoint(), closed(4.0, 1), for_requests(100));
+    p.prime = true;
+    let r = run(&p, &Control::default()).unwrap();
+    assert_eq!((r.requests, r.ok), (100, 100), "{:?}", r.failure_examples);
+    assert_eq!(r.connections.primed, Some(4));
+    assert_eq!(
+        s.requests(),
+        104,
+        "one uncounted request per connection before the start"
+    );
+}
+
+#[test]
+fn a_connection_the_server_never_answers_is_not_primed() {
+    // Only the first 2 connections are served; priming waits one timeout for the rest.
+    let s = start_limited(Mode::Ok(HELLO.into()), 2);
+    let mut p = plan(s.endpoint(), closed(4.0, 1), for_duration(300));
+    p.timeout = Duration::from_millis(300);
+    p.prime = true;
+    let r = run(&p, &Control::default()).unwrap();
+    assert_eq!(r.connections.primed, Some(2), "{:?}", r.connections);
+    assert!(r.ok > 0, "the primed connections carried the load");
+}

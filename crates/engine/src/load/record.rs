@@ -82,6 +82,7 @@ pub struct Recorder {
     pub cpu_s: f64,
     /// Closed model: connections open when the load began.
     pub established: Option<u64>,
+    pub primed: Option<u64>,
     /// The request-count window's budget was spent (merged: by every worker).
     pub budget_exhausted: bool,
     /// Told when a connection completes the window's minimum (window extension).
@@ -120,6 +121,7 @@ impl Recorder {
             last_done: None,
             cpu_s: 0.0,
             established: None,
+            primed: None,
             budget_exhausted: false,
             minimum: None,
         }
@@ -243,6 +245,9 @@ impl Merge for Recorder {
         self.unsent += o.unsent;
         self.last_done = self.last_done.max(o.last_done);
         self.cpu_s += o.cpu_s;
+        if let Some(n) = o.primed {
+            *self.primed.get_or_insert(0) += n;
+        }
         if let Some(n) = o.established {
             *self.established.get_or_insert(0) += n;
         }
@@ -365,6 +370,7 @@ pub fn finish(rec: Recorder, facts: RunFacts) -> LoadResult {
     r.connections = ConnectionSpread {
         planned: facts.planned,
         established_at_start: rec.established,
+        primed: rec.primed,
         unused: if facts.count_unused && !facts.interrupted {
             unused
         } else {

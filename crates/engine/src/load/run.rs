@@ -82,6 +82,7 @@ pub fn run(plan: &LoadPlan, control: &Control) -> Result<LoadResult, EngineError
             expected: expected[w].clone(),
             keep_examples: plan.keep_examples,
             window: window.clone(),
+            prime: plan.prime,
         };
         run_worker(seat, setup, &plan.schedule, threads)
     };

@@ -1,12 +1,13 @@
 //! One HTTP load worker on the harness: before the start line it opens the closed model's
-//! connections (so connecting is kept out of the warm-up and the window); at the start it
+//! connections (so connecting is kept out of the warm-up and the window), and primes them
+//! when the plan asks (one uncounted request each); at the start it
 //! builds its [`Ctx`] and spawns the schedule's tasks — a task per connection slot (closed
 //! model) or one dispatcher that opens connections on demand (open model).
 
 use std::net::SocketAddr;
 use std::rc::Rc;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use super::closed::{self, ClosedConn};
 use super::ctx::Ctx;
@@ -37,6 +38,8 @@ pub(super) struct WorkerSetup {
     pub expected: Vec<bool>,
     pub keep_examples: usize,
     pub window: Arc<Window>,
+    /// Prime each closed-model connection with one request before the start.
+    pub prime: bool,
 }
 
 /// Runs one worker of `schedule` (split over `threads` workers) to its end.
@@ -49,20 +52,23 @@ pub(super) fn run_worker(
     let worker = seat.worker;
     let closed = matches!(schedule, Schedule::Closed { .. });
     let (addr, slots, timeout) = (setup.addr, setup.slots, setup.timeout);
+    let primer = setup.prime.then(|| (setup.prep.clone(), worker));
     seat.run(
         |rt, flags| {
             Ok(if closed {
-                rt.block_on(connect_all(addr, slots, timeout, flags))
+                rt.block_on(connect_all(addr, slots, timeout, flags, primer))
             } else {
-                Vec::new()
+                (Vec::new(), None)
             })
         },
-        |conns, run_start| {
+        |(conns, primed), run_start| {
             let window_start = run_start + setup.warmup;
+            let established = conns.iter().filter(|c| c.is_some()).count() as u64;
             let ops = setup.prep.ops.len();
             let mut rec = Recorder::new(window_start, !closed, ops, slots, setup.keep_examples);
             if closed {
-                rec.established = Some(conns.iter().filter(|c| c.is_some()).count() as u64);
+                rec.established = Some(established);
+                rec.primed = primed;
                 rec.expect_slots(&setup.expected);
                 if setup.window.min_per_connection > 0 {
                     rec.report_minimum(setup.window.clone());
@@ -125,16 +131,31 @@ fn spawn_tasks(
 }
 
 /// Opens `n` connections at once (each bounded by `timeout`); a slot whose connection
-/// failed is None and connects again when its task runs. Cancel ends the wait early.
+/// failed is None and connects again when its task runs. With a primer (the prepared
+/// requests and the worker's number), each open connection then sends one request and
+/// waits for its answer, within the same `timeout` from the start of the phase; a
+/// connection whose answer did not come, or came with a close, is dropped (None) and
+/// connects again at the start. Returns the slots and how many were primed. Cancel ends
+/// the wait early.
 async fn connect_all(
     addr: SocketAddr,
     n: usize,
     timeout: Duration,
     flags: &Flags<'_>,
-) -> Vec<Option<Conn>> {
+    primer: Option<(Arc<Prepared>, usize)>,
+) -> (Vec<Option<Conn>>, Option<u64>) {
+    let deadline = Instant::now() + timeout;
     let mut set = tokio::task::JoinSet::new();
     for i in 0..n {
-        set.spawn(async move { (i, conn::connect(addr, timeout).await.ok()) });
+        let primer = primer.clone();
+        set.spawn(async move {
+            let c = conn::connect(addr, timeout).await.ok();
+            let c = match (c, primer) {
+                (Some(c), Some((prep, worker))) => prime(c, &prep, worker, i, deadline).await,
+                (c, _) => c,
+            };
+            (i, c)
+        });
     }
     let mut out: Vec<Option<Conn>> = (0..n).map(|_| None).collect();
     loop {
@@ -152,5 +173,28 @@ async fn connect_all(
             }
         }
     }
-    out
+    let primed = primer.map(|_| out.iter().filter(|c| c.is_some()).count() as u64);
+    (out, primed)
+}
+
+/// Sends slot `i`'s priming request (its operation chosen round-robin, first variant)
+/// and waits for the answer until `deadline`. The answer is not validated or counted: the
+/// load that follows checks every response of its own.
+async fn prime(
+    mut c: Conn,
+    prep: &Prepared,
+    worker: usize,
+    i: usize,
+    deadline: Instant,
+) -> Option<Conn> {
+    let op = i % prep.ops.len().max(1);
+    let unique = format!("prime-{worker}-{i}");
+    let mut req = Vec::new();
+    prep.write_request(op, 0, unique.as_bytes(), &mut req);
+    let timer = tokio::time::sleep_until(deadline.into());
+    tokio::pin!(timer);
+    c.write_all(&req, deadline, timer.as_mut()).await.ok()?;
+    let r = c.next_response(deadline, timer.as_mut()).await.ok()?;
+    c.consume(&r);
+    (!r.close).then_some(c)
 }
