@@ -256,6 +256,32 @@ pub struct CalibrateArgs {
     /// Also run wrk (if installed) side by side and report the efficiency ratio
     #[arg(long)]
     pub wrk: bool,
+    /// Measure what `compare --fail-if-slower` detects on this machine instead: repeated
+    /// separate runs of node-baseline with a fixed work per request (A/A), and with that
+    /// work raised to cost +5% and +10% per request (A/B); see docs/performance.md
+    #[arg(long)]
+    pub sensitivity: bool,
+    /// --sensitivity: repetitions of each comparison
+    #[arg(long, default_value_t = 10)]
+    pub repetitions: u32,
+    /// --sensitivity: the slowdowns per request to test, in % (comma separated)
+    #[arg(long, value_delimiter = ',', default_value = "5,10", value_name = "PCT,PCT")]
+    pub slowdowns: Vec<f64>,
+    /// --sensitivity: work rounds per request of the reference (GQLBENCH_WORK)
+    #[arg(long, default_value_t = 100_000)]
+    pub work: u64,
+    /// --sensitivity: the profile of every run
+    #[arg(long, default_value = "standard")]
+    pub profile: String,
+    /// --sensitivity: the gate's allowance
+    #[arg(long, default_value = "5%", value_parser = parse_percent, value_name = "PCT")]
+    pub fail_if_slower: f64,
+    /// --sensitivity: folder for the runs and the summary (default results/sensitivity-<time>)
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// --sensitivity: extra flags for every `run` (e.g. "--duration 3s"), split at spaces
+    #[arg(long, value_name = "FLAGS", allow_hyphen_values = true)]
+    pub run_flags: Option<String>,
     /// Print the result as JSON on stdout
     #[arg(long)]
     pub json: bool,

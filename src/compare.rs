@@ -11,6 +11,7 @@ use crate::results::{
 use crate::stats::{relative_change, Change};
 
 mod judge;
+pub mod speed;
 #[cfg(test)]
 mod tests;
 pub use judge::{judge, Side, Verdict};
@@ -39,6 +40,14 @@ pub struct CompareRow {
     pub note: Option<String>,
     /// This row trips the gate (`--fail-if-slower` given).
     pub regression: bool,
+    /// The change of req/s was judged on req/s scaled by each round's canary time (both
+    /// runs had canary timings), so the machine's speed drift between runs cancels out.
+    #[serde(default)]
+    pub speed_adjusted: bool,
+    /// The machine's speed by the canary: candidate against baseline, % (positive: the
+    /// candidate ran on a faster machine). Null without canary timings on both sides.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub machine_speed_change_pct: Option<f64>,
 }
 
 /// Something that trips the gate: a row or the runs as a whole.
@@ -221,17 +230,40 @@ fn row(
     let throughput = std::iter::once(named)
         .chain(other)
         .all(|s| s.kind != ScenarioKind::ColdStart);
-    let (verdict, reason) = judge(
-        side_of(ta, &state_a),
-        side_of(tb, &state_b),
-        throughput,
-        gate,
-    );
+    // Both sides scaled by their canaries, or neither. With both targets present, `named`
+    // is the baseline's scenario (see `compare`).
+    let adjusted = match (ta, tb, other) {
+        (Some(a), Some(b), Some(sb)) => {
+            let sa = named;
+            speed::adjusted_samples(sa, a)
+                .zip(speed::adjusted_samples(sb, b))
+                .map(|(x, y)| (x, y, speed::median_canary_ms(sa, a), speed::median_canary_ms(sb, b)))
+        }
+        _ => None,
+    };
+    let sides = (side_of(ta, &state_a), side_of(tb, &state_b));
+    let sides = match (&adjusted, sides) {
+        (Some((x, y, _, _)), (Side::Valid(_), Side::Valid(_))) => (Side::Valid(x), Side::Valid(y)),
+        (_, s) => s,
+    };
+    let (verdict, mut reason) = judge(sides.0, sides.1, throughput, gate);
+    let machine_speed_change_pct = adjusted
+        .as_ref()
+        .and_then(|(_, _, ca, cb)| Some((ca.as_ref()? / cb.as_ref()? - 1.0) * 100.0));
+    if let (Some(m), true) = (machine_speed_change_pct, verdict.compared()) {
+        reason.push_str(&format!(
+            "; req/s scaled by the canary (the machine ran {m:+.1}% faster in the candidate)"
+        ));
+    }
     let key_a = ta.and_then(|t| t.summary.as_ref());
     let key_b = tb.and_then(|t| t.summary.as_ref());
     let change = |f: fn(&TargetSummary) -> &[f64]| match (key_a, key_b) {
         (Some(x), Some(y)) => relative_change(f(x), f(y)),
         _ => None,
+    };
+    let rps_change = match &adjusted {
+        Some((x, y, _, _)) => relative_change(x, y),
+        None => change(|s| &s.rps.samples),
     };
     let comparable = matches!(
         (ta, tb),
@@ -243,7 +275,7 @@ fn row(
         target: ta.or(tb).map(|t| t.name.clone()).unwrap_or_default(),
         baseline_rps: key_a.map(|s| s.rps.median),
         candidate_rps: key_b.map(|s| s.rps.median),
-        rps_change: change(|s| &s.rps.samples),
+        rps_change,
         baseline_p99_us: key_a.map(|s| s.p99_us.median),
         candidate_p99_us: key_b.map(|s| s.p99_us.median),
         p99_change: change(|s| &s.p99_us.samples),
@@ -254,6 +286,8 @@ fn row(
         verdict,
         reason,
         regression,
+        speed_adjusted: adjusted.is_some(),
+        machine_speed_change_pct,
     }
 }
 

@@ -4,6 +4,17 @@ use crate::plan::load::{Arrival, Load};
 use crate::results::{GeneratorUsage, SaturationFlag};
 use gqlbench_engine::LoadResult;
 
+/// Flags that qualify a figure without making it the generator's or the schedule's: the
+/// warm-up never settled (`unsteady`) or other processes ran on the run's CPUs during a
+/// trial measured twice (`interference`). The row stays valid, ranked and comparable, and
+/// the report names the caveat; a compare gate failing on machine noise would be switched
+/// off.
+pub const CAVEATS: [&str; 2] = ["unsteady", "interference"];
+
+pub fn is_caveat(f: &SaturationFlag) -> bool {
+    CAVEATS.contains(&f.kind.as_str())
+}
+
 /// Generator CPU above this share of its cores means it may be the bottleneck.
 pub const GENERATOR_CPU_LIMIT: f64 = 0.80;
 /// Open model: send lag p99 above this means requests did not leave on time.

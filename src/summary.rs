@@ -95,7 +95,21 @@ pub fn summarize(t: &TargetResult) -> Option<TargetSummary> {
         ),
         leak: None,
         subscriptions: None,
-        saturated: t.trials.iter().any(|x| !x.saturation.is_empty()),
+        saturated: t
+            .trials
+            .iter()
+            .any(|x| x.saturation.iter().any(|f| !crate::saturation::is_caveat(f))),
+        caveats: {
+            let mut c: Vec<String> = counted
+                .iter()
+                .flat_map(|x| x.saturation.iter())
+                .filter(|f| crate::saturation::is_caveat(f))
+                .map(|f| f.kind.clone())
+                .collect();
+            c.sort();
+            c.dedup();
+            c
+        },
         valid: t.status == TargetStatus::Ok && valid.len() == counted.len(),
     })
 }

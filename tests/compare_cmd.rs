@@ -44,6 +44,11 @@ fn target_mut<'a>(v: &'a mut RunResults, name: &str) -> &'a mut TargetResult {
 /// measured), the row marked valid.
 fn with_samples(v: &RunResults, target: &str, samples: &[f64]) -> RunResults {
     let mut v = v.clone();
+    // Without canary timings the change is judged on these samples as they are (with
+    // them, compare would scale the trials' own req/s by the machine's speed).
+    for s in &mut v.scenarios {
+        s.rounds = None;
+    }
     let t = target_mut(&mut v, target);
     t.status = TargetStatus::Ok;
     let s = t.summary.as_mut().expect("a measured row has a summary");
@@ -135,11 +140,17 @@ fn compare_fails_only_on_a_significant_regression() {
         "slow",
         &with_samples(&a, "fx-good", &[500.0, 505.0, 495.0]),
     );
-    // 3% slower, clearly so: within a 5% allowance.
+    // 3% slower, clearly so (tight trials on both sides, so the whole interval is within
+    // a 5% allowance).
+    let tight = write(
+        dir.path(),
+        "tight",
+        &with_samples(&a, "fx-good", &[1000.0, 1001.0, 999.0]),
+    );
     let slightly = write(
         dir.path(),
         "slightly",
-        &with_samples(&a, "fx-good", &[970.0, 979.7, 960.3]),
+        &with_samples(&a, "fx-good", &[970.0, 971.0, 969.0]),
     );
 
     let out = compare(&base, &same, GATE_JSON);
@@ -162,7 +173,12 @@ fn compare_fails_only_on_a_significant_regression() {
     let r = row(&c, "fx-good");
     assert!(r.regression);
     assert_eq!(r.verdict, Verdict::Slower);
-    assert_eq!(r.reason, "slower (significant), beyond the 5% allowance");
+    assert!(
+        r.reason
+            .contains("a slowdown beyond the 5% allowance is within its interval"),
+        "{}",
+        r.reason
+    );
     let change = r.rps_change.expect("a change of req/s");
     assert!((change.pct + 50.0).abs() < 0.5);
     assert!(change.significant);
@@ -170,20 +186,19 @@ fn compare_fails_only_on_a_significant_regression() {
     assert_eq!(c.gate_passed, Some(false));
     assert_eq!(
         c.gate_failures,
-        [row_problem(
-            ProblemKind::Slower,
-            "fx-good",
-            "slower (significant), beyond the 5% allowance"
-        )]
+        [row_problem(ProblemKind::Slower, "fx-good", &r.reason)]
     );
 
-    let out = compare(&base, &slightly, GATE_JSON);
+    let out = compare(&tight, &slightly, GATE_JSON);
     out.assert_exit(0);
     let c = out.comparison();
     assert_eq!(row(&c, "fx-good").verdict, Verdict::SlowerWithinAllowance);
-    assert_eq!(
-        row(&c, "fx-good").reason,
-        "slower (significant) but within the 5% allowance"
+    assert!(
+        row(&c, "fx-good")
+            .reason
+            .starts_with("slower (significant, -3.0%) but less than the 5% allowance"),
+        "{}",
+        row(&c, "fx-good").reason
     );
 
     // Without the gate the same comparison only reports.
@@ -515,4 +530,62 @@ fn report_exports_json_terminal_and_the_chart_csvs() {
          fx-good,1,4,300.0,3.000,8.000,2\n"
     );
     assert_eq!(csvs(&saved), 1);
+}
+
+/// The run with every trial of `target` at the given req/s (round by round) and every
+/// canary timing multiplied by `slower_machine`; the row valid, its summary left as is.
+fn with_trials_and_machine(
+    v: &RunResults,
+    target: &str,
+    rps: &[f64],
+    slower_machine: f64,
+) -> RunResults {
+    let mut v = v.clone();
+    let rounds = v.scenarios[0].rounds.as_mut().expect("rounds with canaries");
+    for p in &mut rounds.canary {
+        for m in p.ms.iter_mut().flatten() {
+            *m *= slower_machine;
+        }
+    }
+    let t = target_mut(&mut v, target);
+    t.status = TargetStatus::Ok;
+    let mut samples = Vec::new();
+    for (tr, x) in t.trials.iter_mut().filter(|x| x.excluded.is_none()).zip(rps) {
+        tr.valid = true;
+        tr.saturation.clear();
+        tr.load.throughput_rps = *x;
+        samples.push(*x);
+    }
+    let s = t.summary.as_mut().expect("a summary");
+    s.valid = true;
+    s.saturated = false;
+    s.rps.samples = samples;
+    v
+}
+
+#[test]
+fn a_slower_machine_is_told_apart_from_a_slower_build_by_the_canary() {
+    let m = measured();
+    let dir = tempfile::tempdir().unwrap();
+    let a = with_trials_and_machine(m, "fx-good", &[1000.0, 1010.0, 990.0], 1.0);
+    // The machine ran 10% slower (canary 10% longer) and so did the target: same build.
+    let same_build = with_trials_and_machine(m, "fx-good", &[909.1, 918.2, 900.0], 1.1);
+    // The machine ran as fast, the target 10% slower: a regression.
+    let slower_build = with_trials_and_machine(m, "fx-good", &[909.1, 918.2, 900.0], 1.0);
+    let base = write(dir.path(), "a", &a);
+
+    let out = compare(&base, &write(dir.path(), "same", &same_build), GATE_JSON);
+    out.assert_exit(0);
+    let r = row(&out.comparison(), "fx-good").clone();
+    assert!(r.speed_adjusted, "{r:?}");
+    assert_eq!(r.verdict, Verdict::NoSignificantChange, "{}", r.reason);
+    let m_change = r.machine_speed_change_pct.unwrap();
+    assert!((m_change + 9.1).abs() < 0.2, "{m_change}");
+    assert!(r.reason.contains("scaled by the canary"), "{}", r.reason);
+
+    let out = compare(&base, &write(dir.path(), "slower", &slower_build), GATE_JSON);
+    out.assert_exit(1);
+    let r = row(&out.comparison(), "fx-good").clone();
+    assert_eq!(r.verdict, Verdict::Slower, "{}", r.reason);
+    assert!((r.rps_change.unwrap().pct + 9.1).abs() < 0.5);
 }

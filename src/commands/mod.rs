@@ -7,6 +7,7 @@ pub mod list;
 pub mod load;
 pub mod report;
 pub mod run;
+pub mod sensitivity;
 
 use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
@@ -26,6 +27,9 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode> {
         Command::List => list::run(&root()?),
         Command::Report(a) => report::run(a),
         Command::Compare(a) => compare::run(a),
+        Command::Calibrate(a) if a.sensitivity => {
+            sensitivity::run(&root()?, cli.root.as_deref(), a)
+        }
         Command::Calibrate(a) => calibrate::run(a),
         Command::Install(a) => install::run(&root()?, a),
         Command::Subgraphs { args } => {

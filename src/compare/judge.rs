@@ -1,6 +1,7 @@
 //! The verdict of one row of a comparison and its reason in words: which side is valid,
 //! whether the change of req/s is significant, and how a slowdown stands against the gate's
-//! allowance.
+//! allowance (a significant slowdown trips it when its interval reaches beyond the
+//! allowance).
 use serde::{Deserialize, Serialize};
 
 use super::ProblemKind;
@@ -176,19 +177,27 @@ fn judge_change(a: &[f64], b: &[f64], gate: Option<f64>) -> (Verdict, String) {
     if c.ci_low_pct > 0.0 {
         return (Verdict::Faster, "faster (significant)".into());
     }
+    // The gate trips on a slowdown that is real (the interval is below 0) and may reach
+    // the allowance (its low end is beyond it). Tripping only when the point estimate is
+    // beyond the allowance would let a true slowdown of exactly the allowance through half
+    // the time; this rule catches it whenever the interval is narrower than the slowdown,
+    // and lets a small but certain slowdown (interval wholly within the allowance) pass.
+    let interval = format!("[{:+.1}%, {:+.1}%]", c.ci_low_pct, c.ci_high_pct);
     match gate {
         None => (Verdict::Slower, "slower (significant)".into()),
-        Some(limit) if c.pct < -limit => (
+        Some(limit) if c.ci_low_pct < -limit => (
             Verdict::Slower,
             format!(
-                "slower (significant), beyond the {} allowance",
+                "slower (significant, {:+.1}%), and a slowdown beyond the {} allowance is within its interval {interval}",
+                c.pct,
                 fmt_pct(limit)
             ),
         ),
         Some(limit) => (
             Verdict::SlowerWithinAllowance,
             format!(
-                "slower (significant) but within the {} allowance",
+                "slower (significant, {:+.1}%) but less than the {} allowance: interval {interval}",
+                c.pct,
                 fmt_pct(limit)
             ),
         ),

@@ -67,8 +67,14 @@ impl TrialCx<'_> {
         // later steps pass their own (none).
         let sp = self.sp;
         let w = if warmup == sp.warmup && sp.warmup_max > sp.warmup {
+            // A target's first trial warms up longer: its JIT is still tiering up.
+            let min = if self.trial == 1 {
+                sp.warmup.max(crate::runner::warmup::FIRST_MIN).min(sp.warmup_max)
+            } else {
+                sp.warmup
+            };
             crate::runner::trial::Warmup::UntilSteady {
-                min: sp.warmup,
+                min,
                 max: sp.warmup_max,
             }
         } else {

@@ -173,6 +173,34 @@ pub fn resolve_run(cat: &Catalog, args: &RunArgs) -> Result<RunPlan> {
             message: format!("{e:#}"),
         })?;
     }
+    let budget = args.max_time.or(base.max_time);
+    if let Some(b) = budget {
+        // One round of the longest scenario must fit, or no scenario could add one and the
+        // budget would mean nothing.
+        let round = scenarios
+            .iter()
+            .map(|s| s.per_target_trial_secs() * s.targets.len() as f64)
+            .fold(0.0, f64::max);
+        if b.as_secs_f64() < round {
+            let message = format!(
+                "{} is shorter than one round ({round:.0} s: a trial of every target of the longest scenario); give at least {}s",
+                humantime::format_duration(b),
+                round.ceil()
+            );
+            return Err(match args.max_time {
+                Some(_) => UserError::Flag {
+                    flag: "--max-time",
+                    message,
+                }
+                .into(),
+                None => UserError::Manifest {
+                    file: cat.root.join("scenarios/profiles.toml"),
+                    message: format!("profile '{}': max_time {message}", args.profile),
+                }
+                .into(),
+            });
+        }
+    }
     let out_dir = match &args.out {
         Some(d) => d.clone(),
         None => cat.root.join("results").join(format!(
@@ -189,7 +217,7 @@ pub fn resolve_run(cat: &Catalog, args: &RunArgs) -> Result<RunPlan> {
         isolation: resolve_isolation(&args.isolation)?,
         json: args.json,
         database,
-        budget: args.max_time.or(base.max_time),
+        budget,
         interference_limit_pct: args
             .interference_limit
             .unwrap_or(crate::runner::noise::FOREIGN_LIMIT_PCT),

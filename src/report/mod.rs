@@ -84,8 +84,15 @@ pub fn validity(t: &TargetResult) -> String {
                     "valid ({}/{} trials), baseline: not ranked",
                     s.valid_trials, s.trials
                 )
-            } else {
+            } else if s.caveats.is_empty() {
                 format!("valid ({}/{} trials)", s.valid_trials, s.trials)
+            } else {
+                format!(
+                    "valid ({}/{} trials), {}",
+                    s.valid_trials,
+                    s.trials,
+                    s.caveats.join(", ")
+                )
             }
         }
         (Some(s), crate::results::TargetStatus::Ok) if s.valid => "SATURATED (not ranked)".into(),

@@ -192,6 +192,21 @@ pub struct CanaryPoint {
 }
 
 impl RoundsInfo {
+    /// The machine's speed during round `round` as the canary saw it: the mean of its
+    /// timings on every watched CPU before and after that round, ms. None when a timing is
+    /// missing.
+    pub fn canary_ms(&self, round: u32) -> Option<f64> {
+        let at = |r: u32| self.canary.iter().find(|p| p.round == r);
+        let (before, after) = (at(round.checked_sub(1)?)?, at(round)?);
+        let ms: Vec<f64> = before
+            .ms
+            .iter()
+            .chain(&after.ms)
+            .copied()
+            .collect::<Option<Vec<f64>>>()?;
+        (!ms.is_empty()).then(|| ms.iter().sum::<f64>() / ms.len() as f64)
+    }
+
     /// The largest slowdown of the canary on any CPU against its first timing, in %.
     pub fn drift_pct(&self) -> Option<f64> {
         let first = self.canary.first()?;

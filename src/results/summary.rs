@@ -43,8 +43,12 @@ pub struct TargetSummary {
     /// Subscriptions: medians over trials.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub subscriptions: Option<SubscriptionSummary>,
-    /// Any trial flagged by the saturation guard.
+    /// Any trial flagged by the saturation guard (caveats aside).
     pub saturated: bool,
+    /// Caveats of the counted trials (`saturation::CAVEATS`: `unsteady`, `interference`):
+    /// the row stays valid and ranked, and the report names them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub caveats: Vec<String>,
     /// Every trial valid and at least one trial run.
     pub valid: bool,
 }

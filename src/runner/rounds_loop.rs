@@ -163,7 +163,7 @@ fn one_trial(
             .as_ref()
             .and_then(|n| super::noise::interference(n, plan.interference_limit_pct));
         // Measure again once, when there is time; a second disturbed trial is counted,
-        // flagged (its row is then not ranked).
+        // flagged with the caveat `interference` (the row stays ranked; the report names it).
         let repeat = noisy.is_some()
             && !again
             && crashed.is_none()

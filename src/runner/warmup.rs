@@ -15,6 +15,12 @@ use crate::plan::RunPlan;
 use crate::progress::Progress;
 use crate::results::WarmupInfo;
 
+/// The least warm-up of a target's first trial (when the profile warms up until steady).
+/// With 1 s the detector called a fresh Node process steady while its JIT was still
+/// tiering up slowly: in 5 runs of node-baseline (fixed work per request, 5 trials each)
+/// the first trial ran 3% below the others every time, and in 8-trial runs of the five
+/// servers the first was the lowest of 4 of them (graphql-yoga 3.2k against 4.2-4.5k).
+pub const FIRST_MIN: Duration = Duration::from_secs(3);
 /// Throughput is read this often.
 pub const BUCKET: Duration = Duration::from_millis(250);
 /// The buckets that must be steady: the last second.

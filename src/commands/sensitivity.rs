@@ -1,0 +1,425 @@
+//! `gqlbench calibrate --sensitivity`: what `compare --fail-if-slower` detects on this
+//! machine. The reference is node-baseline with a fixed CPU work per request
+//! (`GQLBENCH_WORK`). Two short probe runs (no work, the chosen work) give the cost of one
+//! work round, from which the work that costs +5% (+10%, ...) per request is set. Then each
+//! repetition makes separate runs, as a CI job would (a fresh gqlbench and target each):
+//! two of the reference (A, A') and one per slowdown (B), in an order that rotates from
+//! repetition to repetition. A' and each B are compared with A by the same code as
+//! `compare`, gate included: A/A flags are false alarms, A/B flags are detections. Every run
+//! is kept under the output folder; the summary is `sensitivity.json` and `sensitivity.md`.
+use std::path::Path;
+use std::process::{Command, ExitCode, Stdio};
+use std::sync::atomic::Ordering;
+
+use anyhow::{Context, Result};
+use serde::Serialize;
+
+use crate::catalog::Catalog;
+use crate::cli::CalibrateArgs;
+use crate::error::UserError;
+use crate::results::RunResults;
+
+/// A slowdown flagged in at least this share of repetitions counts as detected.
+const DETECTED: f64 = 0.8;
+
+#[derive(Serialize, Debug, Clone)]
+pub struct RepResult {
+    pub repetition: u32,
+    /// The candidate's change of req/s against A (speed-adjusted when both had canaries).
+    pub change_pct: Option<f64>,
+    pub ci_low_pct: Option<f64>,
+    pub ci_high_pct: Option<f64>,
+    pub verdict: String,
+    pub flagged: bool,
+    pub machine_speed_change_pct: Option<f64>,
+}
+
+#[derive(Serialize, Debug, Clone)]
+pub struct Case {
+    /// "A/A" or "+5%".
+    pub name: String,
+    /// The added cost per request the work was set for, % (0 for A/A).
+    pub slowdown_pct: f64,
+    pub work: u64,
+    /// Repetitions whose comparison trips the gate / that were compared at all.
+    pub flagged: u32,
+    pub compared: u32,
+    pub median_change_pct: Option<f64>,
+    pub reps: Vec<RepResult>,
+}
+
+#[derive(Serialize, Debug)]
+pub struct Sensitivity {
+    pub profile: String,
+    pub fail_if_slower_pct: f64,
+    pub repetitions: u32,
+    pub work: u64,
+    /// Probe runs: median req/s without work and with `work`.
+    pub probe_rps_no_work: f64,
+    pub probe_rps_work: f64,
+    /// The reference's cost per request, µs, and the share of it that is the work.
+    pub reference_us: f64,
+    pub work_share: f64,
+    pub cases: Vec<Case>,
+    /// A/A flags over A/A comparisons.
+    pub false_alarm_rate: Option<f64>,
+    /// The smallest slowdown flagged in at least 80% of its repetitions.
+    pub smallest_detected_pct: Option<f64>,
+    /// Runs that did not end with exit 0 (folder, exit code).
+    pub failed_runs: Vec<(String, i32)>,
+    pub interrupted: bool,
+    pub command: Vec<String>,
+}
+
+fn check(a: &CalibrateArgs, cat: &Catalog) -> Result<(), UserError> {
+    let bad = |flag, message: String| UserError::Flag { flag, message };
+    if a.repetitions == 0 || a.repetitions > 1000 {
+        return Err(bad("--repetitions", "give 1 to 1000, e.g. 10".into()));
+    }
+    if a.slowdowns.is_empty()
+        || a
+            .slowdowns
+            .iter()
+            .any(|s| !s.is_finite() || *s <= 0.0 || *s > 100.0)
+    {
+        return Err(bad(
+            "--slowdowns",
+            "give percentages above 0 and at most 100, e.g. 5,10".into(),
+        ));
+    }
+    if !(1_000..=10_000_000_000).contains(&a.work) {
+        return Err(bad(
+            "--work",
+            "give 1000 to 10000000000 work rounds (100000 is about 0.2 ms)".into(),
+        ));
+    }
+    let profiles = cat.profiles().map_err(|e| UserError::Manifest {
+        file: cat.root.join("scenarios/profiles.toml"),
+        message: format!("{e:#}"),
+    })?;
+    if !profiles.0.contains_key(&a.profile) {
+        return Err(UserError::unknown("profile", &a.profile, profiles.0.keys()));
+    }
+    if cat.target("node-baseline").is_err() {
+        return Err(UserError::Manifest {
+            file: cat.root.join("targets/node-baseline/target.toml"),
+            message: "the reference target node-baseline is missing".into(),
+        });
+    }
+    Ok(())
+}
+
+/// One separate `gqlbench run` of the reference with `work`, into `out`.
+struct Child<'a> {
+    exe: &'a Path,
+    root: Option<&'a Path>,
+    extra: &'a [String],
+}
+
+impl Child<'_> {
+    fn run(&self, profile_flags: &[&str], work: u64, out: &Path) -> Result<(i32, RunResults)> {
+        let mut c = Command::new(self.exe);
+        if let Some(r) = self.root {
+            c.arg("--root").arg(r);
+        }
+        c.args(["run", "servers", "--scenarios", "simple", "--targets", "node-baseline"])
+            .args(profile_flags)
+            .arg("--target-env")
+            .arg(format!("GQLBENCH_WORK={work}"))
+            .args(self.extra)
+            .arg("--json")
+            .arg("--out")
+            .arg(out);
+        let log = std::fs::File::create(out.with_extension("log"))
+            .with_context(|| format!("creating {}", out.with_extension("log").display()))?;
+        let status = c
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(log)
+            .status()
+            .context("starting gqlbench run")?;
+        let code = status.code().unwrap_or(130);
+        let r = RunResults::load(out).with_context(|| {
+            format!(
+                "the run in {} left no results (exit {code}); its output: {}",
+                out.display(),
+                out.with_extension("log").display()
+            )
+        })?;
+        Ok((code, r))
+    }
+}
+
+fn median_rps(r: &RunResults) -> Option<f64> {
+    let t = r.scenarios.first()?.targets.first()?;
+    t.summary
+        .as_ref()
+        .filter(|s| s.valid)
+        .map(|s| s.rps.center_or_median())
+}
+
+/// The work that makes a request cost `slowdown_pct` more than with `work`, from the probe
+/// throughputs without work (`rps0`) and with it (`rps_w`): the cost is linear in the work.
+pub fn work_for(work: u64, rps0: f64, rps_w: f64, slowdown_pct: f64) -> Option<u64> {
+    let (t0, tw) = (1.0 / rps0, 1.0 / rps_w);
+    (tw > t0 && rps0.is_finite() && rps_w.is_finite())
+        .then(|| (work as f64 * (1.0 + slowdown_pct / 100.0 * tw / (tw - t0))).round() as u64)
+}
+
+pub fn run(root: &Path, root_flag: Option<&Path>, a: &CalibrateArgs) -> Result<ExitCode> {
+    let cat_root = &Catalog::load(root)?;
+    check(a, cat_root)?;
+    let cancel = super::cancel_flag();
+    let exe = crate::sys::process::own_exe().context("locating the gqlbench binary")?;
+    let out = a.out.clone().unwrap_or_else(|| {
+        cat_root.root.join("results").join(format!(
+            "sensitivity-{}",
+            chrono::Local::now().format("%Y%m%d-%H%M%S")
+        ))
+    });
+    if out.exists() && std::fs::read_dir(&out)?.next().is_some() {
+        return Err(UserError::Flag {
+            flag: "--out",
+            message: format!("{} is not empty; choose a new folder", out.display()),
+        }
+        .into());
+    }
+    std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
+    let extra: Vec<String> = a
+        .run_flags
+        .as_deref()
+        .unwrap_or("")
+        .split_whitespace()
+        .map(String::from)
+        .collect();
+    let child = Child {
+        exe: &exe,
+        root: root_flag,
+        extra: &extra,
+    };
+    let mut failed_runs = Vec::new();
+    let mut note = |dir: &Path, code: i32| {
+        if code != 0 {
+            failed_runs.push((dir.display().to_string(), code));
+        }
+    };
+    // Probes: 3 trials each of the quick profile.
+    let probe = ["--profile", "quick", "--trials", "3"];
+    eprintln!("sensitivity: probing the cost of the work ({} rounds)", a.work);
+    let (c0, r0) = child.run(&probe, 0, &out.join("probe-no-work"))?;
+    note(&out.join("probe-no-work"), c0);
+    let (cw, rw) = child.run(&probe, a.work, &out.join("probe-work"))?;
+    note(&out.join("probe-work"), cw);
+    let (Some(rps0), Some(rps_w)) = (median_rps(&r0), median_rps(&rw)) else {
+        anyhow::bail!(
+            "a probe run of node-baseline was not valid; see {} and {}",
+            out.join("probe-no-work.log").display(),
+            out.join("probe-work.log").display()
+        );
+    };
+    let mut cases = vec![Case {
+        name: "A/A".into(),
+        slowdown_pct: 0.0,
+        work: a.work,
+        flagged: 0,
+        compared: 0,
+        median_change_pct: None,
+        reps: Vec::new(),
+    }];
+    for s in &a.slowdowns {
+        let Some(w) = work_for(a.work, rps0, rps_w, *s) else {
+            return Err(UserError::Flag {
+                flag: "--work",
+                message: format!(
+                    "{} rounds did not measurably slow the reference ({rps0:.0} req/s without, {rps_w:.0} with); raise it",
+                    a.work
+                ),
+            }
+            .into());
+        };
+        cases.push(Case {
+            name: format!("+{s}%"),
+            slowdown_pct: *s,
+            work: w,
+            flagged: 0,
+            compared: 0,
+            median_change_pct: None,
+            reps: Vec::new(),
+        });
+    }
+    for c in &cases {
+        eprintln!("sensitivity: {} with GQLBENCH_WORK={}", c.name, c.work);
+    }
+    let profile = ["--profile", a.profile.as_str()];
+    let mut interrupted = false;
+    'reps: for rep in 1..=a.repetitions {
+        let dir = out.join(format!("rep-{rep:02}"));
+        std::fs::create_dir_all(&dir)?;
+        // Runs: the baseline A, then one per case (A' for A/A); order rotated per rep.
+        let mut names: Vec<(usize, String, u64)> = vec![(usize::MAX, "A".into(), a.work)];
+        for (i, c) in cases.iter().enumerate() {
+            let name = if i == 0 { "A2".into() } else { format!("B{}", c.slowdown_pct) };
+            names.push((i, name, c.work));
+        }
+        let k = (rep as usize - 1) % names.len();
+        names.rotate_left(k);
+        let mut results: Vec<(usize, RunResults)> = Vec::new();
+        for (i, name, work) in &names {
+            if cancel.load(Ordering::Relaxed) {
+                interrupted = true;
+                break 'reps;
+            }
+            eprintln!("sensitivity: repetition {rep}/{}: run {name}", a.repetitions);
+            let run_dir = dir.join(name);
+            let (code, r) = child.run(&profile, *work, &run_dir)?;
+            note(&run_dir, code);
+            if code == 130 {
+                interrupted = true;
+                break 'reps;
+            }
+            results.push((*i, r));
+        }
+        let Some(base) = results.iter().find(|(i, _)| *i == usize::MAX).map(|x| &x.1) else {
+            continue;
+        };
+        for (i, r) in results.iter().filter(|(i, _)| *i != usize::MAX) {
+            let cmp = crate::compare::compare(base, r, "A", "B", Some(a.fail_if_slower));
+            let row = cmp.rows.first();
+            let ch = row.and_then(|x| x.rps_change.as_ref());
+            let compared = row.is_some_and(|x| x.verdict.compared());
+            let flagged = cmp.gate_passed == Some(false);
+            let case = &mut cases[*i];
+            case.compared += u32::from(compared);
+            case.flagged += u32::from(flagged && compared);
+            case.reps.push(RepResult {
+                repetition: rep,
+                change_pct: ch.map(|c| c.pct),
+                ci_low_pct: ch.map(|c| c.ci_low_pct),
+                ci_high_pct: ch.map(|c| c.ci_high_pct),
+                verdict: row.map(|x| x.reason.clone()).unwrap_or_default(),
+                flagged,
+                machine_speed_change_pct: row.and_then(|x| x.machine_speed_change_pct),
+            });
+            eprintln!(
+                "sensitivity: repetition {rep}: {}: {} ({})",
+                case.name,
+                ch.map_or("-".into(), |c| format!(
+                    "{:+.1}% [{:+.1}, {:+.1}]",
+                    c.pct, c.ci_low_pct, c.ci_high_pct
+                )),
+                if flagged { "FLAGGED" } else { "passed" }
+            );
+        }
+    }
+    for c in &mut cases {
+        let mut v: Vec<f64> = c.reps.iter().filter_map(|r| r.change_pct).collect();
+        v.sort_by(f64::total_cmp);
+        c.median_change_pct = (!v.is_empty()).then(|| v[v.len() / 2]);
+    }
+    let aa = &cases[0];
+    let s = Sensitivity {
+        profile: a.profile.clone(),
+        fail_if_slower_pct: a.fail_if_slower,
+        repetitions: a.repetitions,
+        work: a.work,
+        probe_rps_no_work: rps0,
+        probe_rps_work: rps_w,
+        reference_us: 1e6 / rps_w,
+        work_share: 1.0 - rps_w / rps0,
+        false_alarm_rate: (aa.compared > 0).then(|| aa.flagged as f64 / aa.compared as f64),
+        smallest_detected_pct: cases[1..]
+            .iter()
+            .filter(|c| c.compared > 0 && c.flagged as f64 >= DETECTED * c.compared as f64)
+            .map(|c| c.slowdown_pct)
+            .min_by(f64::total_cmp),
+        cases,
+        failed_runs,
+        interrupted,
+        command: std::env::args().collect(),
+    };
+    let md = markdown(&s);
+    std::fs::write(out.join("sensitivity.json"), serde_json::to_string_pretty(&s)?)?;
+    std::fs::write(out.join("sensitivity.md"), &md)?;
+    print!("{md}");
+    println!("\nruns and summary: {}", out.display());
+    Ok(ExitCode::from(if s.interrupted {
+        130
+    } else if s.failed_runs.is_empty() {
+        0
+    } else {
+        1
+    }))
+}
+
+/// The summary as a Markdown table (also what the terminal shows).
+pub fn markdown(s: &Sensitivity) -> String {
+    let mut m = format!(
+        "# Sensitivity of `compare --fail-if-slower {}%`\n\nProfile `{}`, {} repetitions of separate runs; reference node-baseline (`simple`) with GQLBENCH_WORK={} rounds: {:.0} µs per request, {:.0}% of it the work (probes: {:.0} req/s without work, {:.0} with).\n\n| comparison | work rounds | flagged | median change of req/s | changes (each repetition) |\n|---|---|---|---|---|\n",
+        s.fail_if_slower_pct,
+        s.profile,
+        s.repetitions,
+        s.work,
+        s.reference_us,
+        s.work_share * 100.0,
+        s.probe_rps_no_work,
+        s.probe_rps_work
+    );
+    for c in &s.cases {
+        let each: Vec<String> = c
+            .reps
+            .iter()
+            .map(|r| match r.change_pct {
+                Some(p) => format!("{p:+.1}{}", if r.flagged { "!" } else { "" }),
+                None => "-".into(),
+            })
+            .collect();
+        m.push_str(&format!(
+            "| {} | {} | {} of {} | {} | {} |\n",
+            c.name,
+            c.work,
+            c.flagged,
+            c.compared,
+            c.median_change_pct
+                .map_or("-".into(), |p| format!("{p:+.1}%")),
+            each.join(" ")
+        ));
+    }
+    m.push_str(&format!(
+        "\nFalse alarms (A/A flagged): {}. Smallest slowdown flagged in at least {:.0}% of repetitions: {}. `!` marks a flagged repetition.\n",
+        s.false_alarm_rate
+            .map_or("not measured".into(), |r| format!("{:.0}%", r * 100.0)),
+        DETECTED * 100.0,
+        s.smallest_detected_pct
+            .map_or("none of those tested".into(), |p| format!("+{p}%"))
+    ));
+    if !s.failed_runs.is_empty() {
+        m.push_str(&format!(
+            "\nRuns that did not exit 0 (their rows are not compared when invalid): {}\n",
+            s.failed_runs
+                .iter()
+                .map(|(d, c)| format!("{d} (exit {c})"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    if s.interrupted {
+        m.push_str("\nInterrupted: the table holds the repetitions finished before.\n");
+    }
+    m
+}
+
+#[cfg(test)]
+mod tests {
+    use super::work_for;
+
+    #[test]
+    fn the_work_for_a_slowdown_follows_the_linear_cost() {
+        // 25 µs without work, 200 µs with 100,000 rounds: 1.75 ns a round. +5% of 200 µs is
+        // 10 µs more, 5,714 rounds.
+        let w = work_for(100_000, 40_000.0, 5_000.0, 5.0).unwrap();
+        assert_eq!(w, 105_714);
+        // Work that costs nothing measurable cannot be scaled.
+        assert_eq!(work_for(100_000, 5_000.0, 5_000.0, 5.0), None);
+        assert_eq!(work_for(100_000, 4_000.0, 5_000.0, 5.0), None);
+    }
+}

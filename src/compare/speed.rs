@@ -1,0 +1,39 @@
+//! Machine-speed adjustment of a comparison between two runs. The development VM's speed
+//! drifts by up to ~10% between runs minutes apart (host load), and the canary (fixed CPU
+//! work timed before and after every round) tracks it: node-baseline with a fixed work per
+//! request gave run medians with CV 4.3% raw and 1.7% once each trial's req/s was scaled by
+//! its round's canary time. Within one run the rounds are blocks (paired comparisons);
+//! between runs, this scaling is what cancels the drift.
+use crate::results::{ScenarioResult, TargetResult};
+
+/// The row's counted req/s (the summary's samples: valid trials not excluded, or all
+/// counted trials when none is valid), each multiplied by its round's canary time in ms:
+/// "req/s at a canary of 1 ms". None when any counted trial has no canary timing.
+pub fn adjusted_samples(s: &ScenarioResult, t: &TargetResult) -> Option<Vec<f64>> {
+    let rounds = s.rounds.as_ref()?;
+    let counted: Vec<_> = t.trials.iter().filter(|x| x.excluded.is_none()).collect();
+    let valid: Vec<_> = counted.iter().copied().filter(|x| x.valid).collect();
+    let used = if valid.is_empty() { counted } else { valid };
+    if used.is_empty() {
+        return None;
+    }
+    used.iter()
+        .map(|x| Some(x.load.throughput_rps * rounds.canary_ms(x.trial)?))
+        .collect()
+}
+
+/// The median canary time (ms) over the rounds the row's counted trials ran in.
+pub fn median_canary_ms(s: &ScenarioResult, t: &TargetResult) -> Option<f64> {
+    let rounds = s.rounds.as_ref()?;
+    let mut ms: Vec<f64> = t
+        .trials
+        .iter()
+        .filter(|x| x.excluded.is_none())
+        .filter_map(|x| rounds.canary_ms(x.trial))
+        .collect();
+    if ms.is_empty() {
+        return None;
+    }
+    ms.sort_by(f64::total_cmp);
+    Some(ms[ms.len() / 2])
+}
