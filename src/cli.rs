@@ -8,10 +8,12 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 #[command(
     name = "gqlbench",
     version,
+    // A flag given twice: the last one counts (scripts append overrides).
+    args_override_self = true,
     about = "Trustworthy, reproducible benchmarks of GraphQL servers and gateways",
     long_about = "gqlbench runs GraphQL servers and gateways side by side on this machine, \
 checks every response, interleaves repeated trials, detects a saturated load generator and \
-reports medians with confidence intervals."
+reports centers with 95% confidence intervals, measured in rounds until precise enough."
 )]
 pub struct Cli {
     /// Project root holding targets/ and scenarios/ (default: found from the current directory upward)
@@ -237,7 +239,7 @@ pub struct CompareArgs {
     pub baseline: PathBuf,
     /// Candidate run (folder or results.json)
     pub candidate: PathBuf,
-    /// Gate: exit 1 when a row is significantly slower by more than PCT (0 < PCT <= 100, e.g. 5%), a row valid in the baseline is invalid or missing in the candidate, either run is partial, or nothing could be compared
+    /// Gate: exit 1 when a row is significantly slower and a slowdown beyond PCT is within its 95% interval (0 < PCT <= 100, e.g. 5%), a row valid in the baseline is invalid or missing in the candidate, either run is partial, or nothing could be compared
     #[arg(long, value_name = "PCT", value_parser = parse_percent)]
     pub fail_if_slower: Option<f64>,
     /// Print the comparison as JSON on stdout
@@ -259,13 +261,19 @@ pub struct CalibrateArgs {
     /// Measure what `compare --fail-if-slower` detects on this machine instead: repeated
     /// separate runs of node-baseline with a fixed work per request (A/A), and with that
     /// work raised to cost +5% and +10% per request (A/B); see docs/performance.md
-    #[arg(long)]
+    /// (-d, -c and --wrk do not apply; --json prints the summary as JSON)
+    #[arg(long, conflicts_with = "wrk")]
     pub sensitivity: bool,
     /// --sensitivity: repetitions of each comparison
     #[arg(long, default_value_t = 10)]
     pub repetitions: u32,
     /// --sensitivity: the slowdowns per request to test, in % (comma separated)
-    #[arg(long, value_delimiter = ',', default_value = "5,10", value_name = "PCT,PCT")]
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "5,10",
+        value_name = "PCT,PCT"
+    )]
     pub slowdowns: Vec<f64>,
     /// --sensitivity: work rounds per request of the reference (GQLBENCH_WORK)
     #[arg(long, default_value_t = 100_000)]

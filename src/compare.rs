@@ -232,12 +232,23 @@ fn row(
         .all(|s| s.kind != ScenarioKind::ColdStart);
     // Both sides scaled by their canaries, or neither. With both targets present, `named`
     // is the baseline's scenario (see `compare`).
+    let both_valid = matches!(
+        (ta, tb),
+        (Some(a), Some(b)) if crate::summary::rankable(a) && crate::summary::rankable(b)
+    );
     let adjusted = match (ta, tb, other) {
-        (Some(a), Some(b), Some(sb)) => {
+        (Some(a), Some(b), Some(sb)) if both_valid => {
             let sa = named;
             speed::adjusted_samples(sa, a)
                 .zip(speed::adjusted_samples(sb, b))
-                .map(|(x, y)| (x, y, speed::median_canary_ms(sa, a), speed::median_canary_ms(sb, b)))
+                .map(|(x, y)| {
+                    (
+                        x,
+                        y,
+                        speed::median_canary_ms(sa, a),
+                        speed::median_canary_ms(sb, b),
+                    )
+                })
         }
         _ => None,
     };
@@ -251,8 +262,10 @@ fn row(
         .as_ref()
         .and_then(|(_, _, ca, cb)| Some((ca.as_ref()? / cb.as_ref()? - 1.0) * 100.0));
     if let (Some(m), true) = (machine_speed_change_pct, verdict.compared()) {
+        let how = if m >= 0.0 { "faster" } else { "slower" };
         reason.push_str(&format!(
-            "; req/s scaled by the canary (the machine ran {m:+.1}% faster in the candidate)"
+            "; req/s scaled by the canary (the machine ran {:.1}% {how} in the candidate)",
+            m.abs()
         ));
     }
     let key_a = ta.and_then(|t| t.summary.as_ref());
@@ -273,8 +286,8 @@ fn row(
     CompareRow {
         scenario: format!("{}/{}", named.suite, named.name),
         target: ta.or(tb).map(|t| t.name.clone()).unwrap_or_default(),
-        baseline_rps: key_a.map(|s| s.rps.median),
-        candidate_rps: key_b.map(|s| s.rps.median),
+        baseline_rps: key_a.map(|s| s.rps.center_or_median()),
+        candidate_rps: key_b.map(|s| s.rps.center_or_median()),
         rps_change,
         baseline_p99_us: key_a.map(|s| s.p99_us.median),
         candidate_p99_us: key_b.map(|s| s.p99_us.median),

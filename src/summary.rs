@@ -95,10 +95,12 @@ pub fn summarize(t: &TargetResult) -> Option<TargetSummary> {
         ),
         leak: None,
         subscriptions: None,
-        saturated: t
-            .trials
-            .iter()
-            .any(|x| x.saturation.iter().any(|f| !crate::saturation::is_caveat(f))),
+        // Over the counted trials: a trial measured again does not count, flags included.
+        saturated: counted.iter().any(|x| {
+            x.saturation
+                .iter()
+                .any(|f| !crate::saturation::is_caveat(f))
+        }),
         caveats: {
             let mut c: Vec<String> = counted
                 .iter()

@@ -7,6 +7,7 @@
 //! repetition to repetition. A' and each B are compared with A by the same code as
 //! `compare`, gate included: A/A flags are false alarms, A/B flags are detections. Every run
 //! is kept under the output folder; the summary is `sensitivity.json` and `sensitivity.md`.
+use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
 use std::process::{Command, ExitCode, Stdio};
 use std::sync::atomic::Ordering;
@@ -36,7 +37,8 @@ pub struct RepResult {
 
 #[derive(Serialize, Debug, Clone)]
 pub struct Case {
-    /// "A/A" or "+5%".
+    /// "A/A" or "+5% cost": the work raised so each request costs 5% more CPU time (req/s
+    /// then drops by 1 − 1/1.05 = 4.8%).
     pub name: String,
     /// The added cost per request the work was set for, % (0 for A/A).
     pub slowdown_pct: f64,
@@ -76,15 +78,18 @@ fn check(a: &CalibrateArgs, cat: &Catalog) -> Result<(), UserError> {
     if a.repetitions == 0 || a.repetitions > 1000 {
         return Err(bad("--repetitions", "give 1 to 1000, e.g. 10".into()));
     }
+    let mut sorted = a.slowdowns.clone();
+    sorted.sort_by(f64::total_cmp);
+    sorted.dedup();
     if a.slowdowns.is_empty()
-        || a
-            .slowdowns
+        || sorted.len() != a.slowdowns.len()
+        || a.slowdowns
             .iter()
             .any(|s| !s.is_finite() || *s <= 0.0 || *s > 100.0)
     {
         return Err(bad(
             "--slowdowns",
-            "give percentages above 0 and at most 100, e.g. 5,10".into(),
+            "give distinct percentages above 0 and at most 100, e.g. 5,10".into(),
         ));
     }
     if !(1_000..=10_000_000_000).contains(&a.work) {
@@ -122,32 +127,55 @@ impl Child<'_> {
         if let Some(r) = self.root {
             c.arg("--root").arg(r);
         }
-        c.args(["run", "servers", "--scenarios", "simple", "--targets", "node-baseline"])
-            .args(profile_flags)
-            .arg("--target-env")
-            .arg(format!("GQLBENCH_WORK={work}"))
-            .args(self.extra)
-            .arg("--json")
-            .arg("--out")
-            .arg(out);
-        let log = std::fs::File::create(out.with_extension("log"))
-            .with_context(|| format!("creating {}", out.with_extension("log").display()))?;
+        c.args([
+            "run",
+            "servers",
+            "--scenarios",
+            "simple",
+            "--targets",
+            "node-baseline",
+        ])
+        .args(profile_flags)
+        .arg("--target-env")
+        .arg(format!("GQLBENCH_WORK={work}"))
+        .args(self.extra)
+        .arg("--json")
+        .arg("--out")
+        .arg(out);
+        let log_path = log_of(out);
+        let log = std::fs::File::create(&log_path)
+            .with_context(|| format!("creating {}", log_path.display()))?;
         let status = c
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(log)
             .status()
             .context("starting gqlbench run")?;
-        let code = status.code().unwrap_or(130);
+        // Killed by a signal: Ctrl-C or SIGTERM reach the child too and mean interrupted;
+        // any other signal (the OOM killer's SIGKILL) is a failed run.
+        let code = match (status.code(), status.signal()) {
+            (Some(c), _) => c,
+            (None, Some(s)) if s == libc::SIGINT || s == libc::SIGTERM => 130,
+            (None, _) => 1,
+        };
         let r = RunResults::load(out).with_context(|| {
             format!(
                 "the run in {} left no results (exit {code}); its output: {}",
                 out.display(),
-                out.with_extension("log").display()
+                log_path.display()
             )
         })?;
         Ok((code, r))
     }
+}
+
+/// A run's output beside its folder: `rep-01/B5.log` for `rep-01/B5` (the whole name, so
+/// `B7.5` is not cut at its dot).
+fn log_of(run: &Path) -> std::path::PathBuf {
+    let name = run
+        .file_name()
+        .map_or_else(Default::default, |n| n.to_string_lossy().to_string());
+    run.with_file_name(format!("{name}.log"))
 }
 
 fn median_rps(r: &RunResults) -> Option<f64> {
@@ -205,7 +233,10 @@ pub fn run(root: &Path, root_flag: Option<&Path>, a: &CalibrateArgs) -> Result<E
     };
     // Probes: 3 trials each of the quick profile.
     let probe = ["--profile", "quick", "--trials", "3"];
-    eprintln!("sensitivity: probing the cost of the work ({} rounds)", a.work);
+    eprintln!(
+        "sensitivity: probing the cost of the work ({} rounds)",
+        a.work
+    );
     let (c0, r0) = child.run(&probe, 0, &out.join("probe-no-work"))?;
     note(&out.join("probe-no-work"), c0);
     let (cw, rw) = child.run(&probe, a.work, &out.join("probe-work"))?;
@@ -238,7 +269,7 @@ pub fn run(root: &Path, root_flag: Option<&Path>, a: &CalibrateArgs) -> Result<E
             .into());
         };
         cases.push(Case {
-            name: format!("+{s}%"),
+            name: format!("+{s}% cost"),
             slowdown_pct: *s,
             work: w,
             flagged: 0,
@@ -258,7 +289,11 @@ pub fn run(root: &Path, root_flag: Option<&Path>, a: &CalibrateArgs) -> Result<E
         // Runs: the baseline A, then one per case (A' for A/A); order rotated per rep.
         let mut names: Vec<(usize, String, u64)> = vec![(usize::MAX, "A".into(), a.work)];
         for (i, c) in cases.iter().enumerate() {
-            let name = if i == 0 { "A2".into() } else { format!("B{}", c.slowdown_pct) };
+            let name = if i == 0 {
+                "A2".into()
+            } else {
+                format!("B{}", c.slowdown_pct)
+            };
             names.push((i, name, c.work));
         }
         let k = (rep as usize - 1) % names.len();
@@ -269,7 +304,10 @@ pub fn run(root: &Path, root_flag: Option<&Path>, a: &CalibrateArgs) -> Result<E
                 interrupted = true;
                 break 'reps;
             }
-            eprintln!("sensitivity: repetition {rep}/{}: run {name}", a.repetitions);
+            eprintln!(
+                "sensitivity: repetition {rep}/{}: run {name}",
+                a.repetitions
+            );
             let run_dir = dir.join(name);
             let (code, r) = child.run(&profile, *work, &run_dir)?;
             note(&run_dir, code);
@@ -338,10 +376,15 @@ pub fn run(root: &Path, root_flag: Option<&Path>, a: &CalibrateArgs) -> Result<E
         command: std::env::args().collect(),
     };
     let md = markdown(&s);
-    std::fs::write(out.join("sensitivity.json"), serde_json::to_string_pretty(&s)?)?;
+    let json = serde_json::to_string_pretty(&s)?;
+    std::fs::write(out.join("sensitivity.json"), &json)?;
     std::fs::write(out.join("sensitivity.md"), &md)?;
-    print!("{md}");
-    println!("\nruns and summary: {}", out.display());
+    if a.json {
+        println!("{json}");
+    } else {
+        print!("{md}");
+        println!("\nruns and summary: {}", out.display());
+    }
     Ok(ExitCode::from(if s.interrupted {
         130
     } else if s.failed_runs.is_empty() {
@@ -390,7 +433,7 @@ pub fn markdown(s: &Sensitivity) -> String {
             .map_or("not measured".into(), |r| format!("{:.0}%", r * 100.0)),
         DETECTED * 100.0,
         s.smallest_detected_pct
-            .map_or("none of those tested".into(), |p| format!("+{p}%"))
+            .map_or("none of those tested".into(), |p| format!("+{p}% cost per request"))
     ));
     if !s.failed_runs.is_empty() {
         m.push_str(&format!(

@@ -14,9 +14,10 @@ use crate::stats::{relative_change, MIN_TRIALS};
 pub enum Verdict {
     /// Significantly faster: the interval of the change is above 0.
     Faster,
-    /// Significantly slower; with a gate, by more than its allowance (trips it).
+    /// Significantly slower; with a gate, with the interval's low end beyond its allowance
+    /// (trips it).
     Slower,
-    /// Significantly slower, but by no more than the gate's allowance.
+    /// Significantly slower, but the whole interval within the gate's allowance.
     SlowerWithinAllowance,
     /// The interval of the change includes 0.
     NoSignificantChange,

@@ -11,9 +11,7 @@ use crate::results::{ScenarioResult, TargetResult};
 /// "req/s at a canary of 1 ms". None when any counted trial has no canary timing.
 pub fn adjusted_samples(s: &ScenarioResult, t: &TargetResult) -> Option<Vec<f64>> {
     let rounds = s.rounds.as_ref()?;
-    let counted: Vec<_> = t.trials.iter().filter(|x| x.excluded.is_none()).collect();
-    let valid: Vec<_> = counted.iter().copied().filter(|x| x.valid).collect();
-    let used = if valid.is_empty() { counted } else { valid };
+    let used = used_trials(t);
     if used.is_empty() {
         return None;
     }
@@ -22,18 +20,32 @@ pub fn adjusted_samples(s: &ScenarioResult, t: &TargetResult) -> Option<Vec<f64>
         .collect()
 }
 
-/// The median canary time (ms) over the rounds the row's counted trials ran in.
+/// The trials behind the summary's samples.
+fn used_trials(t: &TargetResult) -> Vec<&crate::results::TrialResult> {
+    let counted: Vec<_> = t.trials.iter().filter(|x| x.excluded.is_none()).collect();
+    let valid: Vec<_> = counted.iter().copied().filter(|x| x.valid).collect();
+    if valid.is_empty() {
+        counted
+    } else {
+        valid
+    }
+}
+
+/// The median canary time (ms) over the rounds of the row's used trials.
 pub fn median_canary_ms(s: &ScenarioResult, t: &TargetResult) -> Option<f64> {
     let rounds = s.rounds.as_ref()?;
-    let mut ms: Vec<f64> = t
-        .trials
+    let mut ms: Vec<f64> = used_trials(t)
         .iter()
-        .filter(|x| x.excluded.is_none())
         .filter_map(|x| rounds.canary_ms(x.trial))
         .collect();
     if ms.is_empty() {
         return None;
     }
     ms.sort_by(f64::total_cmp);
-    Some(ms[ms.len() / 2])
+    let n = ms.len();
+    Some(if n % 2 == 1 {
+        ms[n / 2]
+    } else {
+        (ms[n / 2 - 1] + ms[n / 2]) / 2.0
+    })
 }

@@ -55,7 +55,12 @@ fn a_significant_slowdown_is_weighed_against_the_allowance() {
     // (about -5.3% to -0.7%) reaches beyond it, so a 4% slowdown is not ruled out.
     let wide = [1000.0, 1020.0, 980.0, 1010.0, 990.0];
     let wide_slower: Vec<f64> = wide.iter().map(|x| x * 0.97).collect();
-    let (v, why) = judge(Side::Valid(&wide), Side::Valid(&wide_slower), true, Some(4.0));
+    let (v, why) = judge(
+        Side::Valid(&wide),
+        Side::Valid(&wide_slower),
+        true,
+        Some(4.0),
+    );
     assert_eq!(v, Verdict::Slower, "{why}");
     assert!(
         why.contains("a slowdown beyond the 4% allowance is within its interval"),
@@ -63,7 +68,12 @@ fn a_significant_slowdown_is_weighed_against_the_allowance() {
     );
     assert_eq!(v.gate_problem(), Some(ProblemKind::Slower));
     // An allowance beyond the whole interval passes.
-    let (v, _) = judge(Side::Valid(&wide), Side::Valid(&wide_slower), true, Some(6.0));
+    let (v, _) = judge(
+        Side::Valid(&wide),
+        Side::Valid(&wide_slower),
+        true,
+        Some(6.0),
+    );
     assert_eq!(v, Verdict::SlowerWithinAllowance);
 
     // Without a gate there is no allowance to be within.

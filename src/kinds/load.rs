@@ -21,15 +21,21 @@ pub fn trial(cx: &mut TrialCx<'_>) -> TrialResult {
 
 /// "<label>: 12,345 req/s, p99 3.2 ms, 0 failed".
 pub fn trial_line(label: &str, t: &TrialResult) -> String {
+    let (caveats, flags): (Vec<_>, Vec<_>) = t
+        .saturation
+        .iter()
+        .partition(|f| crate::saturation::is_caveat(f));
+    let caveats: Vec<&str> = caveats.iter().map(|f| f.kind.as_str()).collect();
     format!(
-        "  {label}: {:.0} req/s, p99 {:.1} ms, {} failed{}{}",
+        "  {label}: {:.0} req/s, p99 {:.1} ms, {} failed{}{}{}",
         t.load.throughput_rps,
         t.load.latency.p99_us as f64 / 1000.0,
         t.load.failed,
-        if t.saturation.is_empty() {
-            ""
+        if flags.is_empty() { "" } else { " [SATURATED]" },
+        if caveats.is_empty() {
+            String::new()
         } else {
-            " [SATURATED]"
+            format!(" [{}]", caveats.join(", "))
         },
         if t.valid { "" } else { " [INVALID]" }
     )

@@ -69,7 +69,9 @@ impl TrialCx<'_> {
         let w = if warmup == sp.warmup && sp.warmup_max > sp.warmup {
             // A target's first trial warms up longer: its JIT is still tiering up.
             let min = if self.trial == 1 {
-                sp.warmup.max(crate::runner::warmup::FIRST_MIN).min(sp.warmup_max)
+                sp.warmup
+                    .max(crate::runner::warmup::FIRST_MIN)
+                    .min(sp.warmup_max)
             } else {
                 sp.warmup
             };

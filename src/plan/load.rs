@@ -204,10 +204,6 @@ impl Load {
         p.timeout = self.timeout;
         p.threads = threads;
         p.cpus = generator_cpus.map(|c| c.0.clone());
-        // Every connection served once before the start: a busy Node target otherwise
-        // takes connections from its accept queue a few per second, and the window waits
-        // (or times out) on connections the server never looked at.
-        p.prime = true;
         if self.unique_request_header {
             p.unique_request_header = Some("x-gqlbench-request".into());
         }

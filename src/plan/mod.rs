@@ -174,16 +174,17 @@ pub fn resolve_run(cat: &Catalog, args: &RunArgs) -> Result<RunPlan> {
         })?;
     }
     let budget = args.max_time.or(base.max_time);
-    if let Some(b) = budget {
-        // One round of the longest scenario must fit, or no scenario could add one and the
-        // budget would mean nothing.
-        let round = scenarios
-            .iter()
-            .map(|s| s.per_target_trial_secs() * s.targets.len() as f64)
-            .fold(0.0, f64::max);
+    // The budget is for rounds added for precision: it must hold one round of some scenario
+    // that may add rounds, or it could never let one be added.
+    let shortest_round = scenarios
+        .iter()
+        .filter(|s| s.precision.target.is_some() && s.precision.max_rounds > s.precision.min_rounds)
+        .map(|s| s.per_target_trial_secs() * s.targets.len() as f64)
+        .min_by(f64::total_cmp);
+    if let (Some(b), Some(round)) = (budget, shortest_round) {
         if b.as_secs_f64() < round {
             let message = format!(
-                "{} is shorter than one round ({round:.0} s: a trial of every target of the longest scenario); give at least {}s",
+                "{} is shorter than one round ({round:.1} s: a trial of every target of the shortest scenario that adds rounds); give at least {}s",
                 humantime::format_duration(b),
                 round.ceil()
             );
@@ -225,8 +226,9 @@ pub fn resolve_run(cat: &Catalog, args: &RunArgs) -> Result<RunPlan> {
     })
 }
 
-/// Variables gqlbench sets itself on a target: overriding them would break the run.
-const RESERVED_ENV: [&str; 3] = ["PORT", "NODE_OPTIONS", "GQLBENCH_GC_FILE"];
+/// Variables gqlbench sets itself on a target: overriding them would break the run
+/// (NODE_OPTIONS is not among them: the runner adds its GC probe to the user's).
+const RESERVED_ENV: [&str; 3] = ["PORT", "HOST", "GQLBENCH_GC_FILE"];
 
 /// `--target-env NAME=VALUE` flags as a map, checked: a shell-style name, not one of the
 /// variables the runner sets, each name once.
@@ -284,7 +286,7 @@ mod target_env_tests {
             ("1X=2", "not a variable name"),
             ("A-B=2", "not a variable name"),
             ("PORT=80", "set by gqlbench"),
-            ("NODE_OPTIONS=--inspect", "set by gqlbench"),
+            ("HOST=0.0.0.0", "set by gqlbench"),
         ] {
             let e = parse_target_env(&[bad.into()]).unwrap_err().to_string();
             assert!(e.contains(says) && e.contains("--target-env"), "{bad}: {e}");

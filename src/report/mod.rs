@@ -10,6 +10,7 @@ pub mod export;
 pub mod extras;
 pub mod json;
 pub mod markdown;
+pub mod precision;
 pub mod provenance;
 pub mod skipped;
 pub mod terminal;
@@ -30,6 +31,7 @@ pub use terminal::Terminal;
 pub struct Row {
     pub target: String,
     pub rps: String,
+    pub precision: String,
     pub cv: String,
     pub avg: String,
     pub p50: String,
@@ -42,9 +44,10 @@ pub struct Row {
     pub validity: String,
 }
 
-pub const HEADERS: [&str; 12] = [
+pub const HEADERS: [&str; 13] = [
     "target",
-    "req/s median [95% CI]",
+    "req/s [95% CI]",
+    "± of 95% CI",
     "CV",
     "avg ms",
     "p50 ms",
@@ -58,10 +61,11 @@ pub const HEADERS: [&str; 12] = [
 ];
 
 impl Row {
-    pub fn cells(&self) -> [&str; 12] {
+    pub fn cells(&self) -> [&str; 13] {
         [
             &self.target,
             &self.rps,
+            &self.precision,
             &self.cv,
             &self.avg,
             &self.p50,
@@ -116,7 +120,10 @@ pub fn rows(s: &ScenarioResult) -> Vec<Row> {
         let key = |t: &TargetResult| {
             (
                 !crate::summary::rankable(t),
-                -(t.summary.as_ref().map(|x| x.rps.median).unwrap_or(-1.0)),
+                -(t.summary
+                    .as_ref()
+                    .map(|x| x.rps.center_or_median())
+                    .unwrap_or(-1.0)),
             )
         };
         let (ka, kb) = (key(a), key(b));
@@ -130,6 +137,7 @@ pub fn rows(s: &ScenarioResult) -> Vec<Row> {
                 None => Row {
                     target: t.name.clone(),
                     rps: dash(),
+                    precision: dash(),
                     cv: dash(),
                     avg: dash(),
                     p50: dash(),
@@ -146,13 +154,14 @@ pub fn rows(s: &ScenarioResult) -> Vec<Row> {
                     rps: if x.rps.n > 1 {
                         format!(
                             "{} [{} – {}]",
-                            fmt_rps(x.rps.median),
+                            fmt_rps(x.rps.center_or_median()),
                             fmt_rps(x.rps.ci_low),
                             fmt_rps(x.rps.ci_high)
                         )
                     } else {
                         format!("{} (1 trial)", fmt_rps(x.rps.median))
                     },
+                    precision: precision::cell(s, t),
                     cv: format!("{:.1}%", x.rps.cv * 100.0),
                     avg: fmt_ms(x.latency.mean_us),
                     p50: fmt_ms(x.latency.p50_us as f64),
@@ -193,30 +202,51 @@ pub fn rows(s: &ScenarioResult) -> Vec<Row> {
         .collect()
 }
 
-/// "fastest: X, +N% over Y (significant)" or why nothing is ranked.
+/// "fastest: X, +N% over Y (95% CI ...)" only when the interval of the margin excludes 0;
+/// otherwise why no single fastest is named.
 pub fn verdict(s: &ScenarioResult) -> String {
-    match &s.ranking {
-        Some(r) => format!(
-            "fastest: {}, {:+.1}% over {} (95% CI {:+.1}% to {:+.1}%: {})",
+    let Some(r) = &s.ranking else {
+        return "no ranking: fewer than two valid, unsaturated targets (baselines are not ranked)"
+            .into();
+    };
+    let ci = format!(
+        "95% CI {:+.1}% to {:+.1}%",
+        r.margin_ci_pct.0, r.margin_ci_pct.1
+    );
+    if r.significant {
+        return format!(
+            "fastest: {}, {:+.1}% over {} ({ci}, paired over {} rounds)",
+            r.fastest, r.margin_pct, r.runner_up, r.min_trials
+        );
+    }
+    let top = r.pairs.first().map(|p| p.state.as_str());
+    if (r.min_trials as usize) < crate::stats::MIN_TRIALS {
+        format!(
+            "no fastest named: {} leads {} by {:+.1}%, but {} trial(s) are too few to judge; use --trials {} or more",
             r.fastest,
-            r.margin_pct,
             r.runner_up,
-            r.margin_ci_pct.0,
-            r.margin_ci_pct.1,
-            if r.significant {
-                "significant".to_string()
-            } else if (r.min_trials as usize) < crate::stats::MIN_TRIALS {
-                format!(
-                    "{} trials are too few to judge; use --trials {} or more",
-                    r.min_trials,
-                    crate::stats::MIN_TRIALS
-                )
-            } else {
-                "within noise".to_string()
-            }
-        ),
-        None => "no ranking: fewer than two valid, unsaturated targets (baselines are not ranked)"
-            .into(),
+            r.margin_pct,
+            r.min_trials,
+            crate::stats::MIN_TRIALS
+        )
+    } else if top == Some("equivalent") {
+        format!(
+            "no fastest named: {} and {} are equivalent ({:+.1}%, {ci}: within ±{}%)",
+            r.fastest,
+            r.runner_up,
+            r.margin_pct,
+            precision::pct(
+                s.rounds
+                    .as_ref()
+                    .and_then(|x| x.target_pct)
+                    .unwrap_or_default()
+            )
+        )
+    } else {
+        format!(
+            "no fastest named: {} leads {} by {:+.1}%, but the {ci} includes 0 (within noise)",
+            r.fastest, r.runner_up, r.margin_pct
+        )
     }
 }
 
@@ -225,6 +255,12 @@ pub fn notes(s: &ScenarioResult) -> Vec<String> {
     let mut out = Vec::new();
     if let Some(f) = &s.catalogue_fault {
         out.push(format!("CATALOGUE FAULT — {f}"));
+    }
+    out.extend(precision::pairs_note(s));
+    out.extend(precision::rounds_note(s));
+    out.extend(precision::sentinel_note(s));
+    for t in s.targets.iter().filter(|t| !not_installed(t)) {
+        out.extend(precision::trial_notes(t));
     }
     for t in s.targets.iter().filter(|t| !not_installed(t)) {
         let ext: Vec<String> = t
@@ -276,9 +312,14 @@ pub fn notes(s: &ScenarioResult) -> Vec<String> {
             }
             for f in &tr.saturation {
                 if seen.insert(f.kind.clone()) {
+                    let what = if crate::saturation::is_caveat(f) {
+                        "caveat"
+                    } else {
+                        "saturation"
+                    };
                     out.push(format!(
-                        "{} (trial {}): saturation: {}",
-                        t.name, tr.trial, f.detail
+                        "{} (trial {}): {what} {}: {}",
+                        t.name, tr.trial, f.kind, f.detail
                     ));
                 }
             }

@@ -133,5 +133,15 @@ pub fn provenance_lines(r: &RunResults) -> Vec<String> {
     for n in &r.isolation.notes {
         v.push(format!("note: {n}"));
     }
+    if !r.target_env.is_empty() {
+        v.push(format!(
+            "targets' extra environment (--target-env): {}",
+            r.target_env
+                .iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect::<Vec<_>>()
+                .join(" ")
+        ));
+    }
     v
 }

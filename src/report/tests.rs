@@ -108,7 +108,9 @@ fn markdown_has_the_table_and_escapes_pipes() {
     assert!(!md.contains("simple | medium"), "{md}");
     assert!(md.contains(&format!("| {} |\n", HEADERS.join(" | "))));
     assert!(
-        md.contains("| good | 1,000 [990 – 1,010] | 1.0% | 2.50 | 2.00 | 5.00 | 9.50 | 0 |"),
+        md.contains(
+            "| good | 1,000 [990 – 1,010] | ±1.0% | 1.0% | 2.50 | 2.00 | 5.00 | 9.50 | 0 |"
+        ),
         "{md}"
     );
     // The sweep's own table, with the failed steps called out.

@@ -15,9 +15,12 @@ pub use summary::*;
 pub use target::*;
 pub use trial::*;
 
-/// 2: `requests`, `throughput_rps` and latency count answered requests only (`unanswered`
-/// counts the rest); connection counts at the start; verdicts. Version 1 files are read too.
-pub const SCHEMA_VERSION: u32 = 2;
+/// 3: estimates have a `center` (geometric mean) and a t interval on the logarithms in
+/// `ci_low`/`ci_high` (2: a bootstrap of the median); rounds, warm-ups, noise, excluded
+/// trials, caveats, ranking pairs. 2: `requests`, `throughput_rps` and latency count
+/// answered requests only (`unanswered` counts the rest); connection counts at the start;
+/// verdicts. Version 1 and 2 files are read too.
+pub const SCHEMA_VERSION: u32 = 3;
 /// Oldest schema this version still reads (its fields are a subset of today's).
 pub const OLDEST_READABLE: u32 = 1;
 

@@ -234,6 +234,10 @@ pub struct WarmupInfo {
     /// Throughput of each bucket of the warm-up, req/s.
     pub bucket_s: f64,
     pub rps: Vec<f64>,
+    /// Requests the warm-up sent (answered or not, priming included): a database counts
+    /// their queries too.
+    #[serde(default)]
+    pub requests: u64,
 }
 
 /// What else the machine did while a trial was measured (see `runner::noise`). A figure

@@ -199,7 +199,7 @@ pub fn interference(n: &NoiseInfo, foreign_limit_pct: f64) -> Option<String> {
     (!why.is_empty()).then(|| why.join("; "))
 }
 
-/// Work of the canary: about 10 ms of integer arithmetic on one core of this class.
+/// Work of the canary: about 4 ms of integer arithmetic on the development VM's cores.
 const CANARY_STEPS: u64 = 8_000_000;
 
 /// Times a fixed amount of CPU work on each of `cpus` (the thread pinned there), in ms.

@@ -77,7 +77,8 @@ pub fn run(
         run: 0,
         min: p.min_rounds,
         max: p.max_rounds,
-        target_pct: p.target.map(|t| t * 100.0),
+        // Rounded back to what was written (0.07 × 100 is 7.000000000000001).
+        target_pct: p.target.map(|t| (t * 100.0 * 1e6).round() / 1e6),
         stop: StopReason::Ended,
         canary: vec![canary(plan, 0)],
     };

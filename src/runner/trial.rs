@@ -115,7 +115,7 @@ pub fn measure(
         cancel: ctx.cancel.clone(),
         live: Default::default(),
     };
-    let eplan = load.engine_plan(
+    let mut eplan = load.engine_plan(
         sess.endpoint.clone(),
         ops.to_vec(),
         plan.isolation.generator.as_ref(),
@@ -131,6 +131,10 @@ pub fn measure(
             }),
         },
     );
+    // Every connection served once before the start: a busy Node target otherwise takes
+    // connections from its accept queue a few per second, and the window waits (or times
+    // out) on connections the server never looked at (docs/method.md, "The load").
+    eplan.prime = true;
     let live = control.live.clone();
     // Vitals cover the measured window only: not the warm-up before it, nor the drain of
     // in-flight requests after it (up to the request timeout). The window's length is read

@@ -73,7 +73,7 @@ pub fn until_steady(
     progress: &Progress,
 ) -> WarmupInfo {
     let control = Control::default();
-    let eplan = load.engine_plan(
+    let mut eplan = load.engine_plan(
         sess.endpoint.clone(),
         ops.to_vec(),
         plan.isolation.generator.as_ref(),
@@ -84,9 +84,11 @@ pub fn until_steady(
             extend: None,
         },
     );
+    eplan.prime = true;
     let mut series = Vec::new();
     let mut settled = false;
     let started = Instant::now();
+    let mut sent = 0;
     std::thread::scope(|scope| {
         let run = scope.spawn(|| gqlbench_engine::run(&eplan, &control));
         let live = &control.live;
@@ -130,13 +132,17 @@ pub fn until_steady(
                     .store(true, std::sync::atomic::Ordering::Relaxed);
             }
         }
-        // The run's own result is discarded; its errors show in the measured run.
-        let _ = run.join();
+        // The run's figures are discarded (its errors show in the measured run), all but
+        // how many requests it sent.
+        if let Ok(Ok(r)) = run.join() {
+            sent = r.requests + r.unanswered + r.connections.primed.unwrap_or(0);
+        }
     });
     WarmupInfo {
         min_s: min.as_secs_f64(),
         max_s: max.as_secs_f64(),
         used_s: started.elapsed().as_secs_f64(),
+        requests: sent,
         steady: settled,
         bucket_s: BUCKET.as_secs_f64(),
         rps: series.iter().map(|x| (x * 10.0).round() / 10.0).collect(),

@@ -1,0 +1,163 @@
+//! How precise a scenario's figures are, in words: each row's interval against the precision
+//! asked for and, when it is wider, why the rounds stopped; the adjacent pairs of the
+//! ranking; and the rounds, warm-ups, repeated trials and the machine's speed drift under
+//! the table. Every figure here is one the run measured (`results.rs`).
+use crate::results::{ScenarioResult, TargetResult};
+use crate::runner::rounds::StopReason;
+
+/// Half-width of a row's 95% interval relative to its center, %: the measure the stopping
+/// rule uses (`runner::rounds::half_width`).
+pub fn half_width_pct(t: &TargetResult) -> Option<f64> {
+    t.summary
+        .as_ref()?
+        .rps
+        .relative_half_width()
+        .map(|h| h * 100.0)
+}
+
+/// A precision in % as written: "5", "0.5", "0.001".
+pub fn pct(p: f64) -> String {
+    let s = format!("{p:.3}");
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+/// The precision cell of a row: "±1.4%", "±1.4% (within ±3%)", or "±7.2% (wanted ±5%:
+/// budget: the run's time)".
+pub fn cell(s: &ScenarioResult, t: &TargetResult) -> String {
+    let Some(hw) = half_width_pct(t) else {
+        return match t.summary.as_ref().map(|x| x.rps.n) {
+            Some(1) => "1 trial: none".into(),
+            _ => "-".into(),
+        };
+    };
+    let Some(r) = s.rounds.as_ref() else {
+        return format!("±{hw:.1}%");
+    };
+    match r.target_pct {
+        None => format!("±{hw:.1}%"),
+        Some(p) if hw <= p => format!("±{hw:.1}% (within ±{}%)", pct(p)),
+        Some(p) => {
+            let why = match r.stop {
+                // The ranking was decided: more rounds would not change the verdict.
+                StopReason::Decided => "not needed: the ranking is decided".to_string(),
+                StopReason::Precise => "rounds stopped for the other rows".to_string(),
+                other => other.label().to_string(),
+            };
+            format!("±{hw:.1}% (wanted ±{}%: {why})", pct(p))
+        }
+    }
+}
+
+/// "rounds: 5 of 3..6, stopped: every interval within the target; machine speed (canary)
+/// varied 3.1% between rounds".
+pub fn rounds_note(s: &ScenarioResult) -> Option<String> {
+    let r = s.rounds.as_ref()?;
+    let mut line = format!(
+        "rounds: {} (at least {}, at most {}{}); stopped: {}",
+        r.run,
+        r.min,
+        r.max,
+        r.target_pct
+            .map(|p| format!(
+                ", until every interval is within ±{}% or the ranking is decided",
+                pct(p)
+            ))
+            .unwrap_or_default(),
+        r.stop.label()
+    );
+    let speeds: Vec<f64> = (1..=r.run).filter_map(|k| r.canary_ms(k)).collect();
+    if speeds.len() >= 2 {
+        let (lo, hi) = speeds
+            .iter()
+            .fold((f64::INFINITY, 0.0f64), |(a, b), x| (a.min(*x), b.max(*x)));
+        line.push_str(&format!(
+            "; machine speed by the canary varied {:.1}% between rounds ({lo:.2}–{hi:.2} ms)",
+            (hi / lo - 1.0) * 100.0
+        ));
+    }
+    Some(line)
+}
+
+/// The adjacent pairs of the ranking: "graphql-jit > mercurius +21.4% [+18.0, +24.9]",
+/// "≈" for equivalent, "?" for undecided.
+pub fn pairs_note(s: &ScenarioResult) -> Option<String> {
+    let r = s.ranking.as_ref()?;
+    if r.pairs.len() < 2 {
+        return None;
+    }
+    let parts: Vec<String> = r
+        .pairs
+        .iter()
+        .map(|p| {
+            let sign = match p.state.as_str() {
+                "faster" => ">",
+                "equivalent" => "≈",
+                _ => "?",
+            };
+            let m = p.margin.as_ref().map_or(String::new(), |m| {
+                format!(
+                    " {:+.1}% [{:+.1}, {:+.1}]",
+                    m.pct, m.ci_low_pct, m.ci_high_pct
+                )
+            });
+            format!("{} {sign} {}{m}", p.faster, p.slower)
+        })
+        .collect();
+    Some(format!(
+        "ranking, each pair paired by round (> faster, ≈ equivalent, ? undecided): {}",
+        parts.join("; ")
+    ))
+}
+
+/// Trials measured again, and warm-ups that never settled, per target.
+pub fn trial_notes(t: &TargetResult) -> Vec<String> {
+    let mut out = Vec::new();
+    for x in t.trials.iter().filter(|x| x.excluded.is_some()) {
+        out.push(format!(
+            "{} (trial {}): not counted: {}",
+            t.name,
+            x.trial,
+            x.excluded.as_deref().unwrap_or_default()
+        ));
+    }
+    let warm: Vec<f64> = t
+        .trials
+        .iter()
+        .filter_map(|x| x.warmup.as_ref().map(|w| w.used_s))
+        .collect();
+    if !warm.is_empty() {
+        let unsteady = t
+            .trials
+            .iter()
+            .filter(|x| x.warmup.as_ref().is_some_and(|w| !w.steady))
+            .count();
+        let (lo, hi) = warm
+            .iter()
+            .fold((f64::INFINITY, 0.0f64), |(a, b), x| (a.min(*x), b.max(*x)));
+        if unsteady > 0 {
+            out.push(format!(
+                "{}: warm-up {lo:.1}–{hi:.1} s; {unsteady} of {} never steady within the most allowed (caveat `unsteady`)",
+                t.name,
+                warm.len()
+            ));
+        }
+    }
+    out
+}
+
+/// Trials whose sentinels could not be read: interference could not be detected there.
+pub fn sentinel_note(s: &ScenarioResult) -> Option<String> {
+    let trials: Vec<_> = s.targets.iter().flat_map(|t| &t.trials).collect();
+    let unmeasured = trials
+        .iter()
+        .filter(|x| x.noise.as_ref().is_none_or(|n| n.foreign_cpu_pct.is_none()))
+        .count();
+    // Only throughput scenarios watch the sentinels.
+    let load = s.kind == crate::results::ScenarioKind::Load;
+    (unmeasured > 0 && load && s.rounds.is_some()).then(|| {
+        format!(
+            "noise sentinels unmeasured in {unmeasured} of {} trials (/proc/stat unreadable): other processes' CPU use could not be detected there",
+            trials.len()
+        )
+    })
+}
