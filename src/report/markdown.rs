@@ -36,11 +36,15 @@ fn render(r: &RunResults) -> String {
         out.push_str(&format!("- {}\n", esc(&l)));
     }
     out.push_str(
-        "\nreq/s is the median over trials with its 95% bootstrap confidence interval; CV is the \
-coefficient of variation of req/s across trials. Latency percentiles come from all valid trials' \
-histograms merged. CPU is the target's process tree in % of one core over the measured window. \
-A row with any failed response, a crash or a saturated generator is never ranked. \
-Field meanings: docs/results.md.\n",
+        "\nreq/s is the center (geometric mean) of the counted trials with its 95% t interval; \
+\"± of 95% CI\" is the interval's half-width against the precision asked for, and why the rounds \
+stopped when it is wider; CV is the coefficient of variation of req/s across trials. A fastest \
+target is named only when the interval of its margin over the runner-up, paired round by round, \
+excludes 0. Latency percentiles come from all valid trials' histograms merged. CPU is the \
+target's process tree in % of one core over the measured window. A row with any failed \
+response, a crash or a saturated generator is never ranked; caveats (unsteady, interference) \
+are named but do not unrank it. How a verdict is reached: docs/method.md; field meanings: \
+docs/results.md.\n",
     );
     for s in &r.scenarios {
         out.push_str(&format!(

@@ -310,7 +310,8 @@ pub fn notes(s: &ScenarioResult) -> Vec<String> {
                     out.push(format!("{} (trial {}): {p}", t.name, tr.trial));
                 }
             }
-            for f in &tr.saturation {
+            // Unsteady warm-ups are summed up per target by `precision::trial_notes`.
+            for f in tr.saturation.iter().filter(|f| f.kind != "unsteady") {
                 if seen.insert(f.kind.clone()) {
                     let what = if crate::saturation::is_caveat(f) {
                         "caveat"

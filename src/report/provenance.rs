@@ -57,10 +57,22 @@ pub fn load_line(s: &ScenarioResult) -> String {
                 .join(" → ")
         ));
     }
-    parts.push(format!(
-        "{} trials × ({} s warm-up + {} s measured)",
-        s.trials_planned, s.warmup_s, s.duration_s
-    ));
+    let until_steady = s
+        .targets
+        .iter()
+        .flat_map(|t| &t.trials)
+        .any(|x| x.warmup.is_some());
+    let warm = if until_steady {
+        format!("{} s or more of warm-up until steady", s.warmup_s)
+    } else {
+        format!("{} s warm-up", s.warmup_s)
+    };
+    let count = match &s.rounds {
+        Some(r) if r.max > r.min => format!("{} rounds (of {} to {})", r.run, r.min, r.max),
+        Some(r) => format!("{} rounds", r.run),
+        None => format!("{} trials", s.trials_planned),
+    };
+    parts.push(format!("{count} × ({warm} + {} s measured)", s.duration_s));
     parts.join(", ")
 }
 

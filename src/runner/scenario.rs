@@ -105,13 +105,30 @@ fn run_trials(cx: &mut ScenarioCx<'_>) -> Result<()> {
                 .any(|(n, st, _)| n == &t.name && *st == TargetStatus::NotInstalled)
         })
         .count();
+    let p = &sp.precision;
+    let rounds = match p.target {
+        Some(t) if p.max_rounds > p.min_rounds => format!(
+            "{} to {} rounds (until ±{}%)",
+            p.min_rounds,
+            p.max_rounds,
+            crate::report::precision::pct(t * 100.0)
+        ),
+        _ => format!("{} trials", sp.trials),
+    };
+    let warm = if sp.warmup_max > sp.warmup {
+        format!(
+            "{}–{} warm-up until steady",
+            humantime::format_duration(sp.warmup),
+            humantime::format_duration(sp.warmup_max)
+        )
+    } else {
+        format!("{} warm-up", humantime::format_duration(sp.warmup))
+    };
     progress.line(&format!(
-        "scenario {}/{}: {} targets x {} trials x ({} warm-up + {} measured)",
+        "scenario {}/{}: {} targets x {rounds} x ({warm} + {} measured)",
         sp.suite,
         sp.name,
         runnable,
-        sp.trials,
-        humantime::format_duration(sp.warmup),
         humantime::format_duration(sp.duration)
     ));
     let cancelled = || ctx.cancelled();
