@@ -138,16 +138,7 @@ pub fn rank(s: &ScenarioResult) -> Option<Ranking> {
         .targets
         .iter()
         .filter(|t| rankable(t) && t.kind != TargetKind::Baseline)
-        .map(|t| crate::runner::rounds::Row {
-            name: t.name.clone(),
-            samples: t
-                .trials
-                .iter()
-                .filter(|x| x.valid && x.excluded.is_none())
-                .map(|x| (x.trial, x.load.throughput_rps))
-                .collect(),
-            ranked: true,
-        })
+        .map(|t| crate::runner::rounds::Row::of(t, true))
         .collect();
     if rows.len() < 2 {
         return None;

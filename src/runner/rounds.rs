@@ -29,6 +29,22 @@ pub struct Row {
     pub ranked: bool,
 }
 
+impl Row {
+    /// A target's row: its valid trials that count (not excluded), by round.
+    pub fn of(t: &crate::results::TargetResult, ranked: bool) -> Row {
+        Row {
+            name: t.name.clone(),
+            samples: t
+                .trials
+                .iter()
+                .filter(|x| x.valid && x.excluded.is_none())
+                .map(|x| (x.trial, x.load.throughput_rps))
+                .collect(),
+            ranked,
+        }
+    }
+}
+
 /// Why a scenario stopped adding rounds.
 #[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]

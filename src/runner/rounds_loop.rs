@@ -36,16 +36,7 @@ fn rows(s: &ScenarioResult) -> Vec<Row> {
     s.targets
         .iter()
         .filter(|t| t.status == TargetStatus::Ok)
-        .map(|t| Row {
-            name: t.name.clone(),
-            samples: t
-                .trials
-                .iter()
-                .filter(|x| x.valid && x.excluded.is_none())
-                .map(|x| (x.trial, x.load.throughput_rps))
-                .collect(),
-            ranked: summary::rankable(t) && t.kind != TargetKind::Baseline,
-        })
+        .map(|t| Row::of(t, summary::rankable(t) && t.kind != TargetKind::Baseline))
         .collect()
 }
 

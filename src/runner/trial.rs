@@ -67,22 +67,10 @@ impl Measured {
     }
 }
 
-/// The CPUs a run uses: the generator's and the targets', or every CPU it may use when
-/// nothing is pinned.
+/// The CPUs a run uses (and its sentinels watch): the generator's and the targets', or
+/// every CPU it may use when nothing is pinned, as its CPU lock counts them.
 pub fn watched_cpus(plan: &RunPlan) -> Vec<usize> {
-    let iso = &plan.isolation;
-    let mut cpus: Vec<usize> = iso
-        .generator
-        .iter()
-        .chain(iso.target.iter())
-        .flat_map(|c| c.0.iter().copied())
-        .collect();
-    if cpus.is_empty() {
-        cpus = crate::sys::cpus::allowed_cpus();
-    }
-    cpus.sort_unstable();
-    cpus.dedup();
-    cpus
+    crate::sys::lock::cpus_used(&plan.isolation)
 }
 
 fn in_window(live: &gqlbench_engine::LiveStats) -> bool {
