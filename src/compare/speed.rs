@@ -1,8 +1,8 @@
 //! Machine-speed adjustment of a comparison between two runs. The development VM's speed
 //! drifts by up to ~10% between runs minutes apart (host load), and the canary (fixed CPU
-//! work timed before and after every round) tracks it: node-baseline with a fixed work per
-//! request gave run medians with CV 4.3% raw and 1.7% once each trial's req/s was scaled by
-//! its round's canary time. Within one run the rounds are blocks (paired comparisons);
+//! work timed before and after every round) tracks it: five runs of node-baseline with a
+//! fixed work per request had centers 4,796 to 5,238 req/s and canaries 4.45 to 4.03 ms
+//! (docs/performance.md). Within one run the rounds are blocks (paired comparisons);
 //! between runs, this scaling is what cancels the drift.
 use crate::results::{ScenarioResult, TargetResult};
 

@@ -9,27 +9,13 @@ use std::time::Instant;
 
 use anyhow::Result;
 
-use super::database::RunDatabase;
 use super::rounds::{self, Row, StopReason};
 use super::session::Session;
-use super::RunContext;
 use crate::catalog::TargetKind;
-use crate::kinds::TrialCx;
-use crate::plan::{RunPlan, ScenarioPlan};
-use crate::progress::Progress;
+use crate::kinds::{ScenarioCx, TrialCx};
+use crate::plan::RunPlan;
 use crate::results::*;
 use crate::summary;
-
-pub struct Cx<'a> {
-    pub sp: &'a ScenarioPlan,
-    pub si: usize,
-    pub plan: &'a RunPlan,
-    pub ctx: &'a RunContext,
-    pub results: &'a mut RunResults,
-    pub progress: &'a mut Progress,
-    pub deadline: Option<Instant>,
-    pub db: Option<&'a mut RunDatabase>,
-}
 
 /// The rule's view of the scenario's rows: each target's counted samples by round.
 fn rows(s: &ScenarioResult) -> Vec<Row> {
@@ -56,7 +42,7 @@ fn canary(plan: &RunPlan, round: u32) -> CanaryPoint {
 }
 
 pub fn run(
-    cx: &mut Cx<'_>,
+    cx: &mut ScenarioCx<'_>,
     sessions: &mut [Option<Session>],
     engine_ops: &[gqlbench_engine::Operation],
 ) -> Result<()> {
@@ -115,7 +101,7 @@ pub fn run(
 
 /// One target's trial of a round, measured again once if the sentinels saw interference.
 fn one_trial(
-    cx: &mut Cx<'_>,
+    cx: &mut ScenarioCx<'_>,
     sessions: &mut [Option<Session>],
     engine_ops: &[gqlbench_engine::Operation],
     ti: usize,

@@ -92,7 +92,6 @@ fn run_trials(cx: &mut ScenarioCx<'_>) -> Result<()> {
         (cx.sp, cx.si, cx.plan, cx.ctx, cx.unavailable, cx.env);
     let results = &mut *cx.results;
     let progress = &mut *cx.progress;
-    let db = cx.db.as_deref_mut();
     let out = &plan.out_dir;
     let per_trial = sp.per_target_trial_secs();
     // Targets skipped for the whole run (not installed) were said once at its start.
@@ -218,20 +217,8 @@ fn run_trials(cx: &mut ScenarioCx<'_>) -> Result<()> {
         results.save(out)?;
     }
     let engine_ops: Vec<_> = sp.operations.iter().map(|(o, w)| o.to_engine(*w)).collect();
-    super::rounds_loop::run(
-        &mut super::rounds_loop::Cx {
-            sp,
-            si,
-            plan,
-            ctx,
-            results: &mut *results,
-            progress: &mut *progress,
-            deadline: cx.deadline,
-            db,
-        },
-        &mut sessions,
-        &engine_ops,
-    )?;
+    super::rounds_loop::run(cx, &mut sessions, &engine_ops)?;
+    let results = &mut *cx.results;
     for (ti, s) in sessions.iter_mut().enumerate() {
         if let Some(s) = s.as_mut() {
             s.stop();
