@@ -133,6 +133,7 @@ mod tests {
             stages: vec![],
             timeout: std::time::Duration::from_secs(10),
             unique_request_header: false,
+            headers: Vec::new(),
         }
     }
 

@@ -60,6 +60,7 @@ impl Catalog {
         for path in entries {
             targets.push(TargetDef::load(&path.join("target.toml"))?);
         }
+        resolve_coprocessors(&mut targets)?;
         Ok(Catalog {
             root: root.to_path_buf(),
             targets,
@@ -133,6 +134,43 @@ impl Catalog {
     pub fn document(&self, name: &str) -> Result<String> {
         operation::load_document(&self.root.join("scenarios"), name).map(|(d, _)| d)
     }
+}
+
+/// Each `coprocessor = "<name>"` names a target of kind coprocessor; keep a copy beside
+/// the gateway that starts it.
+fn resolve_coprocessors(targets: &mut [TargetDef]) -> Result<()> {
+    let found: Vec<Option<TargetDef>> = targets
+        .iter()
+        .map(|t| {
+            let Some(name) = &t.coprocessor else {
+                return Ok(None);
+            };
+            let bad = |message: String| UserError::Manifest {
+                file: t.manifest.clone(),
+                message,
+            };
+            match targets.iter().find(|c| &c.name == name) {
+                Some(c) if c.kind == TargetKind::Coprocessor => Ok(Some(c.clone())),
+                Some(c) => Err(bad(format!(
+                    "field `coprocessor` names '{name}', a {} target; name one of kind \"coprocessor\"",
+                    c.kind.label()
+                ))),
+                None => Err(bad(format!(
+                    "field `coprocessor` names '{name}', but there is no targets/{name}/target.toml; coprocessors: {}",
+                    targets
+                        .iter()
+                        .filter(|c| c.kind == TargetKind::Coprocessor)
+                        .map(|c| c.name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ))),
+            }
+        })
+        .collect::<Result<_, UserError>>()?;
+    for (t, c) in targets.iter_mut().zip(found) {
+        t.coprocessor_def = c.map(Box::new);
+    }
+    Ok(())
 }
 
 /// Parse a TOML file into `T`, turning serde's message (which carries line, column and the

@@ -92,6 +92,8 @@ pub struct LoadSpec {
     pub timeout: Option<Duration>,
     /// Each request carries a unique header so gateways cannot merge identical requests.
     pub unique_request_header: Option<bool>,
+    /// Headers every request carries (a token a gateway customization reads, say).
+    pub headers: Option<BTreeMap<String, String>>,
 }
 
 impl LoadSpec {
@@ -107,6 +109,7 @@ impl LoadSpec {
             stages: over.stages.clone().or_else(|| self.stages.clone()),
             timeout: over.timeout.or(self.timeout),
             unique_request_header: over.unique_request_header.or(self.unique_request_header),
+            headers: over.headers.clone().or_else(|| self.headers.clone()),
         }
     }
 }

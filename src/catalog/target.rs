@@ -17,6 +17,9 @@ pub enum TargetKind {
     Gateway,
     Subgraph,
     Baseline,
+    /// A process a gateway calls per request (an Apollo Router coprocessor); started with
+    /// the gateway variant that names it, never measured on its own.
+    Coprocessor,
 }
 
 impl TargetKind {
@@ -27,6 +30,7 @@ impl TargetKind {
             TargetKind::Gateway => "gateway",
             TargetKind::Subgraph => "subgraph",
             TargetKind::Baseline => "baseline",
+            TargetKind::Coprocessor => "coprocessor",
         }
     }
 }
@@ -35,6 +39,10 @@ impl TargetKind {
 #[serde(deny_unknown_fields)]
 pub struct TargetFile {
     pub name: String,
+    /// A variant of another target (a gateway with a customization): every field not
+    /// given here is the base's (tables merged field by field), and it starts in its own
+    /// folder, so a relative config file there is its own.
+    pub base: Option<String>,
     pub kind: TargetKind,
     #[serde(default)]
     pub description: String,
@@ -52,6 +60,46 @@ pub struct TargetFile {
     pub settings: Settings,
     /// Gateways: which subgraph SDL flavour they need.
     pub federation: Option<FederationSpec>,
+    /// A coprocessor target started beside this one (see [`TargetKind::Coprocessor`]); its
+    /// URL reaches the gateway as GQLBENCH_COPROCESSOR_URL.
+    pub coprocessor: Option<String>,
+    /// What this variant adds to each request, and how the run proves it happened.
+    pub customization: Option<Customization>,
+}
+
+/// A gateway customization under test (the extensibility suite). Each kind has a proof
+/// that it ran, checked on every measured request; a variant that skips its work is
+/// invalid, never measured as a bare round trip.
+#[derive(Deserialize, Serialize, Debug, Clone, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Customization {
+    pub does: Customizes,
+    /// How: "config", "rhai", "coprocessor", "plugin".
+    pub by: String,
+}
+
+#[derive(Deserialize, Serialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum Customizes {
+    /// A static header `source` on every subgraph request: every request the subgraphs
+    /// see must carry it.
+    SubgraphHeader,
+    /// Ten response headers `guid-1`..`guid-10` of fresh UUIDs: every response must carry
+    /// ten distinct values.
+    GuidHeaders,
+    /// Client name and version from an HS256 JWT in `authentication` reach every subgraph
+    /// request, and a request with a bad token is answered 401.
+    ClientAwareness,
+}
+
+impl Customizes {
+    pub fn label(self) -> &'static str {
+        match self {
+            Customizes::SubgraphHeader => "subgraph-header",
+            Customizes::GuidHeaders => "guid-headers",
+            Customizes::ClientAwareness => "client-awareness",
+        }
+    }
 }
 
 #[derive(Deserialize, Debug, Clone, Default)]
@@ -112,6 +160,22 @@ pub struct StartSpec {
     pub ready_timeout: Duration,
     #[serde(default)]
     pub env: BTreeMap<String, String>,
+    /// A config file the command names as `{config}` (relative to the target's folder), so
+    /// a variant can point the base's command at another file.
+    pub config: Option<String>,
+    /// Start-up refusals that are this machine's lot, not the target's fault (a feature
+    /// behind a licence the run cannot have): the target is skipped with `why`.
+    #[serde(default)]
+    pub refusals: Vec<Refusal>,
+}
+
+/// `{ log = "license violation", why = "..." }`: when a target exits during start-up and its
+/// output holds `log`, it is skipped (not failed) with `why` and the line that matched.
+#[derive(Deserialize, Debug, Clone, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Refusal {
+    pub log: String,
+    pub why: String,
 }
 
 fn default_port_env() -> String {
@@ -177,6 +241,11 @@ pub struct TargetDef {
     pub dir: PathBuf,
     pub manifest: PathBuf,
     pub file: TargetFile,
+    /// The target named by `coprocessor`, resolved by the catalogue.
+    pub coprocessor_def: Option<Box<TargetDef>>,
+    /// The folder of the target named by `base`: a variant's install is its base's, made
+    /// there (its lockfile, its node_modules, its build in the cache).
+    pub base_dir: Option<PathBuf>,
 }
 
 impl std::ops::Deref for TargetDef {
@@ -188,7 +257,15 @@ impl std::ops::Deref for TargetDef {
 
 impl TargetDef {
     pub fn load(manifest: &Path) -> Result<TargetDef> {
-        let file: TargetFile = parse_toml(manifest)?;
+        let file: TargetFile = match merged_with_base(manifest)? {
+            None => parse_toml(manifest)?,
+            Some(table) => table
+                .try_into()
+                .map_err(|e: toml::de::Error| UserError::Manifest {
+                    file: manifest.to_path_buf(),
+                    message: format!("with its base: {}", e.to_string().trim_end()),
+                })?,
+        };
         let bad = |message: String| UserError::Manifest {
             file: manifest.to_path_buf(),
             message,
@@ -267,10 +344,30 @@ impl TargetDef {
         }
         Ok(TargetDef {
             name: file.name.clone(),
-            dir,
             manifest: manifest.to_path_buf(),
+            base_dir: file
+                .base
+                .as_ref()
+                .map(|b| dir.parent().unwrap_or(Path::new(".")).join(b)),
+            dir,
             file,
+            coprocessor_def: None,
         })
+    }
+
+    /// The target whose install this one is (a variant shares its base's build).
+    pub fn install_owner(&self) -> &str {
+        self.file.base.as_deref().unwrap_or(&self.name)
+    }
+
+    /// Where the install runs and its inputs are: the base's folder for a variant.
+    pub fn install_dir(&self) -> &Path {
+        self.base_dir.as_deref().unwrap_or(&self.dir)
+    }
+
+    /// The `{config}` of the start command: `start.config` in the target's folder.
+    pub fn config_file(&self) -> Option<PathBuf> {
+        self.start.config.as_ref().map(|c| self.dir.join(c))
     }
 
     pub fn federation_version(&self) -> &str {
@@ -291,8 +388,54 @@ impl TargetDef {
             return Some(v.clone());
         }
         let pkg = self.file.package.as_ref()?;
-        lock_version(&self.dir.join("package-lock.json"), pkg)
+        lock_version(&self.install_dir().join("package-lock.json"), pkg)
     }
+}
+
+/// A manifest with `base = "<target>"`: the base's table with this one's fields laid over
+/// it (a table field merged key by key, one level deep). None when there is no base.
+fn merged_with_base(manifest: &Path) -> Result<Option<toml::Table>> {
+    let own: toml::Table = parse_toml(manifest)?;
+    let Some(base) = own.get("base") else {
+        return Ok(None);
+    };
+    let bad = |message: String| UserError::Manifest {
+        file: manifest.to_path_buf(),
+        message,
+    };
+    let Some(base) = base.as_str() else {
+        return Err(
+            bad("field `base` must be a target's name, e.g. \"apollo-router\"".into()).into(),
+        );
+    };
+    let dir = manifest
+        .parent()
+        .and_then(Path::parent)
+        .unwrap_or(Path::new("."));
+    let base_manifest = dir.join(base).join("target.toml");
+    if !base_manifest.is_file() {
+        return Err(bad(format!(
+            "field `base` names '{base}', but there is no {}; name a target folder",
+            base_manifest.display()
+        ))
+        .into());
+    }
+    let mut merged: toml::Table = parse_toml(&base_manifest)?;
+    if merged.contains_key("base") {
+        return Err(bad(format!(
+            "field `base` names '{base}', which has a base itself; name the target it is a variant of"
+        ))
+        .into());
+    }
+    for (k, v) in own {
+        match (merged.get_mut(&k), v) {
+            (Some(toml::Value::Table(into)), toml::Value::Table(from)) => into.extend(from),
+            (_, v) => {
+                merged.insert(k, v);
+            }
+        }
+    }
+    Ok(Some(merged))
 }
 
 /// Version of `pkg` as pinned by an npm lockfile (v2/v3 `packages` map).

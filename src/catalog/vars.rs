@@ -1,4 +1,5 @@
-//! Placeholders in manifests: `{port}`, `{supergraph}`, `{cache}`, `{target_dir}`,
+//! Placeholders in manifests: `{port}`, `{supergraph}`, `{cache}`, `{target_dir}`, `{config}`
+//! (the target's `start.config` file),
 //! `{gqlbench}` (this program, for targets it serves itself, e.g. test publishers) in start
 //! and install commands and environment values, replaced when the target is started or
 //! installed. Only `{lowercase_name}` is a placeholder, so JSON or shell text with other
@@ -6,7 +7,14 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-pub const KNOWN: [&str; 5] = ["port", "supergraph", "cache", "target_dir", "gqlbench"];
+pub const KNOWN: [&str; 6] = [
+    "port",
+    "supergraph",
+    "cache",
+    "target_dir",
+    "gqlbench",
+    "config",
+];
 
 /// `{name}` occurrences in `s` (name: lowercase letters and underscores).
 fn placeholders(s: &str) -> Vec<(usize, usize, &str)> {

@@ -52,6 +52,7 @@ fn step_load(connections: u32, pipelining: u32) -> Load {
         stages: vec![],
         timeout: Duration::from_secs(10),
         unique_request_header: false,
+        headers: Vec::new(),
     }
 }
 
@@ -138,6 +139,7 @@ pub fn run(a: &CalibrateArgs) -> Result<ExitCode> {
     match wait_ready(
         &mut server,
         &endpoint,
+        &[],
         Duration::from_secs(10),
         crate::runner::ready::READY_POLL,
         &|| false,

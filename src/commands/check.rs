@@ -104,6 +104,7 @@ pub fn run(root: &Path, a: &CheckArgs) -> Result<ExitCode> {
                 // Gateways get their subgraphs, without delays, away from the gateway.
                 env: Default::default(),
                 cold: false,
+                headers: Vec::new(),
                 federation: (t.kind == crate::catalog::TargetKind::Gateway).then_some(
                     crate::runner::session::FederationStart {
                         root,
@@ -131,6 +132,7 @@ pub fn run(root: &Path, a: &CheckArgs) -> Result<ExitCode> {
                 let outcomes = crate::runner::ready::check_operations(
                     &s.endpoint,
                     &list,
+                    &[],
                     std::time::Duration::from_secs(10),
                 );
                 s.stop();

@@ -17,7 +17,7 @@ use crate::runner::install_record::{self as record, InstallRecord};
 pub fn run(root: &Path, a: &InstallArgs) -> Result<ExitCode> {
     let cat = Catalog::load(root)?;
     let node = crate::sys::machine::node_version().unwrap_or_default();
-    let targets: Vec<&TargetDef> = if a.targets.is_empty() {
+    let mut targets: Vec<&TargetDef> = if a.targets.is_empty() {
         cat.targets.iter().collect()
     } else {
         a.targets
@@ -25,6 +25,17 @@ pub fn run(root: &Path, a: &InstallArgs) -> Result<ExitCode> {
             .map(|n| cat.target(n))
             .collect::<Result<_>>()?
     };
+    // A gateway variant named alone brings its coprocessor.
+    if !a.targets.is_empty() {
+        let extra: Vec<&TargetDef> = targets
+            .iter()
+            .filter_map(|t| t.coprocessor_def.as_ref())
+            .filter_map(|c| cat.target(&c.name).ok())
+            .filter(|c| !targets.iter().any(|t| t.name == c.name))
+            .collect();
+        targets.extend(extra);
+        targets.dedup_by(|a, b| a.name == b.name);
+    }
     // Before anything installs: a build in the cache that no record vouches for is most
     // likely one an older gqlbench finished from another checkout; rebuilding it would cost
     // its full build time, so that takes --force.

@@ -16,6 +16,7 @@ pub mod database;
 pub mod depth;
 pub mod load;
 pub mod long_run;
+pub mod overhead;
 pub mod rate_sweep;
 pub mod subscriptions;
 
@@ -297,6 +298,7 @@ pub const REGISTRY: &[&KindDef] = &[
     &database::DEF,
     &depth::DEF,
     &long_run::DEF,
+    &overhead::DEF,
 ];
 
 /// Sections of a scenario file that belong to kinds.

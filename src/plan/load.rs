@@ -29,6 +29,8 @@ pub struct Load {
     pub timeout: Duration,
     /// Each request carries a unique header (defeats request deduplication).
     pub unique_request_header: bool,
+    /// Headers every request carries, readiness probes and checks included.
+    pub headers: Vec<(String, String)>,
 }
 
 /// Why a load spec cannot be a load (the message names the field and the fix).
@@ -80,6 +82,12 @@ impl Load {
                 .collect(),
             timeout: spec.timeout.unwrap_or(Duration::from_secs(10)),
             unique_request_header: spec.unique_request_header.unwrap_or(false),
+            headers: spec
+                .headers
+                .iter()
+                .flatten()
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
         })
     }
 
@@ -207,6 +215,7 @@ impl Load {
         if self.unique_request_header {
             p.unique_request_header = Some("x-gqlbench-request".into());
         }
+        p.headers = self.headers.clone();
         p
     }
 }

@@ -119,6 +119,9 @@ pub struct ScenarioResult {
     /// A long run: the leak thresholds applied to the memory trend.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub long_run: Option<LongRunSpec>,
+    /// An overhead scenario: what each variant adds over its baseline (`kinds::overhead`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub overhead: Option<OverheadSpec>,
     /// The depth limit the scenario checks (see each target's `depth_check`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub depth_limit: Option<u32>,
@@ -133,6 +136,12 @@ pub struct ScenarioResult {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub catalogue_fault: Option<String>,
 }
+
+/// An overhead scenario's `[overhead]`: every variant (a target with a `base`) is compared
+/// with its base, round by round. No fields today; the section asks for the comparison.
+#[derive(Deserialize, Serialize, Debug, Clone, PartialEq, Default)]
+#[serde(deny_unknown_fields)]
+pub struct OverheadSpec {}
 
 /// A long run's leak thresholds: the scenario file's `[long_run]`, kept with the result.
 #[derive(Deserialize, Serialize, Debug, Clone, PartialEq)]
@@ -353,5 +362,6 @@ pub fn kind_name(k: gqlbench_engine::FailureKind) -> &'static str {
         K::BadBody => "bad_body",
         K::GraphqlError => "graphql_error",
         K::WrongData => "wrong_data",
+        K::Headers => "headers",
     }
 }

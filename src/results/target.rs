@@ -49,6 +49,10 @@ impl TargetStatus {
 pub struct TargetResult {
     pub name: String,
     pub kind: TargetKind,
+    /// The target this one is a variant of (target.toml `base`): an overhead scenario
+    /// compares the two round by round.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base: Option<String>,
     pub package: Option<String>,
     /// Version of `package` from the target's lockfile.
     pub version: Option<String>,

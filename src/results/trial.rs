@@ -81,6 +81,16 @@ pub struct UpstreamUsage {
     /// Cores the subgraphs were pinned to.
     pub subgraph_cores: usize,
     pub subgraph_rss_peak_bytes: u64,
+    /// Watched headers the subgraphs received during the trial, count per value (the
+    /// proof of a gateway customization; see runner/customization.rs).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub headers: BTreeMap<String, BTreeMap<String, u64>>,
+    /// A gateway variant's coprocessor: calls it served per client request (warm-up and
+    /// window together), and its CPU over the measured window in % of one core.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub coprocessor_calls_per_request: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub coprocessor_cpu_pct: Option<f64>,
 }
 
 #[derive(Serialize, Deserialize, Debug, Clone)]

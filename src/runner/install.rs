@@ -88,7 +88,7 @@ fn hash_inputs(t: &TargetDef, runtime: &str) -> Result<String> {
     fnv1a(&mut h, inst.command.join("\0").as_bytes());
     fnv1a(&mut h, runtime.as_bytes());
     for input in &inst.inputs {
-        let p = t.dir.join(input);
+        let p = t.install_dir().join(input);
         let bytes = std::fs::read(&p).with_context(|| {
             format!(
                 "{}: install input '{input}' is missing ({})",
@@ -156,11 +156,11 @@ pub fn command_line(t: &TargetDef) -> String {
 /// The install's check file, expanded (relative ones are in the target folder).
 fn check_file(t: &TargetDef) -> Option<PathBuf> {
     let c = t.install.as_ref()?.check.as_ref()?;
-    expanded(t, c).ok().map(|c| t.dir.join(c))
+    expanded(t, c).ok().map(|c| t.install_dir().join(c))
 }
 
 fn read_stamp(t: &TargetDef) -> Option<String> {
-    std::fs::read_to_string(t.dir.join(STAMP))
+    std::fs::read_to_string(t.install_dir().join(STAMP))
         .ok()
         .map(|s| s.trim().to_string())
 }
@@ -185,7 +185,7 @@ pub fn state(t: &TargetDef, runtime_version: &str) -> Result<State> {
     };
     let check = check.unwrap_or_else(|| dir.clone());
     if let Some(rec) = record::read(&dir) {
-        return Ok(if rec.target != t.name {
+        return Ok(if rec.target != t.install_owner() {
             State::NotCurrent(Missing::Stale(format!(
                 "the build there is recorded as target '{}'",
                 rec.target
@@ -209,12 +209,12 @@ pub fn state(t: &TargetDef, runtime_version: &str) -> Result<State> {
     }
     Ok(match read_stamp(t) {
         Some(s) if s == legacy_key(t, runtime_version)? => State::Legacy {
-            stamp: t.dir.join(STAMP),
+            stamp: t.install_dir().join(STAMP),
         },
         Some(_) => State::NotCurrent(Missing::Stale(format!(
             "{} was built by an older gqlbench from other install inputs (its stamp in {} does not match)",
             record::tilde(&check),
-            t.dir.display()
+            t.install_dir().display()
         ))),
         None => State::NotCurrent(Missing::Unrecorded(check)),
     })
@@ -282,7 +282,7 @@ pub fn require_installed(t: &TargetDef) -> Result<(), String> {
 }
 
 pub fn log_path(t: &TargetDef) -> PathBuf {
-    t.dir.join(LOG)
+    t.install_dir().join(LOG)
 }
 
 fn argv(t: &TargetDef) -> Result<Vec<String>> {
@@ -317,7 +317,7 @@ pub fn install(
             std::fs::create_dir_all(d).with_context(|| format!("creating {}", d.display()))?;
             d.join(LOCK)
         }
-        None => t.dir.join(LOCK),
+        None => t.install_dir().join(LOCK),
     };
     let (_lock, waited) = lock_install(t, &lock_path, on_progress, cancelled)?;
     // Another process installed it while we waited: that install is as fresh as ours would
@@ -330,7 +330,7 @@ pub fn install(
     match &build_dir {
         Some(d) => record::remove(d)?,
         None => {
-            let _ = std::fs::remove_file(t.dir.join(STAMP));
+            let _ = std::fs::remove_file(t.install_dir().join(STAMP));
         }
     }
     // Asked before the build: what the build ran with.
@@ -345,7 +345,7 @@ pub fn install(
     let argv = argv(t)?;
     let mut child = Command::new(&argv[0])
         .args(&argv[1..])
-        .current_dir(&t.dir)
+        .current_dir(t.install_dir())
         .stdin(Stdio::null())
         .stdout(Stdio::from(log.try_clone()?))
         .stderr(Stdio::from(log))
@@ -379,13 +379,13 @@ pub fn install(
             "install of '{}' failed ({status}): `{}` in {}\n{}",
             t.name,
             inst.command.join(" "),
-            t.dir.display(),
+            t.install_dir().display(),
             indent(&crate::sys::process::log_tail(&log_file, 15))
         );
     }
     if let Some(c) = &inst.check {
         let c = expanded(t, c)?;
-        if !t.dir.join(&c).exists() {
+        if !t.install_dir().join(&c).exists() {
             bail!(
                 "install of '{}' ran but its check file {} is missing",
                 t.name,
@@ -399,7 +399,7 @@ pub fn install(
             let rec = record::new_record(t, check, argv, &key, toolchain, seconds);
             record::write(d, &rec)?;
         }
-        _ => std::fs::write(t.dir.join(STAMP), &key)?,
+        _ => std::fs::write(t.install_dir().join(STAMP), &key)?,
     }
     Ok(Outcome::Installed { seconds })
 }

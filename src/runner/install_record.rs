@@ -171,7 +171,7 @@ pub fn toolchain(t: &TargetDef) -> BTreeMap<String, String> {
     let mut ask = |name: &str, argv: &[&str]| {
         let v = Command::new(argv[0])
             .args(&argv[1..])
-            .current_dir(&t.dir)
+            .current_dir(t.install_dir())
             .output()
             .ok()
             .filter(|o| o.status.success())
@@ -203,7 +203,7 @@ pub fn toolchain_changes(rec: &InstallRecord, now: &BTreeMap<String, String>) ->
 
 /// "0.1.0 (commit abc123)".
 fn gqlbench_version(t: &TargetDef) -> String {
-    let tool = crate::sys::machine::tool(&t.dir);
+    let tool = crate::sys::machine::tool(t.install_dir());
     match tool.git_commit {
         Some(c) => format!("{} (commit {c})", tool.version),
         None => tool.version,
@@ -221,7 +221,7 @@ pub fn new_record(
 ) -> InstallRecord {
     InstallRecord {
         format: FORMAT,
-        target: t.name.clone(),
+        target: t.install_owner().to_string(),
         version: t.package_version(),
         check,
         command,

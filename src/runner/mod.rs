@@ -3,6 +3,8 @@
 //! kind's trials interleaved), saving results after every trial so an interrupted run
 //! loses nothing.
 pub mod answers;
+pub mod coprocessor;
+pub mod customization;
 pub mod database;
 pub mod gc;
 pub mod install;
@@ -176,14 +178,41 @@ pub fn run_plan(
     let out = &plan.out_dir;
     let logs = out.join("logs");
     std::fs::create_dir_all(&logs).with_context(|| format!("creating {}", logs.display()))?;
+    // A gateway variant's coprocessor is installed with it; variants share their base's
+    // install, made once.
     let mut all: Vec<&TargetDef> = plan
         .scenarios
         .iter()
         .flat_map(|s| s.targets.iter())
+        .flat_map(|t| std::iter::once(t).chain(t.coprocessor_def.as_deref()))
         .collect();
     all.sort_by(|a, b| a.name.cmp(&b.name));
     all.dedup_by(|a, b| a.name == b.name);
-    let install_failed = install_all(&all, progress, &|| ctx.cancelled());
+    let mut installs = all.clone();
+    installs.sort_by(|a, b| a.install_owner().cmp(b.install_owner()));
+    installs.dedup_by(|a, b| a.install_owner() == b.install_owner());
+    let mut install_failed = install_all(&installs, progress, &|| ctx.cancelled());
+    // A variant whose base or coprocessor could not be installed cannot run either.
+    let failed_owner = |owner: &str, failed: &[(String, TargetStatus, String)]| {
+        installs
+            .iter()
+            .find(|i| i.install_owner() == owner)
+            .and_then(|i| failed.iter().find(|(n, _, _)| n == &i.name).cloned())
+    };
+    for t in &all {
+        let why = failed_owner(t.install_owner(), &install_failed)
+            .map(|(_, st, msg)| (st, msg))
+            .or_else(|| {
+                let c = t.coprocessor_def.as_deref()?;
+                failed_owner(c.install_owner(), &install_failed)
+                    .map(|(_, st, msg)| (st, format!("its coprocessor {}: {msg}", c.name)))
+            });
+        if let Some((st, msg)) = why {
+            if !install_failed.iter().any(|(n, _, _)| n == &t.name) {
+                install_failed.push((t.name.clone(), st, msg));
+            }
+        }
+    }
     results.save(out)?;
     // The time budget counts from here: installs are not load.
     let run_started = std::time::Instant::now();

@@ -3,7 +3,7 @@
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use gqlbench_engine::{check_once, Endpoint, Variant, Verdict};
+use gqlbench_engine::{check_with_headers, Endpoint, Variant, Verdict};
 
 use crate::catalog::OperationDef;
 use crate::results::CheckOutcome;
@@ -35,6 +35,7 @@ pub const READY_POLL: Duration = Duration::from_millis(50);
 pub fn wait_ready(
     proc_: &mut TargetProcess,
     endpoint: &Endpoint,
+    headers: &[(String, String)],
     timeout: Duration,
     poll: Duration,
     cancelled: &dyn Fn() -> bool,
@@ -50,7 +51,7 @@ pub fn wait_ready(
                 status: st.to_string(),
             };
         }
-        let v = check_once(endpoint, &probe, Duration::from_millis(1000));
+        let v = check_with_headers(endpoint, &probe, headers, Duration::from_millis(1000));
         let Some(last) = problem(&v) else {
             return Readiness::Ready {
                 after: start.elapsed(),
@@ -67,13 +68,14 @@ pub fn wait_ready(
 pub fn check_operations(
     endpoint: &Endpoint,
     ops: &[(OperationDef, u32)],
+    headers: &[(String, String)],
     timeout: Duration,
 ) -> Vec<CheckOutcome> {
     ops.iter()
         .map(|(op, _)| {
             let engine_op = op.to_engine(1);
             let detail = engine_op.variants.iter().enumerate().find_map(|(i, v)| {
-                problem(&check_once(endpoint, v, timeout)).map(|p| {
+                problem(&check_with_headers(endpoint, v, headers, timeout)).map(|p| {
                     if engine_op.variants.len() > 1 {
                         format!("case {} of {}: {p}", i + 1, engine_op.variants.len())
                     } else {

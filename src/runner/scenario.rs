@@ -20,6 +20,7 @@ pub fn empty_target_result(t: &TargetDef) -> TargetResult {
     TargetResult {
         name: t.name.clone(),
         kind: t.kind,
+        base: t.base.clone(),
         package: t.package.clone(),
         version: t.package_version(),
         settings: t.settings.clone(),
@@ -69,6 +70,7 @@ pub fn result(sp: &ScenarioPlan) -> ScenarioResult {
         database: None,
         connection_sweep: None,
         long_run: None,
+        overhead: None,
         depth_limit: None,
         subscriptions: None,
         rounds: None,
@@ -179,8 +181,24 @@ fn run_trials(cx: &mut ScenarioCx<'_>) -> Result<()> {
                 results.scenarios[si].limits.applied = applied;
                 let tr = &mut results.scenarios[si].targets[ti];
                 sp.kind.prepare(sp, &s, tr, progress);
-                tr.checks =
-                    ready::check_operations(&s.endpoint, &sp.operations, Duration::from_secs(10));
+                tr.checks = ready::check_operations(
+                    &s.endpoint,
+                    &sp.operations,
+                    &sp.load.headers,
+                    Duration::from_secs(10),
+                );
+                // A customization that is not there is found before any load, with the
+                // scenario's first operation as the probe.
+                let custom = match (tr.checks.iter().all(|c| c.ok), sp.operations.first()) {
+                    (true, Some((op, _))) => super::customization::precheck(
+                        t.customization.as_ref(),
+                        &s.endpoint,
+                        &op.to_engine(1).variants[0],
+                        &sp.load.headers,
+                    )
+                    .err(),
+                    _ => None,
+                };
                 if let Some(bad) = tr.checks.iter().find(|c| !c.ok) {
                     tr.status = TargetStatus::WrongAnswers;
                     let detail = bad.detail.clone().unwrap_or_default();
@@ -194,6 +212,13 @@ fn run_trials(cx: &mut ScenarioCx<'_>) -> Result<()> {
                         t.name,
                         tr.problem.as_deref().unwrap_or("")
                     ));
+                    s.stop();
+                    sessions.push(None);
+                    progress.skip(per_trial * sp.trials as f64);
+                } else if let Some(problem) = custom {
+                    tr.status = TargetStatus::WrongAnswers;
+                    progress.line(&format!("  {}: CUSTOMIZATION MISSING — {problem}", t.name));
+                    tr.problem = Some(problem);
                     s.stop();
                     sessions.push(None);
                     progress.skip(per_trial * sp.trials as f64);

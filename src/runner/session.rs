@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use gqlbench_engine::Endpoint;
 
+use super::coprocessor::{self, Coprocessor};
 use super::ready::{wait_ready, Readiness};
 use super::subgraphs::{self, Subgraphs};
 use super::vitals;
@@ -25,6 +26,12 @@ pub struct Session {
     pub verified_cpus: Option<Vec<usize>>,
     /// The subgraphs of a federation gateway (stopped with it).
     pub subgraphs: Option<Subgraphs>,
+    /// The coprocessor of a gateway variant (stopped with it).
+    pub coprocessor: Option<Coprocessor>,
+    /// Headers every response must carry (a customization's proof, checked by the engine).
+    pub response_headers: Option<gqlbench_engine::HeaderRule>,
+    /// What this gateway variant adds to each request, to be proven per trial.
+    pub customization: Option<crate::catalog::target::Customization>,
 }
 
 /// What a gateway target needs besides itself.
@@ -58,6 +65,9 @@ pub struct StartOptions<'a> {
     /// Cold-start measurement: poll readiness every few ms and read memory the moment the
     /// target is ready (no settling pause).
     pub cold: bool,
+    /// Headers the readiness probe carries (the scenario's: a gateway may refuse requests
+    /// without its token).
+    pub headers: Vec<(String, String)>,
 }
 
 impl<'a> StartOptions<'a> {
@@ -87,6 +97,7 @@ impl<'a> StartOptions<'a> {
             federation: None,
             env,
             cold,
+            headers: sp.load.headers.clone(),
         }
     }
 }
@@ -123,6 +134,22 @@ impl Session {
         if let Some(s) = &subgraphs {
             vars.insert("supergraph", s.supergraph.display().to_string());
         }
+        if let Some(c) = t.config_file() {
+            vars.insert("config", c.display().to_string());
+        }
+        // A gateway variant's coprocessor runs where the subgraphs do (away from it).
+        let coprocessor = match &t.coprocessor_def {
+            None => None,
+            Some(c) => Some(
+                Coprocessor::start(
+                    c,
+                    o.federation.as_ref().and_then(|f| f.cpus),
+                    coprocessor::log_path(&o.log),
+                    o.cancelled,
+                )
+                .map_err(|e| fail(TargetStatus::StartFailed, format!("{e:#}"), None))?,
+            ),
+        };
         let expand = |s: &str| {
             crate::catalog::vars::expand(s, &vars).map_err(|e| {
                 fail(
@@ -138,6 +165,9 @@ impl Session {
         }
         if let Some(s) = &subgraphs {
             env.extend(s.env());
+        }
+        if let Some(c) = &coprocessor {
+            env.insert(coprocessor::URL_ENV.into(), c.url());
         }
         env.extend(o.env.clone());
         env.insert(t.start.port_env.clone(), port.to_string());
@@ -217,6 +247,7 @@ impl Session {
         match wait_ready(
             &mut process,
             &endpoint,
+            &o.headers,
             t.start.ready_timeout,
             poll,
             o.cancelled,
@@ -262,17 +293,29 @@ impl Session {
                         rss_idle_bytes: rss,
                         verified_cpus,
                         subgraphs,
+                        coprocessor,
+                        response_headers: super::customization::response_rule(
+                            t.customization.as_ref(),
+                        ),
+                        customization: t.customization.clone(),
                     },
                     note,
                 ))
             }
             Readiness::Exited { status } => {
                 let tail = process.log_tail(20);
-                Err(fail(
-                    TargetStatus::StartFailed,
-                    format!("exited during start-up ({status})"),
-                    Some(tail),
-                ))
+                let refused = t.start.refusals.iter().find_map(|r| {
+                    let line = tail.lines().find(|l| l.contains(&r.log))?;
+                    Some(format!("{} (it said: {})", r.why, line.trim()))
+                });
+                Err(match refused {
+                    Some(why) => fail(TargetStatus::Skipped, why, Some(tail)),
+                    None => fail(
+                        TargetStatus::StartFailed,
+                        format!("exited during start-up ({status})"),
+                        Some(tail),
+                    ),
+                })
             }
             Readiness::TimedOut { last_problem } => {
                 process.stop(Duration::from_secs(2));
@@ -298,5 +341,25 @@ impl Session {
         if let Some(s) = self.subgraphs.as_mut() {
             s.stop();
         }
+        if let Some(c) = self.coprocessor.as_mut() {
+            c.stop();
+        }
+    }
+
+    /// The engine's plan for a run against this session (warm-up or measured): every
+    /// closed-model connection primed before the start (docs/method.md, "The load"), and
+    /// the customization's response headers required of every answer.
+    pub fn engine_plan(
+        &self,
+        load: &crate::plan::load::Load,
+        ops: &[gqlbench_engine::Operation],
+        generator: Option<&CpuSet>,
+        warmup: Duration,
+        stop: gqlbench_engine::Stop,
+    ) -> gqlbench_engine::LoadPlan {
+        let mut p = load.engine_plan(self.endpoint.clone(), ops.to_vec(), generator, warmup, stop);
+        p.prime = true;
+        p.response_headers = self.response_headers.clone();
+        p
     }
 }

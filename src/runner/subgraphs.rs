@@ -96,6 +96,7 @@ impl Subgraphs {
             match wait_ready(
                 &mut process,
                 &ep,
+                &[],
                 Duration::from_secs(15),
                 super::ready::READY_POLL,
                 o.cancelled,
@@ -138,7 +139,7 @@ impl Subgraphs {
     /// Requests served per subgraph since start.
     pub fn counters(&self) -> Option<BTreeMap<String, u64>> {
         let port = *self.ports.values().next()?;
-        http_get_json(port, "/counters")
+        http_get(port, "/counters")
             .ok()
             .and_then(|v| serde_json::from_value(v).ok())
     }
@@ -146,10 +147,70 @@ impl Subgraphs {
     pub fn stop(&mut self) {
         self.process.stop(Duration::from_secs(2));
     }
+
+    /// The watched request headers the subgraphs saw since start (see the subgraphs'
+    /// `header_tally`).
+    pub fn headers(&self) -> Option<SeenHeaders> {
+        let port = *self.ports.values().next()?;
+        http_get(port, "/headers")
+            .ok()
+            .and_then(|v| serde_json::from_value(v).ok())
+    }
 }
 
-/// A minimal HTTP/1.1 GET on loopback for the counters endpoint (one small JSON body).
-fn http_get_json(port: u16, path: &str) -> Result<serde_json::Value> {
+/// What `GET /headers` answers: GraphQL requests served, and per watched header the count
+/// of each value.
+#[derive(Debug, Clone, Default, PartialEq, serde::Deserialize)]
+pub struct SeenHeaders {
+    pub requests: u64,
+    #[serde(default)]
+    pub headers: BTreeMap<String, BTreeMap<String, u64>>,
+}
+
+impl SeenHeaders {
+    /// What arrived between `self` (before) and `after`.
+    pub fn delta(&self, after: &SeenHeaders) -> SeenHeaders {
+        let mut headers = BTreeMap::new();
+        for (name, values) in &after.headers {
+            let mut d = BTreeMap::new();
+            for (v, n) in values {
+                let was = self
+                    .headers
+                    .get(name)
+                    .and_then(|m| m.get(v))
+                    .copied()
+                    .unwrap_or(0);
+                if *n > was {
+                    d.insert(v.clone(), n - was);
+                }
+            }
+            if !d.is_empty() {
+                headers.insert(name.clone(), d);
+            }
+        }
+        SeenHeaders {
+            requests: after.requests.saturating_sub(self.requests),
+            headers,
+        }
+    }
+
+    /// Requests that carried `name` (any value).
+    pub fn with(&self, name: &str) -> u64 {
+        self.headers
+            .get(name)
+            .map(|m| m.values().sum())
+            .unwrap_or(0)
+    }
+}
+
+/// A minimal HTTP/1.1 GET on loopback answering 200 with one small JSON body (the
+/// subgraphs' counters, a coprocessor's health and stats).
+pub fn http_get(port: u16, path: &str) -> Result<serde_json::Value> {
+    Ok(serde_json::from_str(http_get_text(port, path)?.trim())?)
+}
+
+/// A minimal HTTP/1.1 GET on loopback: the body of a 200 answer with Content-Length.
+pub fn http_get_text(port: u16, path: &str) -> Result<String> {
     let deadline = Instant::now() + Duration::from_secs(2);
     let mut s = TcpStream::connect(("127.0.0.1", port))?;
     s.set_read_timeout(Some(Duration::from_secs(2)))?;
@@ -160,15 +221,16 @@ fn http_get_json(port: u16, path: &str) -> Result<serde_json::Value> {
     let mut buf = Vec::new();
     s.read_to_end(&mut buf)?;
     if Instant::now() > deadline {
-        bail!("counters timed out");
+        bail!("GET {path} timed out");
     }
     let text = String::from_utf8_lossy(&buf);
     let (head, body) = text.split_once("\r\n\r\n").context("no HTTP body")?;
     if !head.starts_with("HTTP/1.1 200") {
-        bail!("counters: {}", head.lines().next().unwrap_or(""));
+        bail!("GET {path}: {}", head.lines().next().unwrap_or(""));
     }
-    // A chunked body would need decoding; the subgraphs send Content-Length.
-    Ok(serde_json::from_str(body.trim())?)
+    // A chunked body would need decoding; the subgraphs and coprocessors send
+    // Content-Length.
+    Ok(body.to_string())
 }
 
 #[cfg(test)]

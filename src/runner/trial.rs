@@ -103,9 +103,9 @@ pub fn measure(
         cancel: ctx.cancel.clone(),
         live: Default::default(),
     };
-    let mut eplan = load.engine_plan(
-        sess.endpoint.clone(),
-        ops.to_vec(),
+    let eplan = sess.engine_plan(
+        load,
+        ops,
         plan.isolation.generator.as_ref(),
         warmup,
         Stop {
@@ -119,10 +119,6 @@ pub fn measure(
             }),
         },
     );
-    // Every connection served once before the start: a busy Node target otherwise takes
-    // connections from its accept queue a few per second, and the window waits (or times
-    // out) on connections the server never looked at (docs/method.md, "The load").
-    eplan.prime = true;
     let live = control.live.clone();
     // Vitals cover the measured window only: not the warm-up before it, nor the drain of
     // in-flight requests after it (up to the request timeout). The window's length is read
@@ -150,6 +146,12 @@ pub fn measure(
         let (gate, end) = window(control.live.clone());
         Sampler::start(s.process.pid, None, None, VITALS_INTERVAL, gate, end)
     });
+    let copro_sampler = sess.coprocessor.as_ref().map(|c| {
+        let (gate, end) = window(control.live.clone());
+        Sampler::start(c.process.pid, None, None, VITALS_INTERVAL, gate, end)
+    });
+    let copro_before = sess.coprocessor.as_ref().and_then(|c| c.calls());
+    let headers_before = sess.subgraphs.as_ref().and_then(|s| s.headers());
     let noise_watch = {
         let (gate, end) = window(control.live.clone());
         super::noise::Watch::start(gate, end)
@@ -210,16 +212,50 @@ pub fn measure(
                 .as_ref()
                 .map(|c| c.0.len())
                 .unwrap_or(1);
-            let u = UpstreamUsage {
-                calls_per_request: if client > 0 {
-                    total as f64 / client as f64
+            let seen = match (&headers_before, s.headers()) {
+                (Some(a), Some(b)) => Some(a.delta(&b)),
+                _ => None,
+            };
+            if let Some(c) = &sess.customization {
+                match &seen {
+                    None => problems.push(format!(
+                        "customization {}: the subgraphs' header counts are unreadable, so nothing proves it ran",
+                        c.does.label()
+                    )),
+                    Some(d) => problems.extend(super::customization::subgraph_problem(
+                        Some(c),
+                        d,
+                        &load.headers,
+                    )),
+                }
+            }
+            let per_client = |n: u64| {
+                if client > 0 {
+                    n as f64 / client as f64
                 } else {
                     0.0
-                },
+                }
+            };
+            let copro_calls = match (copro_before, sess.coprocessor.as_ref()) {
+                (Some(a), Some(c)) => c.calls().map(|b| per_client(b.saturating_sub(a))),
+                _ => None,
+            };
+            if let (Some(c), None) = (sess.coprocessor.as_ref(), copro_calls) {
+                problems.push(format!(
+                    "coprocessor {} stats unreadable: did it die? (its log: {})",
+                    c.name,
+                    c.process.log.display()
+                ));
+            }
+            let u = UpstreamUsage {
+                calls_per_request: per_client(total),
                 calls,
                 subgraph_cpu_pct: sv.cpu_avg_pct,
                 subgraph_cores: sub_cores,
                 subgraph_rss_peak_bytes: sv.rss_peak_bytes,
+                headers: seen.map(|d| d.headers).unwrap_or_default(),
+                coprocessor_calls_per_request: copro_calls,
+                coprocessor_cpu_pct: copro_sampler.map(|s| s.finish().cpu_avg_pct),
             };
             // The subgraphs share the generator's CPUs (the target has the others): their
             // CPU and the generator's together must leave headroom too.
@@ -253,6 +289,11 @@ pub fn measure(
     if let Some(s) = sess.subgraphs.as_mut() {
         if let Some(st) = s.process.exited() {
             problems.push(format!("the subgraphs exited ({st})"));
+        }
+    }
+    if let Some(c) = sess.coprocessor.as_mut() {
+        if let Some(st) = c.process.exited() {
+            problems.push(format!("coprocessor {} exited ({st})", c.name));
         }
     }
     if let (Some(before), Some(after)) = (

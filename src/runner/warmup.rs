@@ -73,9 +73,9 @@ pub fn until_steady(
     progress: &Progress,
 ) -> WarmupInfo {
     let control = Control::default();
-    let mut eplan = load.engine_plan(
-        sess.endpoint.clone(),
-        ops.to_vec(),
+    let eplan = sess.engine_plan(
+        load,
+        ops,
         plan.isolation.generator.as_ref(),
         Duration::ZERO,
         Stop {
@@ -84,7 +84,6 @@ pub fn until_steady(
             extend: None,
         },
     );
-    eplan.prime = true;
     let mut series = Vec::new();
     let mut settled = false;
     let started = Instant::now();

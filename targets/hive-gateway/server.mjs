@@ -13,6 +13,7 @@ import { createServer } from 'node:http';
 import { createGatewayRuntime } from '@graphql-hive/gateway';
 import { serveHttp } from '../_node/server-common.mjs';
 import { supergraphPath } from '../_federation/gateway-common.mjs';
+import { selectedPlugins } from './plugins.mjs';
 
 const gateway = createGatewayRuntime({
   supergraph: supergraphPath(),
@@ -20,6 +21,8 @@ const gateway = createGatewayRuntime({
   landingPage: false,
   graphiql: false,
   logging: 'warn',
+  // The extensibility suite's variants (targets/hive-gateway-*) load one customization.
+  plugins: () => selectedPlugins(),
 });
 
 const server = serveHttp('hive-gateway', createServer(gateway));

@@ -17,6 +17,8 @@ pub struct Verdict {
     pub status: Option<u16>,
     /// Response body (decoded if chunked), if a response arrived.
     pub body: Vec<u8>,
+    /// Status line and headers as received, if a response arrived.
+    pub head: Vec<u8>,
     /// Time from send to the last byte (or to the failure).
     pub latency: Duration,
 }
@@ -31,6 +33,7 @@ impl Verdict {
             detail,
             status: None,
             body: Vec::new(),
+            head: Vec::new(),
             latency: started.elapsed(),
         }
     }
@@ -38,6 +41,16 @@ impl Verdict {
 
 /// Sends one request on a fresh connection and judges the answer (blocking).
 pub fn check_once(endpoint: &Endpoint, variant: &Variant, timeout: Duration) -> Verdict {
+    check_with_headers(endpoint, variant, &[], timeout)
+}
+
+/// [`check_once`] with extra request headers (a token a gateway requires, say).
+pub fn check_with_headers(
+    endpoint: &Endpoint,
+    variant: &Variant,
+    headers: &[(String, String)],
+    timeout: Duration,
+) -> Verdict {
     let started = Instant::now();
     let rt = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -58,8 +71,12 @@ pub fn check_once(endpoint: &Endpoint, variant: &Variant, timeout: Duration) -> 
             Ok(c) => c,
             Err(e) => return Verdict::failed(FailureKind::Connect, format!("{}: {e}", endpoint.addr), started),
         };
+        let extra: String = headers
+            .iter()
+            .map(|(k, v)| format!("{k}: {v}\r\n"))
+            .collect();
         let mut req = format!(
-            "POST {} HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nAccept: application/json\r\nContent-Length: {}\r\n\r\n",
+            "POST {} HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nAccept: application/json\r\n{extra}Content-Length: {}\r\n\r\n",
             endpoint.path,
             endpoint.host,
             variant.body.len()
@@ -76,6 +93,7 @@ pub fn check_once(endpoint: &Endpoint, variant: &Variant, timeout: Duration) -> 
         match outcome {
             Ok(r) => {
                 let body = c.body(&r).to_vec();
+                let head = c.head(&r).to_vec();
                 let verdict = judge(r.status, &body, variant.expected_data.as_ref());
                 let (failure, detail) = match verdict {
                     Ok(()) => (None, String::new()),
@@ -86,6 +104,7 @@ pub fn check_once(endpoint: &Endpoint, variant: &Variant, timeout: Duration) -> 
                     detail,
                     status: Some(r.status),
                     body,
+                    head,
                     latency: sent.elapsed(),
                 }
             }

@@ -227,6 +227,11 @@ impl Conn {
         self.parser.body(&self.buf[self.start..self.end], r)
     }
 
+    /// Status line and headers of a response returned by `next_response`.
+    pub fn head(&self, r: &Response) -> &[u8] {
+        &self.buf[self.start..self.start + r.body_start]
+    }
+
     /// Drops a handled response from the buffer.
     pub fn consume(&mut self, r: &Response) {
         self.start += r.wire_len;

@@ -20,6 +20,7 @@ mod check;
 mod conn;
 mod error;
 mod harness;
+mod headers;
 mod hist;
 mod limits;
 mod load;
@@ -35,8 +36,9 @@ mod validate;
 pub mod wsio;
 
 pub use canonical::{canonical_eq, diff as canonical_diff, to_canonical_string};
-pub use check::{check_once, Verdict};
+pub use check::{check_once, check_with_headers, Verdict};
 pub use error::EngineError;
+pub use headers::HeaderRule;
 pub use hist::{decode_hist, encode_hist, new_latency, summarize as summarize_hist};
 pub use load::{run, LiveStats, Phase, LATE_THRESHOLD};
 pub use plan::{

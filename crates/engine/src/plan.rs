@@ -208,6 +208,8 @@ pub struct LoadPlan {
     pub headers: Vec<(String, String)>,
     /// When set, each request carries this header with a unique value.
     pub unique_request_header: Option<String>,
+    /// When set, every response must carry these headers (else it fails as `headers`).
+    pub response_headers: Option<crate::HeaderRule>,
     /// Failure examples kept per kind.
     pub keep_examples: usize,
     /// Closed model: before the start, each connection sends one request and waits for
@@ -238,6 +240,7 @@ impl LoadPlan {
             cpus: None,
             headers: Vec::new(),
             unique_request_header: None,
+            response_headers: None,
             keep_examples: 3,
             prime: false,
         }

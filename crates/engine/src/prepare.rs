@@ -37,6 +37,8 @@ pub struct Prepared {
     pub variant_count: usize,
     /// `name: ` of the unique header, if any.
     pub unique_header: Option<Vec<u8>>,
+    /// Headers every response must carry.
+    pub response_headers: Option<crate::HeaderRule>,
 }
 
 impl Prepared {
@@ -90,6 +92,7 @@ impl Prepared {
             total_weight: total,
             variant_count: id,
             unique_header,
+            response_headers: plan.response_headers.clone(),
         })
     }
 

@@ -29,10 +29,12 @@ pub enum FailureKind {
     GraphqlError,
     /// `data` is null, missing, or differs from the expected answer.
     WrongData,
+    /// The response lacks the headers the plan requires (see [`crate::HeaderRule`]).
+    Headers,
 }
 
 impl FailureKind {
-    pub const ALL: [FailureKind; 7] = [
+    pub const ALL: [FailureKind; 8] = [
         FailureKind::Connect,
         FailureKind::Timeout,
         FailureKind::Closed,
@@ -40,6 +42,7 @@ impl FailureKind {
         FailureKind::BadBody,
         FailureKind::GraphqlError,
         FailureKind::WrongData,
+        FailureKind::Headers,
     ];
     /// Number of kinds (length of per-kind arrays).
     pub const COUNT: usize = Self::ALL.len();

@@ -83,6 +83,35 @@ fn chunked_bodies_are_decoded_and_validated() {
 }
 
 #[test]
+fn responses_without_the_required_headers_fail_as_headers() {
+    let body = r#"{"data":{"hello":"world"}}"#;
+    let s = start(Mode::Guids {
+        body: body.into(),
+        skip_every: 4,
+    });
+    let mut p = plan(s.endpoint(), closed(2.0, 1), for_requests(200));
+    p.response_headers = Some(HeaderRule {
+        prefix: "guid-".into(),
+        count: 3,
+        distinct: true,
+    });
+    let r = run(&p, &Control::default()).unwrap();
+    // Every 4th answer of each connection lacks guid-2: about a quarter fail, the rest pass.
+    let failed = r.failures.get(&FailureKind::Headers).copied().unwrap_or(0);
+    assert!(
+        (40..=60).contains(&failed),
+        "{failed} failed; {:?}",
+        r.failure_examples
+    );
+    assert_eq!(r.ok + failed, 200);
+    assert!(r.failure_examples[0].detail.contains("guid-2"));
+    // Without the rule the same answers all pass: the check is what failed them.
+    p.response_headers = None;
+    let r = run(&p, &Control::default()).unwrap();
+    assert_eq!(r.ok, 200);
+}
+
+#[test]
 fn timeouts_are_counted_and_the_run_ends_on_time() {
     let s = start(Mode::Silent);
     let mut p = plan(s.endpoint(), closed(3.0, 1), for_duration(1000));

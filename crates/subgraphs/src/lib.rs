@@ -8,6 +8,7 @@ pub mod data;
 pub mod delay;
 mod doc_cache;
 pub mod executor;
+pub mod header_tally;
 pub mod monolith;
 pub mod ports;
 mod response_cache;

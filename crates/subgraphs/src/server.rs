@@ -1,5 +1,6 @@
 //! HTTP for the four subgraphs: one listener per subgraph on 127.0.0.1, each serving
-//! `POST /graphql`, `GET /health` and `GET /counters` over HTTP/1.1 keep-alive.
+//! `POST /graphql`, `GET /health`, `GET /counters` and `GET /headers` over HTTP/1.1
+//! keep-alive.
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
@@ -16,6 +17,7 @@ use tokio::net::TcpListener;
 use crate::counters::Counters;
 use crate::delay::{Delay, DelaySpec};
 use crate::executor::Executor;
+use crate::header_tally::HeaderTally;
 use crate::response_cache::ResponseCache;
 use crate::subgraph::{Federation, Subgraph};
 
@@ -39,6 +41,7 @@ pub struct Running {
     /// Bound address per subgraph (by [`Subgraph::index`]).
     pub addrs: [SocketAddr; 4],
     pub counters: Arc<Counters>,
+    pub headers: Arc<HeaderTally>,
 }
 
 struct SubgraphService {
@@ -46,12 +49,14 @@ struct SubgraphService {
     executor: Executor,
     delay: Option<Delay>,
     counters: Arc<Counters>,
+    headers: Arc<HeaderTally>,
     cache: Option<ResponseCache>,
 }
 
 /// Binds all four ports, then serves them in the background until the runtime stops.
 pub async fn start(config: &ServeConfig) -> anyhow::Result<Running> {
     let counters = Arc::new(Counters::default());
+    let headers = Arc::new(HeaderTally::default());
     let mut listeners = Vec::new();
     for g in Subgraph::ALL {
         let port = config.ports[g.index()];
@@ -73,11 +78,16 @@ pub async fn start(config: &ServeConfig) -> anyhow::Result<Running> {
             executor: Executor::new(g, config.federation)?,
             delay,
             counters: counters.clone(),
+            headers: headers.clone(),
             cache: config.response_cache.then(ResponseCache::default),
         });
         tokio::spawn(accept_loop(listener, service));
     }
-    Ok(Running { addrs, counters })
+    Ok(Running {
+        addrs,
+        counters,
+        headers,
+    })
 }
 
 async fn accept_loop(listener: TcpListener, service: Arc<SubgraphService>) {
@@ -114,19 +124,21 @@ impl SubgraphService {
             (&Method::POST, "/graphql") => self.graphql(req).await,
             (&Method::GET, "/health") => text(StatusCode::OK, "ok"),
             (&Method::GET, "/counters") => json(StatusCode::OK, self.counters.to_json().into()),
+            (&Method::GET, "/headers") => json(StatusCode::OK, self.headers.to_json().into()),
             (_, "/graphql") => text(
                 StatusCode::METHOD_NOT_ALLOWED,
                 "POST a JSON GraphQL request",
             ),
             _ => text(
                 StatusCode::NOT_FOUND,
-                "not found: try POST /graphql, GET /health, GET /counters",
+                "not found: try POST /graphql, GET /health, GET /counters, GET /headers",
             ),
         }
     }
 
     async fn graphql(&self, req: Request<Incoming>) -> Response<Full<Bytes>> {
         self.counters.hit(self.subgraph);
+        self.headers.record(req.headers());
         let body = match Limited::new(req.into_body(), MAX_BODY).collect().await {
             Ok(body) => body.to_bytes(),
             Err(e) => {

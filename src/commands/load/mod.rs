@@ -181,6 +181,7 @@ pub fn run(a: &LoadArgs) -> Result<ExitCode> {
         stages: Vec::new(),
         timeout: a.timeout,
         unique_request_header: false,
+        headers,
     };
     let op = Operation {
         name: a
@@ -260,7 +261,6 @@ pub fn run(a: &LoadArgs) -> Result<ExitCode> {
     if let Some(t) = a.threads {
         plan.threads = t.max(1);
     }
-    plan.headers = headers;
     let (_nofile, note) = crate::sys::cpus::raise_nofile();
     if let Some(n) = note {
         if a.connections > 1000 {

@@ -122,7 +122,7 @@ pub async fn run_connection(ctx: Rc<Ctx>, cfg: ClosedConn, conn: Option<Conn>) {
                 let mut close = false;
                 while let Some(r) = next {
                     let Some(p) = inflight.pop_front() else { break };
-                    ctx.complete(cfg.slot, &p, r.status, c.body(&r), r.wire_len, done);
+                    ctx.complete(cfg.slot, &p, c, &r, done);
                     c.consume(&r);
                     if r.close {
                         close = true;

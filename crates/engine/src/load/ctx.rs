@@ -15,7 +15,9 @@ use tokio::sync::Notify;
 use super::live::LIVE_COUNTERS;
 use super::record::{Recorder, Sample};
 use super::window::Window;
+use crate::conn::Conn;
 use crate::harness::{Driver, Span};
+use crate::parse::Response;
 use crate::prepare::{fmt_u64, Prepared, Rng};
 use crate::validate::{FailureKind, Validator};
 
@@ -167,16 +169,8 @@ impl Ctx {
         }
     }
 
-    /// Judges and records a response.
-    pub fn complete(
-        &self,
-        slot: usize,
-        p: &Pending,
-        status: u16,
-        body: &[u8],
-        wire_len: usize,
-        done: Instant,
-    ) {
+    /// Judges and records the response `r` that arrived on `c`.
+    pub fn complete(&self, slot: usize, p: &Pending, c: &Conn, r: &Response, done: Instant) {
         let mut rec = self.rec.borrow_mut();
         if !p.in_window {
             rec.warmup_requests += 1;
@@ -184,8 +178,17 @@ impl Ctx {
         }
         let variant = &self.prep.ops[p.op].variants[p.variant];
         let mut validator = self.validator.borrow_mut();
-        let verdict = validator.judge(variant.id, status, body, variant.expected.as_ref());
-        rec.record(&sample(slot, p, wire_len as u64, done), verdict);
+        let verdict = validator.judge(variant.id, r.status, c.body(r), variant.expected.as_ref());
+        // The body is judged first: a wrong answer says more than missing headers.
+        let headers = match (&verdict, &self.prep.response_headers) {
+            (Ok(()), Some(rule)) => rule.check(c.head(r)).err(),
+            _ => None,
+        };
+        let verdict = match &headers {
+            Some(detail) => Err((FailureKind::Headers, detail.as_str())),
+            None => verdict,
+        };
+        rec.record(&sample(slot, p, r.wire_len as u64, done), verdict);
     }
 
     /// Records a request that got no (complete) response.

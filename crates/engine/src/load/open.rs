@@ -221,7 +221,7 @@ async fn run_connection(ctx: Rc<Ctx>, pool: Rc<Pool>, index: usize, slot: Rc<Slo
         let done = Instant::now();
         match outcome {
             Ok(r) => {
-                ctx.complete(index, &p, r.status, c.body(&r), r.wire_len, done);
+                ctx.complete(index, &p, c, &r, done);
                 c.consume(&r);
                 if r.close || c.buffered() > 0 {
                     // Closed by the server, or it sent more than one response to one

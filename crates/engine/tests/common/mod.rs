@@ -34,6 +34,9 @@ pub enum Mode {
     CloseEvery { body: String, n: u64 },
     /// Like Ok, but every answer takes this long (a slow target).
     Slow { body: String, delay: Duration },
+    /// Like Ok, with headers `guid-1`..`guid-3` of distinct values, except that every
+    /// `skip_every`th answer leaves out `guid-2` (a plugin that sometimes does not run).
+    Guids { body: String, skip_every: u64 },
 }
 
 #[derive(Debug, Default)]
@@ -206,6 +209,16 @@ async fn serve(mut sock: tokio::net::TcpStream, mode: Mode, stats: Arc<Stats>, e
                         tokio::time::sleep(*stall - phase).await;
                     }
                     out.extend(response(200, body, false));
+                }
+                Mode::Guids { body, skip_every } => {
+                    let mut r = format!(
+                        "HTTP/1.1 200 OK\r\nguid-1: a{answered}\r\nguid-3: c{answered}\r\n"
+                    );
+                    if !answered.is_multiple_of(*skip_every) {
+                        r.push_str(&format!("guid-2: b{answered}\r\n"));
+                    }
+                    r.push_str(&format!("Content-Length: {}\r\n\r\n{body}", body.len()));
+                    out.extend(r.into_bytes());
                 }
                 Mode::Slow { body, delay } => {
                     tokio::time::sleep(*delay).await;

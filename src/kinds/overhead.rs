@@ -1,0 +1,232 @@
+//! Overhead, a decorating kind: what a variant (a gateway with a customization, a target
+//! with `base` in its target.toml) adds to each request over its base (the same gateway
+//! without it). Variant and base run
+//! in the same interleaved rounds, usually at a fixed open-model rate, so each round is a
+//! block: the added latency at p50, p95 and p99 is the mean of the per-round differences,
+//! with a t interval over the rounds (`stats::paired_difference`); drift of the machine
+//! between rounds cancels out. An interval that includes 0 is "below resolution", with
+//! the resolution (the interval's half-width) shown, never a "faster than baseline" claim.
+//! CPU per request (gateway, coprocessor) and coprocessor calls per request come along.
+use std::sync::Arc;
+
+use anyhow::Result;
+
+use super::{Kind, KindDef, ResolveCx};
+use crate::report::extras::dash;
+use crate::report::ExtraTable;
+use crate::results::{OverheadSpec, ScenarioResult, TargetResult, TrialResult};
+use crate::stats::{paired_difference, Difference};
+
+pub const DEF: KindDef = KindDef {
+    section: "overhead",
+    resolve,
+    decorator: true,
+    tables: |s| table(s).into_iter().collect(),
+    charts: super::no_charts,
+    list: |_, _, line| format!("{line}, overhead of each variant over its base"),
+    // Its run checks every answer (and the customization's proof) with the scenario's
+    // headers; `check` sends none, and a variant that requires a token would refuse it.
+    skip_in_check: true,
+};
+
+#[derive(Debug)]
+pub struct Overhead {
+    pub spec: OverheadSpec,
+    inner: Arc<dyn Kind>,
+}
+
+fn resolve(cx: &ResolveCx<'_>, inner: Option<Arc<dyn Kind>>) -> Result<Option<Arc<dyn Kind>>> {
+    let (Some(spec), Some(inner)) = (cx.spec::<OverheadSpec>("overhead")?, inner) else {
+        return Ok(None);
+    };
+    // Every variant's base runs in the same rounds, or there is nothing to compare with.
+    let named = cx.def.file.targets.as_deref().unwrap_or_default();
+    let mut variants = 0;
+    for n in named {
+        let Some(base) = cx.cat.target(n).ok().and_then(|t| t.base.clone()) else {
+            continue;
+        };
+        variants += 1;
+        if !named.contains(&base) {
+            return Err(cx
+                .bad(format!(
+                    "[overhead]: target '{n}' is a variant of '{base}', which is not among `targets`; list it there"
+                ))
+                .into());
+        }
+    }
+    if variants == 0 {
+        return Err(cx
+            .bad("[overhead] compares variants (targets with a `base`) with their base, but `targets` names none".into())
+            .into());
+    }
+    Ok(Some(Arc::new(Overhead { spec, inner })))
+}
+
+impl Kind for Overhead {
+    fn inner(&self) -> Option<&dyn Kind> {
+        Some(self.inner.as_ref())
+    }
+
+    /// The rounds are decided by the profile: at a fixed rate every row's throughput is
+    /// the rate, so the throughput rule would stop at once.
+    fn adaptive_rounds(&self) -> bool {
+        false
+    }
+
+    fn describe(&self, s: &mut ScenarioResult) {
+        self.inner.describe(s);
+        s.overhead = Some(self.spec.clone());
+    }
+}
+
+/// What one variant adds over the baseline, from their shared valid rounds.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Added {
+    pub p50: Option<Difference>,
+    pub p95: Option<Difference>,
+    pub p99: Option<Difference>,
+}
+
+fn valid_trial(t: &TargetResult, round: u32) -> Option<&TrialResult> {
+    t.trials
+        .iter()
+        .find(|x| x.trial == round && x.valid && x.excluded.is_none())
+}
+
+/// Per-round latency differences (µs) of `variant` over `base`, rounds where both are valid.
+pub fn added(base: &TargetResult, variant: &TargetResult) -> Added {
+    let pairs = |f: fn(&TrialResult) -> u64| -> Vec<(f64, f64)> {
+        variant
+            .trials
+            .iter()
+            .filter_map(|v| {
+                let b = valid_trial(base, v.trial)?;
+                let v = valid_trial(variant, v.trial)?;
+                Some((f(b) as f64, f(v) as f64))
+            })
+            .collect()
+    };
+    Added {
+        p50: paired_difference(&pairs(|t| t.load.latency.p50_us)),
+        p95: paired_difference(&pairs(|t| t.load.latency.p95_us)),
+        p99: paired_difference(&pairs(|t| t.load.latency.p99_us)),
+    }
+}
+
+/// "+312 µs [+290, +334]" or "+12 µs [-20, +44]: below resolution (±32 µs)".
+pub fn fmt_added(d: Option<&Difference>) -> String {
+    let Some(d) = d else { return dash() };
+    if d.rounds < 2 {
+        return format!("{:+.0} µs (1 round: no interval)", d.mean);
+    }
+    let core = format!("{:+.0} µs [{:+.0}, {:+.0}]", d.mean, d.ci_low, d.ci_high);
+    if d.resolved {
+        core
+    } else {
+        format!("{core}: below resolution (±{:.0} µs)", d.resolution())
+    }
+}
+
+/// CPU time per request in µs: the process's average CPU share over the window divided by
+/// the requests answered per second.
+fn cpu_us_per_request(cpu_pct: f64, rps: f64) -> Option<f64> {
+    (rps > 0.0 && cpu_pct.is_finite()).then(|| cpu_pct / 100.0 / rps * 1e6)
+}
+
+fn median_of(t: &TargetResult, f: impl Fn(&TrialResult) -> Option<f64>) -> Option<f64> {
+    let xs: Vec<f64> = t
+        .trials
+        .iter()
+        .filter(|x| x.valid && x.excluded.is_none())
+        .filter_map(f)
+        .collect();
+    (!xs.is_empty()).then(|| crate::stats::median(&xs))
+}
+
+fn table(s: &ScenarioResult) -> Option<ExtraTable> {
+    s.overhead.as_ref()?;
+    let base_of = |t: &TargetResult| {
+        let b = t.base.as_ref()?;
+        s.targets.iter().find(|x| &x.name == b)
+    };
+    let fmt_us = |x: Option<f64>| x.map(|v| format!("{v:.0}")).unwrap_or_else(dash);
+    let rows = s
+        .targets
+        .iter()
+        .map(|t| {
+            let gateway_cpu = median_of(t, |x| {
+                cpu_us_per_request(x.vitals.cpu_avg_pct, x.load.throughput_rps)
+            });
+            let copro_cpu = median_of(t, |x| {
+                let u = x.upstream.as_ref()?;
+                cpu_us_per_request(u.coprocessor_cpu_pct?, x.load.throughput_rps)
+            });
+            let calls = median_of(t, |x| x.upstream.as_ref()?.coprocessor_calls_per_request);
+            let p50 = median_of(t, |x| Some(x.load.latency.p50_us as f64));
+            let (over, a50, a95, a99) = match base_of(t) {
+                None => ("(base)".to_string(), dash(), dash(), dash()),
+                Some(base) => {
+                    let a = added(base, t);
+                    (
+                        base.name.clone(),
+                        fmt_added(a.p50.as_ref()),
+                        fmt_added(a.p95.as_ref()),
+                        fmt_added(a.p99.as_ref()),
+                    )
+                }
+            };
+            vec![
+                t.name.clone(),
+                over,
+                fmt_us(p50),
+                a50,
+                a95,
+                a99,
+                fmt_us(gateway_cpu),
+                fmt_us(copro_cpu),
+                calls.map(|c| format!("{c:.2}")).unwrap_or_else(dash),
+            ]
+        })
+        .collect();
+    Some(ExtraTable {
+        title: "overhead of each variant over its base: latency added per request, mean of the per-round differences with its 95% t interval over the rounds both ran validly (an interval that includes 0 is below resolution: the ± is the smallest difference these rounds resolve); CPU per request in µs of CPU time (medians over valid trials)".into(),
+        headers: [
+            "target",
+            "over",
+            "p50 µs",
+            "added p50",
+            "added p95",
+            "added p99",
+            "gateway CPU µs/req",
+            "coprocessor CPU µs/req",
+            "coprocessor calls/req",
+        ]
+        .map(String::from)
+        .to_vec(),
+        rows,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn added_latency_is_formatted_with_its_interval_or_as_below_resolution() {
+        let resolved = paired_difference(&[(650.0, 960.0), (700.0, 1012.0), (640.0, 948.0)]);
+        let s = fmt_added(resolved.as_ref());
+        assert!(s.starts_with("+310 µs [") && !s.contains("below"), "{s}");
+        let noise = paired_difference(&[(650.0, 640.0), (700.0, 730.0), (640.0, 650.0)]);
+        let s = fmt_added(noise.as_ref());
+        assert!(s.contains("below resolution (±"), "{s}");
+        assert_eq!(fmt_added(None), dash());
+    }
+
+    #[test]
+    fn cpu_per_request_is_cpu_share_over_rate() {
+        // 25% of a core at 100 req/s: 2.5 ms of CPU per request.
+        assert_eq!(cpu_us_per_request(25.0, 100.0), Some(2500.0));
+        assert_eq!(cpu_us_per_request(25.0, 0.0), None);
+    }
+}

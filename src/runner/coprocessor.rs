@@ -1,0 +1,119 @@
+//! The coprocessor a gateway variant calls per request (an Apollo Router external
+//! coprocessor): started before the gateway, pinned with the subgraphs away from the
+//! gateway, ready when `GET /health` answers 200, its URL given to the gateway as
+//! GQLBENCH_COPROCESSOR_URL; `GET /stats` gives its calls per endpoint, read around
+//! each trial for calls per client request. The contract every language's coprocessor
+//! keeps is targets/_coprocessors/CONTRACT.md.
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Result};
+
+use crate::catalog::TargetDef;
+use crate::sys::cpus::CpuSet;
+use crate::sys::process::{free_port, SpawnSpec, TargetProcess};
+
+/// The variable that carries the coprocessor's URL to the gateway's config.
+pub const URL_ENV: &str = "GQLBENCH_COPROCESSOR_URL";
+
+pub struct Coprocessor {
+    pub name: String,
+    pub process: TargetProcess,
+    pub port: u16,
+}
+
+impl Coprocessor {
+    pub fn start(
+        t: &TargetDef,
+        cpus: Option<&CpuSet>,
+        log: PathBuf,
+        cancelled: &dyn Fn() -> bool,
+    ) -> Result<Coprocessor> {
+        let port = free_port()?;
+        let mut vars = super::install::install_vars(t);
+        vars.insert("port", port.to_string());
+        let expand = |s: &String| {
+            crate::catalog::vars::expand(s, &vars)
+                .map_err(|e| anyhow::anyhow!("{}: {e}", t.manifest.display()))
+        };
+        let program: Vec<String> = t.start.command.iter().map(expand).collect::<Result<_>>()?;
+        let mut env = BTreeMap::new();
+        for (k, v) in &t.start.env {
+            env.insert(k.clone(), expand(v)?);
+        }
+        env.insert(t.start.port_env.clone(), port.to_string());
+        env.insert("HOST".into(), "127.0.0.1".into());
+        let mut process = TargetProcess::spawn(SpawnSpec {
+            program: &program,
+            cwd: &t.dir,
+            env,
+            log,
+            cpus: cpus.cloned(),
+            cgroup_procs: vec![],
+        })?;
+        let started = Instant::now();
+        loop {
+            if cancelled() {
+                process.stop(Duration::from_secs(1));
+                bail!("interrupted");
+            }
+            if let Some(st) = process.exited() {
+                bail!(
+                    "coprocessor {} exited during start-up ({st}):\n{}",
+                    t.name,
+                    super::install::indent(&process.log_tail(15))
+                );
+            }
+            match super::subgraphs::http_get_text(port, &t.start.path) {
+                Ok(_) => break,
+                Err(e) if started.elapsed() >= t.start.ready_timeout => {
+                    process.stop(Duration::from_secs(1));
+                    bail!(
+                        "coprocessor {} not ready after {} (GET {}: {e:#}):\n{}",
+                        t.name,
+                        humantime::format_duration(t.start.ready_timeout),
+                        t.start.path,
+                        super::install::indent(&process.log_tail(15))
+                    );
+                }
+                Err(_) => std::thread::sleep(super::ready::READY_POLL),
+            }
+        }
+        Ok(Coprocessor {
+            name: t.name.clone(),
+            process,
+            port,
+        })
+    }
+
+    pub fn url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    /// Calls served per endpoint since start (None when it cannot be read).
+    pub fn stats(&self) -> Option<BTreeMap<String, u64>> {
+        super::subgraphs::http_get(self.port, "/stats")
+            .ok()
+            .and_then(|v| serde_json::from_value(v).ok())
+    }
+
+    /// Calls served in all since start.
+    pub fn calls(&self) -> Option<u64> {
+        self.stats().map(|s| {
+            s.iter()
+                .filter(|(k, _)| k.as_str() != "rejected")
+                .map(|(_, v)| v)
+                .sum()
+        })
+    }
+
+    pub fn stop(&mut self) {
+        self.process.stop(Duration::from_secs(2));
+    }
+}
+
+/// Where a target's coprocessor logs, beside the target's own log.
+pub fn log_path(target_log: &Path) -> PathBuf {
+    target_log.with_extension("coprocessor.log")
+}

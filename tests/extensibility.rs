@@ -1,0 +1,206 @@
+//! End-to-end: the extensibility suite's proofs, with the gateway CI has without a native
+//! build (Hive Gateway, from npm) and the Node coprocessor. Apollo Router's variants use the
+//! same proofs; its ~20-minute build is not made in CI.
+//! - a plugin variant that adds the subgraph header, the GUID response headers or the
+//!   client headers from a JWT is valid, with its proof in the results;
+//! - the same variant with its plugin switched off (GQLBENCH_GATEWAY_PLUGIN=none) is invalid,
+//!   never measured as a bare round trip;
+//! - a coprocessor variant calls the Node coprocessor (calls per request counted), and one
+//!   pointed at a coprocessor that answers without doing its work is invalid.
+mod common;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpListener;
+
+use common::*;
+use gqlbench::results::{RunResults, TargetStatus, UpstreamUsage};
+
+/// Gateways and their subgraphs: one test at a time.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// One short round of `scenario` against hive-gateway and `variant`, with extra `--target-env`.
+fn run(scenario: &str, variant: &str, target_env: &[&str]) -> (Option<i32>, RunResults) {
+    let out_dir = tempfile::tempdir().unwrap();
+    let mut g = Gqlbench::run("extensibility")
+        .root(repo())
+        .scenarios(scenario)
+        .targets(&format!("hive-gateway,{variant}"))
+        .warmup("200ms")
+        .duration("1s")
+        .trials(1)
+        .json()
+        .out(out_dir.path());
+    for e in target_env {
+        g = g.args(["--target-env", e]);
+    }
+    let out = g.go();
+    (out.code, out.results())
+}
+
+/// The variant's first trial's upstream usage, after asserting the run exited 0.
+fn passed<'a>(code: Option<i32>, r: &'a RunResults, name: &str) -> &'a UpstreamUsage {
+    let t = target(r, 0, name);
+    assert_eq!(
+        code,
+        Some(0),
+        "{:?} {:?}",
+        t.problem,
+        t.trials.first().map(|x| &x.problems)
+    );
+    t.trials[0].upstream.as_ref().unwrap()
+}
+
+fn valid_row(r: &RunResults, name: &str) -> bool {
+    target(r, 0, name).summary.as_ref().is_some_and(|s| s.valid)
+}
+
+#[test]
+fn a_plugin_that_adds_the_subgraph_header_proves_it_and_one_switched_off_is_invalid() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let (code, r) = run("subgraph-header", "hive-gateway-header-plugin", &[]);
+    let up = passed(code, &r, "hive-gateway-header-plugin");
+    let seen: u64 = up.headers["source"].values().sum();
+    assert_eq!(up.headers["source"].keys().collect::<Vec<_>>(), ["plugin"]);
+    assert!(seen > 0);
+    // The base carries no header: the proof is the variant's own work.
+    let base = target(&r, 0, "hive-gateway").trials[0]
+        .upstream
+        .as_ref()
+        .unwrap();
+    assert!(base.headers.is_empty(), "{:?}", base.headers);
+    // The overhead table compares the variant with its base.
+    let t = target(&r, 0, "hive-gateway-header-plugin");
+    assert_eq!(t.base.as_deref(), Some("hive-gateway"));
+
+    let (code, r) = run(
+        "subgraph-header",
+        "hive-gateway-header-plugin",
+        &["GQLBENCH_GATEWAY_PLUGIN=none"],
+    );
+    assert_eq!(code, Some(1));
+    assert!(!valid_row(&r, "hive-gateway-header-plugin"));
+    assert!(valid_row(&r, "hive-gateway"), "the base is still measured");
+    let problems = &target(&r, 0, "hive-gateway-header-plugin").trials[0].problems;
+    assert!(
+        problems
+            .iter()
+            .any(|p| p.contains("0 of") && p.contains("`source`")),
+        "{problems:?}"
+    );
+    assert_no_process("subgraphs serve");
+}
+
+#[test]
+fn guid_and_client_headers_are_proven_before_and_during_the_load() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let (code, r) = run("guid-headers", "hive-gateway-guid-plugin", &[]);
+    assert_eq!(
+        code,
+        Some(0),
+        "{:?}",
+        target(&r, 0, "hive-gateway-guid-plugin").problem
+    );
+    let (code, r) = run("client-awareness", "hive-gateway-client-plugin", &[]);
+    let up = passed(code, &r, "hive-gateway-client-plugin");
+    assert!(up.headers["apollographql-client-name"].contains_key("gqlbench-web"));
+
+    // Switched off, each is caught before any load: no GUIDs, a bad token let through.
+    for (scenario, variant, what) in [
+        (
+            "guid-headers",
+            "hive-gateway-guid-plugin",
+            "required headers missing",
+        ),
+        (
+            "client-awareness",
+            "hive-gateway-client-plugin",
+            "instead of 401",
+        ),
+    ] {
+        let (code, r) = run(scenario, variant, &["GQLBENCH_GATEWAY_PLUGIN=none"]);
+        assert_eq!(code, Some(1), "{variant}");
+        let t = target(&r, 0, variant);
+        assert_eq!(t.status, TargetStatus::WrongAnswers, "{variant}");
+        let p = t.problem.as_deref().unwrap_or("");
+        assert!(p.contains(what), "{variant}: {p}");
+        assert!(t.trials.is_empty(), "{variant}: measured anyway");
+    }
+}
+
+/// A coprocessor that answers every payload unchanged: it "ran" but did no work.
+fn lazy_coprocessor() -> (u16, std::thread::JoinHandle<()>) {
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = l.local_addr().unwrap().port();
+    let h = std::thread::spawn(move || {
+        l.set_nonblocking(false).unwrap();
+        for s in l.incoming() {
+            let Ok(s) = s else { return };
+            std::thread::spawn(move || {
+                let mut r = BufReader::new(s.try_clone().unwrap());
+                let mut w = s;
+                loop {
+                    let mut len = 0usize;
+                    let mut line = String::new();
+                    loop {
+                        line.clear();
+                        if r.read_line(&mut line).unwrap_or(0) == 0 {
+                            return;
+                        }
+                        if line == "\r\n" {
+                            break;
+                        }
+                        let lower = line.to_ascii_lowercase();
+                        if let Some(v) = lower.strip_prefix("content-length:") {
+                            len = v.trim().parse().unwrap_or(0);
+                        }
+                    }
+                    let mut body = vec![0; len];
+                    if r.read_exact(&mut body).is_err() {
+                        return;
+                    }
+                    let head = format!(
+                        "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n",
+                        body.len()
+                    );
+                    if w.write_all(head.as_bytes()).is_err() || w.write_all(&body).is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    (port, h)
+}
+
+#[test]
+fn a_coprocessor_variant_is_measured_with_its_calls_and_a_lazy_coprocessor_is_caught() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let (code, r) = run("subgraph-header", "hive-gateway-header-node", &[]);
+    let up = passed(code, &r, "hive-gateway-header-node");
+    assert_eq!(
+        up.headers["source"].keys().collect::<Vec<_>>(),
+        ["coprocessor"]
+    );
+    // One coprocessor call per subgraph request.
+    let calls = up.coprocessor_calls_per_request.unwrap();
+    assert!(
+        (calls - up.calls_per_request).abs() < 0.05,
+        "{calls} coprocessor calls vs {} subgraph calls per request",
+        up.calls_per_request
+    );
+    assert!(up.coprocessor_cpu_pct.is_some_and(|c| c > 0.0));
+
+    let (port, _h) = lazy_coprocessor();
+    let (code, r) = run(
+        "subgraph-header",
+        "hive-gateway-header-node",
+        &[&format!("GQLBENCH_COPROCESSOR_URL=http://127.0.0.1:{port}")],
+    );
+    assert_eq!(code, Some(1));
+    let problems = &target(&r, 0, "hive-gateway-header-node").trials[0].problems;
+    assert!(
+        problems
+            .iter()
+            .any(|p| p.contains("0 of") && p.contains("coprocessor")),
+        "{problems:?}"
+    );
+}
