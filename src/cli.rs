@@ -47,6 +47,9 @@ pub enum Command {
     /// Publish subscription ticks over graphql-ws and SSE (a reference and test target)
     #[command(hide = true)]
     ServeSubscriptions(ServeSubscriptionsArgs),
+    /// Receive OTLP/HTTP traces and count their spans (the collector of tracing variants)
+    #[command(hide = true)]
+    ServeOtlp(ServeStaticArgs),
     /// The federation subgraphs (accounts, products, reviews, inventory); see `gqlbench subgraphs --help`
     #[command(hide = true, disable_help_flag = true)]
     Subgraphs {

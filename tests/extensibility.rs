@@ -126,6 +126,39 @@ fn guid_and_client_headers_are_proven_before_and_during_the_load() {
     }
 }
 
+#[test]
+fn a_tracing_variant_delivers_spans_and_one_that_exports_nowhere_is_invalid() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let (code, r) = run("tracing", "hive-gateway-tracing-100", &[]);
+    let t = target(&r, 0, "hive-gateway-tracing-100");
+    assert_eq!(
+        code,
+        Some(0),
+        "{:?} {:?}",
+        t.problem,
+        t.trials.first().map(|x| &x.problems)
+    );
+    let tr = t.trials[0].tracing.as_ref().expect("spans counted");
+    assert!(tr.spans > 0 && tr.exports > 0, "{tr:?}");
+    assert!(target(&r, 0, "hive-gateway").trials[0].tracing.is_none());
+    assert_no_process("serve-otlp");
+
+    // Its exporter pointed where nothing listens: tracing "on", nothing delivered.
+    let (code, r) = run(
+        "tracing",
+        "hive-gateway-tracing-100",
+        &["GQLBENCH_OTLP_URL=http://127.0.0.1:9"],
+    );
+    assert_eq!(code, Some(1));
+    let problems = &target(&r, 0, "hive-gateway-tracing-100").trials[0].problems;
+    assert!(
+        problems
+            .iter()
+            .any(|p| p.contains("no span reached the collector")),
+        "{problems:?}"
+    );
+}
+
 /// A coprocessor that answers every payload unchanged: it "ran" but did no work.
 fn lazy_coprocessor() -> (u16, std::thread::JoinHandle<()>) {
     let l = TcpListener::bind("127.0.0.1:0").unwrap();

@@ -90,6 +90,9 @@ pub enum Customizes {
     /// Client name and version from an HS256 JWT in `authentication` reach every subgraph
     /// request, and a request with a bad token is answered 401.
     ClientAwareness,
+    /// Traces exported over OTLP/HTTP to the run's collector (GQLBENCH_OTLP_URL): every
+    /// trial must deliver spans.
+    Tracing,
 }
 
 impl Customizes {
@@ -98,6 +101,7 @@ impl Customizes {
             Customizes::SubgraphHeader => "subgraph-header",
             Customizes::GuidHeaders => "guid-headers",
             Customizes::ClientAwareness => "client-awareness",
+            Customizes::Tracing => "tracing",
         }
     }
 }

@@ -105,6 +105,7 @@ pub fn run(root: &Path, a: &CheckArgs) -> Result<ExitCode> {
                 env: Default::default(),
                 cold: false,
                 headers: Vec::new(),
+                helper_cpus: iso.generator.as_ref(),
                 federation: (t.kind == crate::catalog::TargetKind::Gateway).then_some(
                     crate::runner::session::FederationStart {
                         root,

@@ -65,6 +65,21 @@ pub fn run(root: &Path, a: &InstallArgs) -> Result<ExitCode> {
             eprintln!("{}: nothing to install", t.name);
             continue;
         }
+        if a.targets.is_empty() {
+            // A variant installs as its base, which is in the list itself.
+            if t.install_owner() != t.name {
+                continue;
+            }
+            // Coprocessors need their language's toolchain (Go, Python, a JDK, Cargo):
+            // installed with the variants that use them, or when named.
+            if t.kind == crate::catalog::TargetKind::Coprocessor {
+                eprintln!(
+                    "{}: installed with the variants that use it (name it to install now: `gqlbench install {}`)",
+                    t.name, t.name
+                );
+                continue;
+            }
+        }
         let state = install::settle(t, &node);
         if !a.force {
             if let Ok(State::Current(rec)) = &state {

@@ -41,6 +41,10 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode> {
             gqlbench_servers::static_server::serve(a.port)?;
             Ok(ExitCode::SUCCESS)
         }
+        Command::ServeOtlp(a) => {
+            gqlbench_servers::otlp::serve(a.port)?;
+            Ok(ExitCode::SUCCESS)
+        }
         Command::ServeSubscriptions(a) => {
             let p = gqlbench_servers::publisher::Publisher::start(
                 gqlbench_servers::publisher::PublisherOptions {

@@ -86,6 +86,8 @@ pub struct Added {
     pub p50: Option<Difference>,
     pub p95: Option<Difference>,
     pub p99: Option<Difference>,
+    /// The change of throughput (closed model: what the customization costs at saturation).
+    pub throughput: Option<crate::stats::Change>,
 }
 
 fn valid_trial(t: &TargetResult, round: u32) -> Option<&TrialResult> {
@@ -96,21 +98,22 @@ fn valid_trial(t: &TargetResult, round: u32) -> Option<&TrialResult> {
 
 /// Per-round latency differences (µs) of `variant` over `base`, rounds where both are valid.
 pub fn added(base: &TargetResult, variant: &TargetResult) -> Added {
-    let pairs = |f: fn(&TrialResult) -> u64| -> Vec<(f64, f64)> {
+    let pairs = |f: fn(&TrialResult) -> f64| -> Vec<(f64, f64)> {
         variant
             .trials
             .iter()
             .filter_map(|v| {
                 let b = valid_trial(base, v.trial)?;
                 let v = valid_trial(variant, v.trial)?;
-                Some((f(b) as f64, f(v) as f64))
+                Some((f(b), f(v)))
             })
             .collect()
     };
     Added {
-        p50: paired_difference(&pairs(|t| t.load.latency.p50_us)),
-        p95: paired_difference(&pairs(|t| t.load.latency.p95_us)),
-        p99: paired_difference(&pairs(|t| t.load.latency.p99_us)),
+        p50: paired_difference(&pairs(|t| t.load.latency.p50_us as f64)),
+        p95: paired_difference(&pairs(|t| t.load.latency.p95_us as f64)),
+        p99: paired_difference(&pairs(|t| t.load.latency.p99_us as f64)),
+        throughput: crate::stats::paired_change(&pairs(|t| t.load.throughput_rps)),
     }
 }
 
@@ -121,7 +124,9 @@ pub fn fmt_added(d: Option<&Difference>) -> String {
         return format!("{:+.0} µs (1 round: no interval)", d.mean);
     }
     let core = format!("{:+.0} µs [{:+.0}, {:+.0}]", d.mean, d.ci_low, d.ci_high);
-    if d.resolved {
+    if d.rounds < crate::stats::MIN_TRIALS {
+        format!("{core} ({} rounds: too few to decide)", d.rounds)
+    } else if d.resolved {
         core
     } else {
         format!("{core}: below resolution (±{:.0} µs)", d.resolution())
@@ -144,8 +149,24 @@ fn median_of(t: &TargetResult, f: impl Fn(&TrialResult) -> Option<f64>) -> Optio
     (!xs.is_empty()).then(|| crate::stats::median(&xs))
 }
 
+/// "−12.3% [−14.0, −10.6]", or "below resolution" when the interval includes 0.
+fn fmt_change(c: Option<&crate::stats::Change>) -> String {
+    let Some(c) = c else { return dash() };
+    let core = format!(
+        "{:+.1}% [{:+.1}, {:+.1}]",
+        c.pct, c.ci_low_pct, c.ci_high_pct
+    );
+    if c.significant {
+        core
+    } else {
+        format!("{core}: below resolution")
+    }
+}
+
 fn table(s: &ScenarioResult) -> Option<ExtraTable> {
     s.overhead.as_ref()?;
+    // At a fixed rate the throughput is the rate: its change says nothing.
+    let closed = s.load.model == "closed";
     let base_of = |t: &TargetResult| {
         let b = t.base.as_ref()?;
         s.targets.iter().find(|x| &x.name == b)
@@ -163,9 +184,10 @@ fn table(s: &ScenarioResult) -> Option<ExtraTable> {
                 cpu_us_per_request(u.coprocessor_cpu_pct?, x.load.throughput_rps)
             });
             let calls = median_of(t, |x| x.upstream.as_ref()?.coprocessor_calls_per_request);
+            let spans = median_of(t, |x| x.tracing.as_ref().map(|u| u.spans_per_request));
             let p50 = median_of(t, |x| Some(x.load.latency.p50_us as f64));
-            let (over, a50, a95, a99) = match base_of(t) {
-                None => ("(base)".to_string(), dash(), dash(), dash()),
+            let (over, a50, a95, a99, rps) = match base_of(t) {
+                None => ("(base)".to_string(), dash(), dash(), dash(), dash()),
                 Some(base) => {
                     let a = added(base, t);
                     (
@@ -173,12 +195,18 @@ fn table(s: &ScenarioResult) -> Option<ExtraTable> {
                         fmt_added(a.p50.as_ref()),
                         fmt_added(a.p95.as_ref()),
                         fmt_added(a.p99.as_ref()),
+                        if closed {
+                            fmt_change(a.throughput.as_ref())
+                        } else {
+                            dash()
+                        },
                     )
                 }
             };
             vec![
                 t.name.clone(),
                 over,
+                rps,
                 fmt_us(p50),
                 a50,
                 a95,
@@ -186,6 +214,7 @@ fn table(s: &ScenarioResult) -> Option<ExtraTable> {
                 fmt_us(gateway_cpu),
                 fmt_us(copro_cpu),
                 calls.map(|c| format!("{c:.2}")).unwrap_or_else(dash),
+                spans.map(|c| format!("{c:.2}")).unwrap_or_else(dash),
             ]
         })
         .collect();
@@ -194,6 +223,7 @@ fn table(s: &ScenarioResult) -> Option<ExtraTable> {
         headers: [
             "target",
             "over",
+            "req/s change (closed model)",
             "p50 µs",
             "added p50",
             "added p95",
@@ -201,6 +231,7 @@ fn table(s: &ScenarioResult) -> Option<ExtraTable> {
             "gateway CPU µs/req",
             "coprocessor CPU µs/req",
             "coprocessor calls/req",
+            "spans/req",
         ]
         .map(String::from)
         .to_vec(),
@@ -220,6 +251,13 @@ mod tests {
         let noise = paired_difference(&[(650.0, 640.0), (700.0, 730.0), (640.0, 650.0)]);
         let s = fmt_added(noise.as_ref());
         assert!(s.contains("below resolution (±"), "{s}");
+        // Two rounds that differ alike are not a resolved difference: too few rounds.
+        let two = paired_difference(&[(650.0, 960.0), (700.0, 1012.0)]);
+        let s = fmt_added(two.as_ref());
+        assert!(
+            s.contains("2 rounds: too few") && !s.contains("below"),
+            "{s}"
+        );
         assert_eq!(fmt_added(None), dash());
     }
 

@@ -303,6 +303,7 @@ fn run_trial(cx: &mut TrialCx<'_>, sub: &Subscriptions) -> TrialResult {
         generator,
         saturation,
         upstream: None,
+        tracing: None,
         sweep: None,
         database: None,
         warmup: None,

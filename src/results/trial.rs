@@ -27,6 +27,9 @@ pub struct TrialResult {
     /// steal, frequency.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub noise: Option<NoiseInfo>,
+    /// A tracing variant: what its collector received during the trial (warm-up included).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tracing: Option<TracingUsage>,
     /// Why this trial is not counted (it was measured again), e.g. interference.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub excluded: Option<String>,
@@ -91,6 +94,16 @@ pub struct UpstreamUsage {
     pub coprocessor_calls_per_request: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub coprocessor_cpu_pct: Option<f64>,
+}
+
+/// Spans a tracing variant exported during a trial, as its collector counted them.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct TracingUsage {
+    pub spans: u64,
+    /// Spans per client request (warm-up and window together).
+    pub spans_per_request: f64,
+    /// OTLP export requests (batches) received.
+    pub exports: u64,
 }
 
 #[derive(Serialize, Deserialize, Debug, Clone)]

@@ -12,6 +12,7 @@ use std::time::Duration;
 use base64::Engine as _;
 use gqlbench_engine::{check_with_headers, Endpoint, HeaderRule, Variant};
 
+use super::collector::SpanCounts;
 use super::subgraphs::SeenHeaders;
 use crate::catalog::target::{Customization, Customizes};
 
@@ -84,7 +85,7 @@ pub fn subgraph_problem(
                 ))
             }
         },
-        Customizes::GuidHeaders => return None,
+        Customizes::GuidHeaders | Customizes::Tracing => return None,
     };
     if seen.requests == 0 {
         return Some(format!(
@@ -155,9 +156,40 @@ pub fn precheck(
                     .map_err(|e| format!("customization guid-headers by {}: {e}", c.by))?;
             }
         }
-        Customizes::SubgraphHeader => {}
+        Customizes::SubgraphHeader | Customizes::Tracing => {}
     }
     Ok(())
+}
+
+/// Why a tracing variant's trial does not prove it exported, if it does not: no span
+/// reached the collector, or some exports could not be decoded.
+pub fn tracing_problem(
+    c: Option<&Customization>,
+    before: Option<SpanCounts>,
+    after: Option<SpanCounts>,
+) -> Option<String> {
+    let c = c.filter(|c| c.does == Customizes::Tracing)?;
+    let (Some(a), Some(b)) = (before, after) else {
+        return Some(format!(
+            "customization tracing by {}: the collector's counts are unreadable, so nothing proves it exported",
+            c.by
+        ));
+    };
+    let spans = b.spans.saturating_sub(a.spans);
+    let bad = b.undecodable.saturating_sub(a.undecodable);
+    if bad > 0 {
+        return Some(format!(
+            "customization tracing by {}: {bad} exports the collector could not decode (see its log)",
+            c.by
+        ));
+    }
+    (spans == 0).then(|| {
+        format!(
+            "customization tracing by {}: no span reached the collector during the trial ({} exports)",
+            c.by,
+            b.requests.saturating_sub(a.requests)
+        )
+    })
 }
 
 #[cfg(test)]
@@ -220,6 +252,35 @@ mod tests {
         assert!(p.contains("no request"), "{p}");
         // The baseline has no customization: nothing to prove.
         assert_eq!(subgraph_problem(None, &seen(150, &[]), &[]), None);
+    }
+
+    #[test]
+    fn a_tracing_variant_must_deliver_spans_that_decode() {
+        let c = Customization {
+            does: Customizes::Tracing,
+            by: "config".into(),
+        };
+        let at = |requests, spans, undecodable| {
+            Some(SpanCounts {
+                requests,
+                spans,
+                undecodable,
+            })
+        };
+        assert_eq!(tracing_problem(Some(&c), at(1, 10, 0), at(3, 250, 0)), None);
+        let p = tracing_problem(Some(&c), at(1, 10, 0), at(1, 10, 0)).unwrap();
+        assert!(p.contains("no span") && p.contains("0 exports"), "{p}");
+        let p = tracing_problem(Some(&c), at(1, 10, 0), at(3, 250, 1)).unwrap();
+        assert!(
+            p.contains("1 exports the collector could not decode"),
+            "{p}"
+        );
+        let p = tracing_problem(Some(&c), None, at(3, 250, 0)).unwrap();
+        assert!(p.contains("unreadable"), "{p}");
+        // Not a tracing variant: nothing to prove.
+        let other = custom(Customizes::SubgraphHeader);
+        assert_eq!(tracing_problem(Some(&other), None, None), None);
+        assert_eq!(tracing_problem(None, None, None), None);
     }
 
     #[test]

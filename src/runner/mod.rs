@@ -3,6 +3,7 @@
 //! kind's trials interleaved), saving results after every trial so an interrupted run
 //! loses nothing.
 pub mod answers;
+pub mod collector;
 pub mod coprocessor;
 pub mod customization;
 pub mod database;

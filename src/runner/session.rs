@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use gqlbench_engine::Endpoint;
 
+use super::collector::{self, Collector};
 use super::coprocessor::{self, Coprocessor};
 use super::ready::{wait_ready, Readiness};
 use super::subgraphs::{self, Subgraphs};
@@ -28,6 +29,8 @@ pub struct Session {
     pub subgraphs: Option<Subgraphs>,
     /// The coprocessor of a gateway variant (stopped with it).
     pub coprocessor: Option<Coprocessor>,
+    /// The trace collector of a tracing variant (stopped with it).
+    pub collector: Option<Collector>,
     /// Headers every response must carry (a customization's proof, checked by the engine).
     pub response_headers: Option<gqlbench_engine::HeaderRule>,
     /// What this gateway variant adds to each request, to be proven per trial.
@@ -68,6 +71,8 @@ pub struct StartOptions<'a> {
     /// Headers the readiness probe carries (the scenario's: a gateway may refuse requests
     /// without its token).
     pub headers: Vec<(String, String)>,
+    /// CPUs for a variant's helpers (coprocessor, trace collector): away from the target.
+    pub helper_cpus: Option<&'a CpuSet>,
 }
 
 impl<'a> StartOptions<'a> {
@@ -98,6 +103,7 @@ impl<'a> StartOptions<'a> {
             env,
             cold,
             headers: sp.load.headers.clone(),
+            helper_cpus: plan.isolation.generator.as_ref(),
         }
     }
 }
@@ -141,13 +147,8 @@ impl Session {
         let coprocessor = match &t.coprocessor_def {
             None => None,
             Some(c) => Some(
-                Coprocessor::start(
-                    c,
-                    o.federation.as_ref().and_then(|f| f.cpus),
-                    coprocessor::log_path(&o.log),
-                    o.cancelled,
-                )
-                .map_err(|e| fail(TargetStatus::StartFailed, format!("{e:#}"), None))?,
+                Coprocessor::start(c, o.helper_cpus, coprocessor::log_path(&o.log), o.cancelled)
+                    .map_err(|e| fail(TargetStatus::StartFailed, format!("{e:#}"), None))?,
             ),
         };
         let expand = |s: &str| {
@@ -168,6 +169,20 @@ impl Session {
         }
         if let Some(c) = &coprocessor {
             env.insert(coprocessor::URL_ENV.into(), c.url());
+        }
+        let tracing = t
+            .customization
+            .as_ref()
+            .is_some_and(|c| c.does == crate::catalog::target::Customizes::Tracing);
+        let collector = match tracing {
+            false => None,
+            true => Some(
+                Collector::start(o.helper_cpus, o.log.with_extension("otlp.log"), o.cancelled)
+                    .map_err(|e| fail(TargetStatus::StartFailed, format!("{e:#}"), None))?,
+            ),
+        };
+        if let Some(c) = &collector {
+            env.insert(collector::URL_ENV.into(), c.url());
         }
         env.extend(o.env.clone());
         env.insert(t.start.port_env.clone(), port.to_string());
@@ -294,6 +309,7 @@ impl Session {
                         verified_cpus,
                         subgraphs,
                         coprocessor,
+                        collector,
                         response_headers: super::customization::response_rule(
                             t.customization.as_ref(),
                         ),
@@ -342,6 +358,9 @@ impl Session {
             s.stop();
         }
         if let Some(c) = self.coprocessor.as_mut() {
+            c.stop();
+        }
+        if let Some(c) = self.collector.as_mut() {
             c.stop();
         }
     }

@@ -26,6 +26,11 @@ pub fn longest_window(duration: Duration) -> Duration {
         .min(duration + Duration::from_secs(120))
 }
 
+/// How long a tracing variant's exporter is given after a trial that saw no batch yet
+/// (batch span processors export every few seconds; the OpenTelemetry SDKs' default
+/// schedule delay is 5 s).
+pub const TRACE_FLUSH: Duration = Duration::from_millis(5500);
+
 /// Subgraph CPU above this share of its cores means it may limit the gateway.
 pub const SUBGRAPH_CPU_LIMIT: f64 = 0.80;
 
@@ -49,6 +54,7 @@ pub struct Measured {
     pub problems: Vec<String>,
     pub warmup: Option<WarmupInfo>,
     pub noise: Option<NoiseInfo>,
+    pub tracing: Option<TracingUsage>,
 }
 
 impl Measured {
@@ -63,6 +69,7 @@ impl Measured {
             problems: vec!["the sweep ran no step".into()],
             warmup: None,
             noise: None,
+            tracing: None,
         }
     }
 }
@@ -151,6 +158,7 @@ pub fn measure(
         Sampler::start(c.process.pid, None, None, VITALS_INTERVAL, gate, end)
     });
     let copro_before = sess.coprocessor.as_ref().and_then(|c| c.calls());
+    let spans_before = sess.collector.as_ref().and_then(|c| c.counts());
     let headers_before = sess.subgraphs.as_ref().and_then(|s| s.headers());
     let noise_watch = {
         let (gate, end) = window(control.live.clone());
@@ -296,6 +304,39 @@ pub fn measure(
             problems.push(format!("coprocessor {} exited ({st})", c.name));
         }
     }
+    // Exporters send in batches every few seconds, so a trial's count runs one batch late
+    // (the previous trial's tail in, its own tail out: even over the rounds). A trial that
+    // saw no batch yet waits for one, up to TRACE_FLUSH, before it is judged.
+    let tracing = sess.collector.as_ref().map(|c| {
+        let waited = std::time::Instant::now();
+        let mut after = c.counts();
+        while after
+            .zip(spans_before)
+            .is_some_and(|(b, a)| b.spans == a.spans)
+            && waited.elapsed() < TRACE_FLUSH
+            && !ctx.cancelled()
+        {
+            std::thread::sleep(Duration::from_millis(100));
+            after = c.counts();
+        }
+        problems.extend(super::customization::tracing_problem(
+            sess.customization.as_ref(),
+            spans_before,
+            after,
+        ));
+        let (a, b) = (spans_before.unwrap_or_default(), after.unwrap_or_default());
+        let client = result.requests + result.warmup_requests;
+        let spans = b.spans.saturating_sub(a.spans);
+        TracingUsage {
+            spans,
+            spans_per_request: if client > 0 {
+                spans as f64 / client as f64
+            } else {
+                0.0
+            },
+            exports: b.requests.saturating_sub(a.requests),
+        }
+    });
     if let (Some(before), Some(after)) = (
         cap_hits_before,
         sess.cgroup.as_ref().and_then(|c| c.memory_cap_hits()),
@@ -325,6 +366,7 @@ pub fn measure(
         });
     }
     Measured {
+        tracing,
         warmup: warmup_info,
         noise,
         load: result,
@@ -372,6 +414,7 @@ pub fn conclude(
         generator: m.generator,
         saturation: m.saturation,
         upstream: m.upstream,
+        tracing: m.tracing,
         warmup: m.warmup,
         noise: m.noise,
         excluded: None,

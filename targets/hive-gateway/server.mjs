@@ -15,6 +15,26 @@ import { serveHttp } from '../_node/server-common.mjs';
 import { supergraphPath } from '../_federation/gateway-common.mjs';
 import { selectedPlugins } from './plugins.mjs';
 
+// The tracing variants (targets/hive-gateway-tracing-*): traces exported over OTLP/HTTP to
+// the run's collector, sampled at GQLBENCH_TRACE_SAMPLING; without GQLBENCH_OTLP_URL no
+// tracing is set up at all (the plain target).
+const otlp = process.env.GQLBENCH_OTLP_URL;
+let tracing = null;
+if (otlp) {
+  const { openTelemetrySetup } = await import('@graphql-hive/plugin-opentelemetry/setup');
+  const { AsyncLocalStorageContextManager } = await import('@opentelemetry/context-async-hooks');
+  const { OTLPTraceExporter } = await import('@opentelemetry/exporter-trace-otlp-http');
+  openTelemetrySetup({
+    contextManager: new AsyncLocalStorageContextManager(),
+    traces: { exporter: new OTLPTraceExporter({ url: `${otlp}/v1/traces` }) },
+    samplingRate: Number(process.env.GQLBENCH_TRACE_SAMPLING ?? '1'),
+    resource: { serviceName: 'hive-gateway' },
+  });
+  // What the CLI's `openTelemetry: { traces: true }` adds; the runtime alone does not.
+  const { useOpenTelemetry } = await import('@graphql-hive/plugin-opentelemetry');
+  tracing = (ctx) => useOpenTelemetry({ traces: true, log: ctx.log });
+}
+
 const gateway = createGatewayRuntime({
   supergraph: supergraphPath(),
   graphqlEndpoint: '/graphql',
@@ -22,7 +42,7 @@ const gateway = createGatewayRuntime({
   graphiql: false,
   logging: 'warn',
   // The extensibility suite's variants (targets/hive-gateway-*) load one customization.
-  plugins: () => selectedPlugins(),
+  plugins: (ctx) => [...(tracing ? [tracing(ctx)] : []), ...selectedPlugins()],
 });
 
 const server = serveHttp('hive-gateway', createServer(gateway));
