@@ -121,6 +121,16 @@ fn median_of(xs: impl Iterator<Item = f64>) -> Option<f64> {
     (!v.is_empty()).then(|| stats::median(&v))
 }
 
+/// An open model at one rate (not a sweep of rates): every target that keeps up serves
+/// the rate, so throughput ranks nothing (latency and the overhead tables say what differs).
+pub fn fixed_rate(s: &ScenarioResult) -> bool {
+    s.load.model == "open"
+        && s.load.stages.is_empty()
+        && s.targets
+            .iter()
+            .all(|t| t.trials.iter().all(|x| x.sweep.is_none()))
+}
+
 /// Whether a target's figures may be ranked: every trial valid and nothing flagged.
 pub fn rankable(t: &TargetResult) -> bool {
     t.summary
@@ -134,6 +144,9 @@ pub fn rankable(t: &TargetResult) -> bool {
 /// round is a block, so the machine's drift cancels out); the fastest is named only when
 /// the interval of its margin excludes zero.
 pub fn rank(s: &ScenarioResult) -> Option<Ranking> {
+    if fixed_rate(s) {
+        return None;
+    }
     let rows: Vec<crate::runner::rounds::Row> = s
         .targets
         .iter()

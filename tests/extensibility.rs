@@ -67,6 +67,8 @@ fn a_plugin_that_adds_the_subgraph_header_proves_it_and_one_switched_off_is_inva
         .as_ref()
         .unwrap();
     assert!(base.headers.is_empty(), "{:?}", base.headers);
+    // At a fixed rate throughput ranks nothing: no ranking is made.
+    assert!(r.scenarios[0].ranking.is_none());
     // The overhead table compares the variant with its base.
     let t = target(&r, 0, "hive-gateway-header-plugin");
     assert_eq!(t.base.as_deref(), Some("hive-gateway"));

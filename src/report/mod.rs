@@ -206,6 +206,9 @@ pub fn rows(s: &ScenarioResult) -> Vec<Row> {
 /// otherwise why no single fastest is named.
 pub fn verdict(s: &ScenarioResult) -> String {
     let Some(r) = &s.ranking else {
+        if crate::summary::fixed_rate(s) {
+            return "no throughput ranking: at a fixed arrival rate every target that keeps up serves the rate; compare latency".into();
+        }
         return "no ranking: fewer than two valid, unsaturated targets (baselines are not ranked)"
             .into();
     };
