@@ -161,8 +161,9 @@ fn a_tracing_variant_delivers_spans_and_one_that_exports_nowhere_is_invalid() {
     );
 }
 
-/// A coprocessor that answers every payload unchanged: it "ran" but did no work.
-fn lazy_coprocessor() -> (u16, std::thread::JoinHandle<()>) {
+/// A coprocessor that answers every payload unchanged: it "ran" but did no work; or, with
+/// `garbage`, one that answers with a body that is not JSON.
+fn lazy_coprocessor(garbage: bool) -> (u16, std::thread::JoinHandle<()>) {
     let l = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = l.local_addr().unwrap().port();
     let h = std::thread::spawn(move || {
@@ -191,6 +192,9 @@ fn lazy_coprocessor() -> (u16, std::thread::JoinHandle<()>) {
                     let mut body = vec![0; len];
                     if r.read_exact(&mut body).is_err() {
                         return;
+                    }
+                    if garbage {
+                        body = b"<html>oops</html>".to_vec();
                     }
                     let head = format!(
                         "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n",
@@ -224,7 +228,7 @@ fn a_coprocessor_variant_is_measured_with_its_calls_and_a_lazy_coprocessor_is_ca
     );
     assert!(up.coprocessor_cpu_pct.is_some_and(|c| c > 0.0));
 
-    let (port, _h) = lazy_coprocessor();
+    let (port, _h) = lazy_coprocessor(false);
     let (code, r) = run(
         "subgraph-header",
         "hive-gateway-header-node",

@@ -5,9 +5,9 @@
 //! exported and give spans per request.
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 
 use crate::sys::cpus::CpuSet;
 use crate::sys::process::{free_port, SpawnSpec, TargetProcess};
@@ -50,25 +50,14 @@ impl Collector {
             cpus: cpus.cloned(),
             cgroup_procs: vec![],
         })?;
-        let started = Instant::now();
-        loop {
-            if cancelled() {
-                bail!("interrupted");
-            }
-            if let Some(st) = process.exited() {
-                bail!(
-                    "the OTLP receiver exited during start-up ({st}):\n{}",
-                    process.log_tail(10)
-                );
-            }
-            match super::subgraphs::http_get_text(port, "/health") {
-                Ok(_) => break,
-                Err(e) if started.elapsed() > Duration::from_secs(10) => {
-                    bail!("the OTLP receiver not ready after 10 s: {e:#}")
-                }
-                Err(_) => std::thread::sleep(super::ready::READY_POLL),
-            }
-        }
+        super::ready::wait_http_ok(
+            "the OTLP receiver",
+            &mut process,
+            port,
+            "/health",
+            Duration::from_secs(10),
+            cancelled,
+        )?;
         Ok(Collector { process, port })
     }
 

@@ -6,9 +6,9 @@
 //! keeps is targets/_coprocessors/CONTRACT.md.
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use anyhow::{bail, Result};
+use anyhow::Result;
 
 use crate::catalog::TargetDef;
 use crate::sys::cpus::CpuSet;
@@ -52,34 +52,14 @@ impl Coprocessor {
             cpus: cpus.cloned(),
             cgroup_procs: vec![],
         })?;
-        let started = Instant::now();
-        loop {
-            if cancelled() {
-                process.stop(Duration::from_secs(1));
-                bail!("interrupted");
-            }
-            if let Some(st) = process.exited() {
-                bail!(
-                    "coprocessor {} exited during start-up ({st}):\n{}",
-                    t.name,
-                    super::install::indent(&process.log_tail(15))
-                );
-            }
-            match super::subgraphs::http_get_text(port, &t.start.path) {
-                Ok(_) => break,
-                Err(e) if started.elapsed() >= t.start.ready_timeout => {
-                    process.stop(Duration::from_secs(1));
-                    bail!(
-                        "coprocessor {} not ready after {} (GET {}: {e:#}):\n{}",
-                        t.name,
-                        humantime::format_duration(t.start.ready_timeout),
-                        t.start.path,
-                        super::install::indent(&process.log_tail(15))
-                    );
-                }
-                Err(_) => std::thread::sleep(super::ready::READY_POLL),
-            }
-        }
+        super::ready::wait_http_ok(
+            &format!("coprocessor {}", t.name),
+            &mut process,
+            port,
+            &t.start.path,
+            t.start.ready_timeout,
+            cancelled,
+        )?;
         Ok(Coprocessor {
             name: t.name.clone(),
             process,

@@ -29,6 +29,41 @@ pub fn problem(v: &Verdict) -> Option<String> {
         .map(|kind| format!("{}: {}", crate::results::kind_name(kind), v.detail))
 }
 
+/// Waits until a helper process (a coprocessor, the trace collector) answers `GET path`
+/// with 200: Err says why not (it exited, it timed out, the run was interrupted), with the
+/// end of its log, and the process is stopped.
+pub fn wait_http_ok(
+    what: &str,
+    process: &mut TargetProcess,
+    port: u16,
+    path: &str,
+    timeout: Duration,
+    cancelled: &dyn Fn() -> bool,
+) -> anyhow::Result<()> {
+    let start = Instant::now();
+    loop {
+        let why = if cancelled() {
+            "interrupted".to_string()
+        } else if let Some(st) = process.exited() {
+            format!("{what} exited during start-up ({st})")
+        } else {
+            match super::subgraphs::http_get_text(port, path) {
+                Ok(_) => return Ok(()),
+                Err(e) if start.elapsed() >= timeout => format!(
+                    "{what} not ready after {} (GET {path}: {e:#})",
+                    humantime::format_duration(timeout)
+                ),
+                Err(_) => {
+                    std::thread::sleep(READY_POLL);
+                    continue;
+                }
+            }
+        };
+        process.stop(Duration::from_secs(1));
+        anyhow::bail!("{why}:\n{}", super::install::indent(&process.log_tail(15)));
+    }
+}
+
 /// Poll interval of readiness checks; cold-start measurements poll faster.
 pub const READY_POLL: Duration = Duration::from_millis(50);
 
