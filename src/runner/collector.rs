@@ -66,7 +66,7 @@ impl Collector {
     }
 
     pub fn counts(&self) -> Option<SpanCounts> {
-        super::subgraphs::http_get(self.port, "/stats")
+        super::loopback::get_json(self.port, "/stats")
             .ok()
             .and_then(|v| serde_json::from_value(v).ok())
     }

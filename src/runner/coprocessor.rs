@@ -73,7 +73,7 @@ impl Coprocessor {
 
     /// Calls served per endpoint since start (None when it cannot be read).
     pub fn stats(&self) -> Option<BTreeMap<String, u64>> {
-        super::subgraphs::http_get(self.port, "/stats")
+        super::loopback::get_json(self.port, "/stats")
             .ok()
             .and_then(|v| serde_json::from_value(v).ok())
     }

@@ -11,6 +11,7 @@ pub mod gc;
 pub mod install;
 pub mod install_record;
 pub mod leftovers;
+pub mod loopback;
 pub mod noise;
 pub mod out_dir;
 pub mod ready;
@@ -21,6 +22,7 @@ pub mod scenario;
 pub mod session;
 pub mod subgraphs;
 pub mod trial;
+pub mod variant_watch;
 pub mod vitals;
 pub mod warmup;
 

@@ -47,7 +47,7 @@ pub fn wait_http_ok(
         } else if let Some(st) = process.exited() {
             format!("{what} exited during start-up ({st})")
         } else {
-            match super::subgraphs::http_get_text(port, path) {
+            match super::loopback::get_text(port, path) {
                 Ok(_) => return Ok(()),
                 Err(e) if start.elapsed() >= timeout => format!(
                     "{what} not ready after {} (GET {path}: {e:#})",

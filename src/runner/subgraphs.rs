@@ -2,10 +2,8 @@
 //! gateway, pinned away from the gateway, with the scenario's delays and the Federation
 //! version the gateway needs; its request counters give upstream calls per client request.
 use std::collections::BTreeMap;
-use std::io::{Read, Write};
-use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 use gqlbench_engine::Endpoint;
@@ -139,7 +137,7 @@ impl Subgraphs {
     /// Requests served per subgraph since start.
     pub fn counters(&self) -> Option<BTreeMap<String, u64>> {
         let port = *self.ports.values().next()?;
-        http_get(port, "/counters")
+        super::loopback::get_json(port, "/counters")
             .ok()
             .and_then(|v| serde_json::from_value(v).ok())
     }
@@ -152,7 +150,7 @@ impl Subgraphs {
     /// `header_tally`).
     pub fn headers(&self) -> Option<SeenHeaders> {
         let port = *self.ports.values().next()?;
-        http_get(port, "/headers")
+        super::loopback::get_json(port, "/headers")
             .ok()
             .and_then(|v| serde_json::from_value(v).ok())
     }
@@ -193,44 +191,6 @@ impl SeenHeaders {
             headers,
         }
     }
-
-    /// Requests that carried `name` (any value).
-    pub fn with(&self, name: &str) -> u64 {
-        self.headers
-            .get(name)
-            .map(|m| m.values().sum())
-            .unwrap_or(0)
-    }
-}
-
-/// A minimal HTTP/1.1 GET on loopback answering 200 with one small JSON body (the
-/// subgraphs' counters, a coprocessor's health and stats).
-pub fn http_get(port: u16, path: &str) -> Result<serde_json::Value> {
-    Ok(serde_json::from_str(http_get_text(port, path)?.trim())?)
-}
-
-/// A minimal HTTP/1.1 GET on loopback: the body of a 200 answer with Content-Length.
-pub fn http_get_text(port: u16, path: &str) -> Result<String> {
-    let deadline = Instant::now() + Duration::from_secs(2);
-    let mut s = TcpStream::connect(("127.0.0.1", port))?;
-    s.set_read_timeout(Some(Duration::from_secs(2)))?;
-    write!(
-        s,
-        "GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
-    )?;
-    let mut buf = Vec::new();
-    s.read_to_end(&mut buf)?;
-    if Instant::now() > deadline {
-        bail!("GET {path} timed out");
-    }
-    let text = String::from_utf8_lossy(&buf);
-    let (head, body) = text.split_once("\r\n\r\n").context("no HTTP body")?;
-    if !head.starts_with("HTTP/1.1 200") {
-        bail!("GET {path}: {}", head.lines().next().unwrap_or(""));
-    }
-    // A chunked body would need decoding; the subgraphs and coprocessors send
-    // Content-Length.
-    Ok(body.to_string())
 }
 
 #[cfg(test)]

@@ -26,11 +26,6 @@ pub fn longest_window(duration: Duration) -> Duration {
         .min(duration + Duration::from_secs(120))
 }
 
-/// How long a tracing variant's exporter is given after a trial that saw no batch yet
-/// (batch span processors export every few seconds; the OpenTelemetry SDKs' default
-/// schedule delay is 5 s).
-pub const TRACE_FLUSH: Duration = Duration::from_millis(5500);
-
 /// Subgraph CPU above this share of its cores means it may limit the gateway.
 pub const SUBGRAPH_CPU_LIMIT: f64 = 0.80;
 
@@ -153,13 +148,10 @@ pub fn measure(
         let (gate, end) = window(control.live.clone());
         Sampler::start(s.process.pid, None, None, VITALS_INTERVAL, gate, end)
     });
-    let copro_sampler = sess.coprocessor.as_ref().map(|c| {
+    let variant = super::variant_watch::VariantWatch::start(sess, |pid| {
         let (gate, end) = window(control.live.clone());
-        Sampler::start(c.process.pid, None, None, VITALS_INTERVAL, gate, end)
+        Sampler::start(pid, None, None, VITALS_INTERVAL, gate, end)
     });
-    let copro_before = sess.coprocessor.as_ref().and_then(|c| c.calls());
-    let spans_before = sess.collector.as_ref().and_then(|c| c.counts());
-    let headers_before = sess.subgraphs.as_ref().and_then(|s| s.headers());
     let noise_watch = {
         let (gate, end) = window(control.live.clone());
         super::noise::Watch::start(gate, end)
@@ -194,6 +186,10 @@ pub fn measure(
         .min(result.threads.max(1));
     let generator = GeneratorUsage::measure(result.generator_cpu_s, result.elapsed_s, cores);
     let mut saturation = saturation::check(load, &result, &generator);
+    // Counters cover warm-up and window alike, so ratios use both request counts.
+    let client = result.requests + result.warmup_requests;
+    let mut variant = variant.finish(sess, client, &load.headers, &|| ctx.cancelled());
+    problems.append(&mut variant.problems);
     let upstream = match (sess.subgraphs.as_ref(), sub_sampler) {
         (Some(s), Some(sampler)) => {
             let sv = sampler.finish();
@@ -211,8 +207,6 @@ pub fn measure(
                     s.process.log.display()
                 ));
             }
-            // Counters cover warm-up and window alike, so the ratio uses both request counts.
-            let client = result.requests + result.warmup_requests;
             let total: u64 = calls.values().sum();
             let sub_cores = plan
                 .isolation
@@ -220,50 +214,19 @@ pub fn measure(
                 .as_ref()
                 .map(|c| c.0.len())
                 .unwrap_or(1);
-            let seen = match (&headers_before, s.headers()) {
-                (Some(a), Some(b)) => Some(a.delta(&b)),
-                _ => None,
-            };
-            if let Some(c) = &sess.customization {
-                match &seen {
-                    None => problems.push(format!(
-                        "customization {}: the subgraphs' header counts are unreadable, so nothing proves it ran",
-                        c.does.label()
-                    )),
-                    Some(d) => problems.extend(super::customization::subgraph_problem(
-                        Some(c),
-                        d,
-                        &load.headers,
-                    )),
-                }
-            }
-            let per_client = |n: u64| {
-                if client > 0 {
-                    n as f64 / client as f64
+            let u = UpstreamUsage {
+                calls_per_request: if client > 0 {
+                    total as f64 / client as f64
                 } else {
                     0.0
-                }
-            };
-            let copro_calls = match (copro_before, sess.coprocessor.as_ref()) {
-                (Some(a), Some(c)) => c.calls().map(|b| per_client(b.saturating_sub(a))),
-                _ => None,
-            };
-            if let (Some(c), None) = (sess.coprocessor.as_ref(), copro_calls) {
-                problems.push(format!(
-                    "coprocessor {} stats unreadable: did it die? (its log: {})",
-                    c.name,
-                    c.process.log.display()
-                ));
-            }
-            let u = UpstreamUsage {
-                calls_per_request: per_client(total),
+                },
                 calls,
                 subgraph_cpu_pct: sv.cpu_avg_pct,
                 subgraph_cores: sub_cores,
                 subgraph_rss_peak_bytes: sv.rss_peak_bytes,
-                headers: seen.map(|d| d.headers).unwrap_or_default(),
-                coprocessor_calls_per_request: copro_calls,
-                coprocessor_cpu_pct: copro_sampler.map(|s| s.finish().cpu_avg_pct),
+                headers: std::mem::take(&mut variant.headers),
+                coprocessor_calls_per_request: variant.coprocessor_calls_per_request,
+                coprocessor_cpu_pct: variant.coprocessor_cpu_pct,
             };
             // The subgraphs share the generator's CPUs (the target has the others): their
             // CPU and the generator's together must leave headroom too.
@@ -299,44 +262,6 @@ pub fn measure(
             problems.push(format!("the subgraphs exited ({st})"));
         }
     }
-    if let Some(c) = sess.coprocessor.as_mut() {
-        if let Some(st) = c.process.exited() {
-            problems.push(format!("coprocessor {} exited ({st})", c.name));
-        }
-    }
-    // Exporters send in batches every few seconds, so a trial's count runs one batch late
-    // (the previous trial's tail in, its own tail out: even over the rounds). A trial that
-    // saw no batch yet waits for one, up to TRACE_FLUSH, before it is judged.
-    let tracing = sess.collector.as_ref().map(|c| {
-        let waited = std::time::Instant::now();
-        let mut after = c.counts();
-        while after
-            .zip(spans_before)
-            .is_some_and(|(b, a)| b.spans == a.spans)
-            && waited.elapsed() < TRACE_FLUSH
-            && !ctx.cancelled()
-        {
-            std::thread::sleep(Duration::from_millis(100));
-            after = c.counts();
-        }
-        problems.extend(super::customization::tracing_problem(
-            sess.customization.as_ref(),
-            spans_before,
-            after,
-        ));
-        let (a, b) = (spans_before.unwrap_or_default(), after.unwrap_or_default());
-        let client = result.requests + result.warmup_requests;
-        let spans = b.spans.saturating_sub(a.spans);
-        TracingUsage {
-            spans,
-            spans_per_request: if client > 0 {
-                spans as f64 / client as f64
-            } else {
-                0.0
-            },
-            exports: b.requests.saturating_sub(a.requests),
-        }
-    });
     if let (Some(before), Some(after)) = (
         cap_hits_before,
         sess.cgroup.as_ref().and_then(|c| c.memory_cap_hits()),
@@ -366,7 +291,7 @@ pub fn measure(
         });
     }
     Measured {
-        tracing,
+        tracing: variant.tracing,
         warmup: warmup_info,
         noise,
         load: result,
