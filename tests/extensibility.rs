@@ -143,7 +143,17 @@ fn a_tracing_variant_delivers_spans_and_one_that_exports_nowhere_is_invalid() {
     let tr = t.trials[0].tracing.as_ref().expect("spans counted");
     assert!(tr.spans > 0 && tr.exports > 0, "{tr:?}");
     assert!(target(&r, 0, "hive-gateway").trials[0].tracing.is_none());
+    // The spans went through the real OpenTelemetry Collector the scenario names (built
+    // from the Go module proxy by the run), and neither it nor the counter outlives it.
+    assert_eq!(
+        r.scenarios[0]
+            .overhead
+            .as_ref()
+            .and_then(|o| o.trace_collector.as_deref()),
+        Some("otel-collector")
+    );
     assert_no_process("serve-otlp");
+    assert_no_process("otelcol");
 
     // Its exporter pointed where nothing listens: tracing "on", nothing delivered.
     let (code, r) = run(
@@ -161,9 +171,19 @@ fn a_tracing_variant_delivers_spans_and_one_that_exports_nowhere_is_invalid() {
     );
 }
 
-/// A coprocessor that answers every payload unchanged: it "ran" but did no work; or, with
-/// `garbage`, one that answers with a body that is not JSON.
-fn lazy_coprocessor(garbage: bool) -> (u16, std::thread::JoinHandle<()>) {
+/// How a misbehaving coprocessor answers.
+#[derive(Clone, Copy, PartialEq)]
+enum Misbehaves {
+    /// Every payload unchanged: it "ran" but did no work.
+    Lazy,
+    /// A body that is not JSON.
+    Garbage,
+    /// Unchanged, but only after 3 s: past the caller's 2-s coprocessor timeout.
+    Slow,
+}
+
+/// A coprocessor on a free port that misbehaves as `how`.
+fn lazy_coprocessor(how: Misbehaves) -> (u16, std::thread::JoinHandle<()>) {
     let l = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = l.local_addr().unwrap().port();
     let h = std::thread::spawn(move || {
@@ -193,8 +213,10 @@ fn lazy_coprocessor(garbage: bool) -> (u16, std::thread::JoinHandle<()>) {
                     if r.read_exact(&mut body).is_err() {
                         return;
                     }
-                    if garbage {
-                        body = b"<html>oops</html>".to_vec();
+                    match how {
+                        Misbehaves::Lazy => {}
+                        Misbehaves::Garbage => body = b"<html>oops</html>".to_vec(),
+                        Misbehaves::Slow => std::thread::sleep(std::time::Duration::from_secs(3)),
                     }
                     let head = format!(
                         "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n",
@@ -228,7 +250,7 @@ fn a_coprocessor_variant_is_measured_with_its_calls_and_a_lazy_coprocessor_is_ca
     );
     assert!(up.coprocessor_cpu_pct.is_some_and(|c| c > 0.0));
 
-    let (port, _h) = lazy_coprocessor(false);
+    let (port, _h) = lazy_coprocessor(Misbehaves::Lazy);
     let (code, r) = run(
         "subgraph-header",
         "hive-gateway-header-node",
@@ -242,4 +264,59 @@ fn a_coprocessor_variant_is_measured_with_its_calls_and_a_lazy_coprocessor_is_ca
             .any(|p| p.contains("0 of") && p.contains("coprocessor")),
         "{problems:?}"
     );
+}
+
+/// The Node coprocessor (the one CI runs) keeps the contract both gateways' protocols need,
+/// checked by the contract's own checker: Apollo's payloads answered in kind, Hive Router's
+/// (no `control`) answered with `"control": "continue"`, 401 breaks, 400s and 404s.
+#[test]
+fn the_node_coprocessor_keeps_the_contract_for_apollo_and_hive_router_payloads() {
+    if std::process::Command::new("python3")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!("skipped: no python3 to run targets/_coprocessors/check.py");
+        return;
+    }
+    Gqlbench::new(["install", "coprocessor-node"])
+        .root(repo())
+        .go()
+        .assert_exit(0);
+    let out = std::process::Command::new("python3")
+        .arg(repo().join("targets/_coprocessors/check.py"))
+        .arg(repo().join("targets/coprocessor-node"))
+        .output()
+        .unwrap();
+    let text =
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("Hive Router's payloads"), "{text}");
+    assert!(text.contains(", 0 failed"), "{text}");
+}
+
+/// A coprocessor that answers with a body that is not JSON, or too late: the variant is
+/// invalid with the reason (every request failed), and the run goes on to its end.
+#[test]
+fn a_coprocessor_answering_garbage_or_past_its_timeout_makes_the_variant_invalid() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    for how in [Misbehaves::Garbage, Misbehaves::Slow] {
+        let (port, _h) = lazy_coprocessor(how);
+        let (code, r) = run(
+            "subgraph-header",
+            "hive-gateway-header-node",
+            &[&format!("GQLBENCH_COPROCESSOR_URL=http://127.0.0.1:{port}")],
+        );
+        assert_eq!(code, Some(1));
+        // The base in the same run is measured and valid.
+        assert!(valid_row(&r, "hive-gateway"));
+        let t = target(&r, 0, "hive-gateway-header-node");
+        assert!(!valid_row(&r, "hive-gateway-header-node"));
+        let why = format!(
+            "{:?} {:?}",
+            t.problem,
+            t.trials.first().map(|x| &x.problems)
+        );
+        assert!(why.contains("errors"), "{why}");
+    }
 }

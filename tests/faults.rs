@@ -283,3 +283,49 @@ fn after_kill_9_no_target_is_left_and_the_next_run_removes_the_leftovers() {
     assert!(left.is_empty(), "cgroups of the killed run left: {left:?}");
     assert!(cgroups_of(pid).is_empty());
 }
+
+#[test]
+fn a_rendered_config_reaches_the_target_and_an_unset_reference_fails_its_start_by_name() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let out_dir = tempfile::tempdir().unwrap();
+    let out = e2e("rendered-config")
+        .warmup("200ms")
+        .duration("1s")
+        .trials(1)
+        .json()
+        .out(out_dir.path())
+        .go();
+    assert_eq!(
+        out.code,
+        Some(1),
+        "one target fails to start: {}",
+        out.stderr
+    );
+    let r = out.results();
+    // The fixture listens on the port its config file gives: ready only if it was rendered.
+    let good = target(&r, 0, "fx-rendered-config");
+    assert_eq!(good.status, TargetStatus::Ok, "{:?}", good.problem);
+    assert!(good.summary.as_ref().is_some_and(|s| s.valid));
+    // The rendered copy stays with the run's logs, the reference replaced.
+    let logs = out_dir.path().join("logs");
+    let rendered: Vec<String> = std::fs::read_dir(&logs)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "yaml"))
+        .map(|p| std::fs::read_to_string(p).unwrap())
+        .collect();
+    assert!(
+        rendered
+            .iter()
+            .any(|t| t.contains("port: ") && !t.contains("${env.")),
+        "{rendered:?}"
+    );
+    let bad = target(&r, 0, "fx-config-unset");
+    assert_eq!(bad.status, TargetStatus::StartFailed);
+    let p = bad.problem.as_deref().unwrap_or_default();
+    assert!(
+        p.contains("${env.GQLBENCH_NOT_GIVEN}") && p.contains("fixture.yaml"),
+        "{p}"
+    );
+}

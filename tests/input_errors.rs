@@ -149,3 +149,43 @@ fn an_output_folder_holding_a_run_is_refused_unless_force() {
     assert_ne!(out.code, Some(2), "{}", out.stderr);
     assert!(new.join("results.json").exists());
 }
+
+#[test]
+fn an_overhead_scenario_naming_a_trace_collector_that_is_not_one_is_refused_by_field() {
+    let dir = fixture_copy();
+    let root = dir.path();
+    let variant = root.join("targets/fx-good-traced");
+    std::fs::create_dir_all(&variant).unwrap();
+    std::fs::write(
+        variant.join("target.toml"),
+        "name = \"fx-good-traced\"\nbase = \"fx-good\"\ndescription = \"a variant\"\n",
+    )
+    .unwrap();
+    let scenario = root.join("scenarios/e2e/traced.toml");
+    let write = |collector: &str| {
+        std::fs::write(
+            &scenario,
+            format!(
+                "workload = \"fixture\"\ntargets = [\"fx-good\", \"fx-good-traced\"]\n\
+                 [[operations]]\nname = \"fixture/hello\"\n\
+                 [overhead]\ntrace_collector = \"{collector}\"\n"
+            ),
+        )
+        .unwrap()
+    };
+    for (collector, says) in [
+        ("fx-good", "'fx-good' is not a target of kind \"collector\""),
+        ("nope", "'nope' is not a target of kind \"collector\""),
+    ] {
+        write(collector);
+        let out = Gqlbench::run("e2e").root(root).scenarios("traced").go();
+        out.assert_exit(2);
+        assert!(
+            out.stderr.contains(says)
+                && out.stderr.contains("traced.toml")
+                && out.stderr.contains("collectors: none"),
+            "{}",
+            out.stderr
+        );
+    }
+}

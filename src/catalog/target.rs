@@ -20,6 +20,10 @@ pub enum TargetKind {
     /// A process a gateway calls per request (an Apollo Router coprocessor); started with
     /// the gateway variant that names it, never measured on its own.
     Coprocessor,
+    /// A trace collector (a real OpenTelemetry Collector) that an overhead scenario puts
+    /// between its tracing variants and gqlbench's span counter; started with each tracing
+    /// variant, never measured on its own.
+    Collector,
 }
 
 impl TargetKind {
@@ -31,6 +35,7 @@ impl TargetKind {
             TargetKind::Subgraph => "subgraph",
             TargetKind::Baseline => "baseline",
             TargetKind::Coprocessor => "coprocessor",
+            TargetKind::Collector => "collector",
         }
     }
 }
@@ -74,8 +79,17 @@ pub struct TargetFile {
 #[serde(deny_unknown_fields)]
 pub struct Customization {
     pub does: Customizes,
-    /// How: "config", "rhai", "coprocessor", "plugin".
+    /// How: "config", "rhai", "vrl", "coprocessor", "plugin".
     pub by: String,
+    /// Client awareness: the status a bad token must get. 401 (the original's contract)
+    /// unless the gateway's own mechanism answers otherwise (Hive Router's JWT
+    /// authentication: 403), which the variant says here and the report shows.
+    #[serde(default = "unauthorized")]
+    pub rejects_with: u16,
+}
+
+fn unauthorized() -> u16 {
+    401
 }
 
 #[derive(Deserialize, Serialize, Debug, Clone, Copy, PartialEq, Eq)]
@@ -167,6 +181,11 @@ pub struct StartSpec {
     /// A config file the command names as `{config}` (relative to the target's folder), so
     /// a variant can point the base's command at another file.
     pub config: Option<String>,
+    /// Render `config` at start: `${env.NAME}` in it replaced by what the run gives the
+    /// target (port, coprocessor and collector URLs), for gateways that do not expand
+    /// environment references in their config files themselves (Hive Router).
+    #[serde(default)]
+    pub render_config: bool,
     /// Start-up refusals that are this machine's lot, not the target's fault (a feature
     /// behind a licence the run cannot have): the target is skipped with `why`.
     #[serde(default)]

@@ -106,6 +106,7 @@ pub fn run(root: &Path, a: &CheckArgs) -> Result<ExitCode> {
                 cold: false,
                 headers: Vec::new(),
                 helper_cpus: iso.generator.as_ref(),
+                trace_collector: None,
                 federation: (t.kind == crate::catalog::TargetKind::Gateway).then_some(
                     crate::runner::session::FederationStart {
                         root,

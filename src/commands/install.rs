@@ -70,11 +70,14 @@ pub fn run(root: &Path, a: &InstallArgs) -> Result<ExitCode> {
             if t.install_owner() != t.name {
                 continue;
             }
-            // Coprocessors need their language's toolchain (Go, Python, a JDK, Cargo):
-            // installed with the variants that use them, or when named.
-            if t.kind == crate::catalog::TargetKind::Coprocessor {
+            // Coprocessors and trace collectors need their language's toolchain (Go,
+            // Python, a JDK, Cargo): installed with the runs that use them, or when named.
+            if matches!(
+                t.kind,
+                crate::catalog::TargetKind::Coprocessor | crate::catalog::TargetKind::Collector
+            ) {
                 eprintln!(
-                    "{}: installed with the variants that use it (name it to install now: `gqlbench install {}`)",
+                    "{}: installed with the runs that use it (name it to install now: `gqlbench install {}`)",
                     t.name, t.name
                 );
                 continue;

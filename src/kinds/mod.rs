@@ -130,6 +130,12 @@ pub trait Kind: std::fmt::Debug + Send + Sync {
         }
     }
 
+    /// The real trace collector tracing variants export through (`[overhead]
+    /// trace_collector`), if any.
+    fn trace_collector(&self) -> Option<&crate::catalog::TargetDef> {
+        self.inner().and_then(|k| k.trace_collector())
+    }
+
     /// Trials per target, given the profile's (cold starts count starts instead).
     fn trials(&self, planned: u32) -> u32 {
         self.inner().map_or(planned, |k| k.trials(planned))

@@ -32,6 +32,8 @@ pub const DEF: KindDef = KindDef {
 #[derive(Debug)]
 pub struct Overhead {
     pub spec: OverheadSpec,
+    /// `spec.trace_collector`, resolved.
+    collector: Option<crate::catalog::TargetDef>,
     inner: Arc<dyn Kind>,
 }
 
@@ -60,12 +62,41 @@ fn resolve(cx: &ResolveCx<'_>, inner: Option<Arc<dyn Kind>>) -> Result<Option<Ar
             .bad("[overhead] compares variants (targets with a `base`) with their base, but `targets` names none".into())
             .into());
     }
-    Ok(Some(Arc::new(Overhead { spec, inner })))
+    let collector = match &spec.trace_collector {
+        None => None,
+        Some(name) => match cx.cat.target(name) {
+            Ok(t) if t.kind == crate::catalog::TargetKind::Collector => Some(t.clone()),
+            _ => {
+                let collectors: Vec<&str> = cx
+                    .cat
+                    .targets
+                    .iter()
+                    .filter(|t| t.kind == crate::catalog::TargetKind::Collector)
+                    .map(|t| t.name.as_str())
+                    .collect();
+                return Err(cx
+                    .bad(format!(
+                        "[overhead] trace_collector = '{name}' is not a target of kind \"collector\"; collectors: {}",
+                        if collectors.is_empty() { "none".to_string() } else { collectors.join(", ") }
+                    ))
+                    .into());
+            }
+        },
+    };
+    Ok(Some(Arc::new(Overhead {
+        spec,
+        collector,
+        inner,
+    })))
 }
 
 impl Kind for Overhead {
     fn inner(&self) -> Option<&dyn Kind> {
         Some(self.inner.as_ref())
+    }
+
+    fn trace_collector(&self) -> Option<&crate::catalog::TargetDef> {
+        self.collector.as_ref()
     }
 
     /// The rounds are decided by the profile: at a fixed rate every row's throughput is
@@ -164,7 +195,12 @@ fn fmt_change(c: Option<&crate::stats::Change>) -> String {
 }
 
 fn table(s: &ScenarioResult) -> Option<ExtraTable> {
-    s.overhead.as_ref()?;
+    let spec = s.overhead.as_ref()?;
+    // Where the spans went: the counter directly, or a real collector in front of it.
+    let spans_via = match &spec.trace_collector {
+        Some(c) => format!("; spans/req: spans that passed a real OpenTelemetry Collector ({c}) on their way to gqlbench's counter, per request, both counted over warm-up and window"),
+        None => "; spans/req: spans gqlbench's OTLP receiver counted, per request, both counted over warm-up and window".to_string(),
+    };
     // At a fixed rate the throughput is the rate: its change says nothing.
     let closed = s.load.model == "closed";
     let base_of = |t: &TargetResult| {
@@ -219,7 +255,7 @@ fn table(s: &ScenarioResult) -> Option<ExtraTable> {
         })
         .collect();
     Some(ExtraTable {
-        title: "overhead of each variant over its base: latency added per request, mean of the per-round differences with its 95% t interval over the rounds both ran validly (an interval that includes 0 is below resolution: the ± is the smallest difference these rounds resolve); CPU per request in µs of CPU time (medians over valid trials)".into(),
+        title: format!("overhead of each variant over its base: latency added per request, mean of the per-round differences with its 95% t interval over the rounds both ran validly (an interval that includes 0 is below resolution: the ± is the smallest difference these rounds resolve); CPU per request in µs of CPU time (medians over valid trials){spans_via}"),
         headers: [
             "target",
             "over",

@@ -138,10 +138,16 @@ pub struct ScenarioResult {
 }
 
 /// An overhead scenario's `[overhead]`: every variant (a target with a `base`) is compared
-/// with its base, round by round. No fields today; the section asks for the comparison.
+/// with its base, round by round.
 #[derive(Deserialize, Serialize, Debug, Clone, PartialEq, Default)]
 #[serde(deny_unknown_fields)]
-pub struct OverheadSpec {}
+pub struct OverheadSpec {
+    /// A target of kind `collector` (a real OpenTelemetry Collector) the tracing variants
+    /// export to, which forwards to gqlbench's span counter; without it they export to the
+    /// counter directly.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace_collector: Option<String>,
+}
 
 /// A long run's leak thresholds: the scenario file's `[long_run]`, kept with the result.
 #[derive(Deserialize, Serialize, Debug, Clone, PartialEq)]

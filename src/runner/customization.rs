@@ -139,13 +139,14 @@ pub fn precheck(
                 format!("the scenario sends no `{TOKEN_HEADER}` header to break ([load] headers)")
             })?;
             let v = check_with_headers(endpoint, probe, &bad, timeout);
-            if v.status != Some(401) {
+            if v.status != Some(c.rejects_with) {
                 return Err(format!(
-                    "customization client-awareness by {}: a request with a bad token was answered {} instead of 401",
+                    "customization client-awareness by {}: a request with a bad token was answered {} instead of {}",
                     c.by,
                     v.status
                         .map(|s| format!("HTTP {s}"))
-                        .unwrap_or_else(|| format!("nothing ({})", v.detail))
+                        .unwrap_or_else(|| format!("nothing ({})", v.detail)),
+                    c.rejects_with
                 ));
             }
         }
@@ -208,6 +209,7 @@ mod tests {
         Customization {
             does,
             by: "coprocessor".into(),
+            rejects_with: 401,
         }
     }
 
@@ -259,6 +261,7 @@ mod tests {
         let c = Customization {
             does: Customizes::Tracing,
             by: "config".into(),
+            rejects_with: 401,
         };
         let at = |requests, spans, undecodable| {
             Some(SpanCounts {

@@ -15,6 +15,15 @@ pub fn get_json(port: u16, path: &str) -> Result<serde_json::Value> {
 
 /// A minimal HTTP/1.1 GET on loopback: the body of a 200 answer with Content-Length.
 pub fn get_text(port: u16, path: &str) -> Result<String> {
+    let (status, body) = get(port, path)?;
+    if status != 200 {
+        bail!("GET {path}: HTTP {status}");
+    }
+    Ok(body)
+}
+
+/// A minimal HTTP/1.1 GET on loopback: the status and body of whatever it answers.
+pub fn get(port: u16, path: &str) -> Result<(u16, String)> {
     let deadline = Instant::now() + Duration::from_secs(2);
     let mut s = TcpStream::connect(("127.0.0.1", port))?;
     s.set_read_timeout(Some(Duration::from_secs(2)))?;
@@ -29,10 +38,12 @@ pub fn get_text(port: u16, path: &str) -> Result<String> {
     }
     let text = String::from_utf8_lossy(&buf);
     let (head, body) = text.split_once("\r\n\r\n").context("no HTTP body")?;
-    if !head.starts_with("HTTP/1.1 200") {
-        bail!("GET {path}: {}", head.lines().next().unwrap_or(""));
-    }
+    let status = head
+        .strip_prefix("HTTP/1.1 ")
+        .and_then(|r| r.get(..3))
+        .and_then(|c| c.parse().ok())
+        .with_context(|| format!("GET {path}: {}", head.lines().next().unwrap_or("")))?;
     // A chunked body would need decoding; the subgraphs and coprocessors send
     // Content-Length.
-    Ok(body.to_string())
+    Ok((status, body.to_string()))
 }

@@ -4,6 +4,7 @@
 //! loses nothing.
 pub mod answers;
 pub mod collector;
+pub mod config_render;
 pub mod coprocessor;
 pub mod customization;
 pub mod database;
@@ -186,7 +187,7 @@ pub fn run_plan(
     let mut all: Vec<&TargetDef> = plan
         .scenarios
         .iter()
-        .flat_map(|s| s.targets.iter())
+        .flat_map(|s| s.targets.iter().chain(s.kind.trace_collector()))
         .flat_map(|t| std::iter::once(t).chain(t.coprocessor_def.as_deref()))
         .collect();
     all.sort_by(|a, b| a.name.cmp(&b.name));

@@ -40,6 +40,20 @@ pub fn wait_http_ok(
     timeout: Duration,
     cancelled: &dyn Fn() -> bool,
 ) -> anyhow::Result<()> {
+    wait_http(what, process, port, path, 200, timeout, cancelled)
+}
+
+/// As [`wait_http_ok`], for a helper whose readiness is another status (an OTLP receiver
+/// answers a GET of its export path with 405: it listens, but takes only POST).
+pub fn wait_http(
+    what: &str,
+    process: &mut TargetProcess,
+    port: u16,
+    path: &str,
+    status: u16,
+    timeout: Duration,
+    cancelled: &dyn Fn() -> bool,
+) -> anyhow::Result<()> {
     let start = Instant::now();
     loop {
         let why = if cancelled() {
@@ -47,7 +61,11 @@ pub fn wait_http_ok(
         } else if let Some(st) = process.exited() {
             format!("{what} exited during start-up ({st})")
         } else {
-            match super::loopback::get_text(port, path) {
+            let answer = super::loopback::get(port, path).and_then(|(s, _)| match s == status {
+                true => Ok(()),
+                false => Err(anyhow::anyhow!("HTTP {s}, waiting for {status}")),
+            });
+            match answer {
                 Ok(_) => return Ok(()),
                 Err(e) if start.elapsed() >= timeout => format!(
                     "{what} not ready after {} (GET {path}: {e:#})",

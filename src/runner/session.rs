@@ -73,6 +73,8 @@ pub struct StartOptions<'a> {
     pub headers: Vec<(String, String)>,
     /// CPUs for a variant's helpers (coprocessor, trace collector): away from the target.
     pub helper_cpus: Option<&'a CpuSet>,
+    /// A real trace collector in front of the span counter (`[overhead] trace_collector`).
+    pub trace_collector: Option<&'a TargetDef>,
 }
 
 impl<'a> StartOptions<'a> {
@@ -104,6 +106,7 @@ impl<'a> StartOptions<'a> {
             cold,
             headers: sp.load.headers.clone(),
             helper_cpus: plan.isolation.generator.as_ref(),
+            trace_collector: sp.kind.trace_collector(),
         }
     }
 }
@@ -140,9 +143,6 @@ impl Session {
         if let Some(s) = &subgraphs {
             vars.insert("supergraph", s.supergraph.display().to_string());
         }
-        if let Some(c) = t.config_file() {
-            vars.insert("config", c.display().to_string());
-        }
         // A gateway variant's coprocessor runs where the subgraphs do (away from it).
         let coprocessor = match &t.coprocessor_def {
             None => None,
@@ -151,6 +151,46 @@ impl Session {
                     .map_err(|e| fail(TargetStatus::StartFailed, format!("{e:#}"), None))?,
             ),
         };
+        let tracing = t
+            .customization
+            .as_ref()
+            .is_some_and(|c| c.does == crate::catalog::target::Customizes::Tracing);
+        let collector = match tracing {
+            false => None,
+            true => Some(
+                Collector::start(
+                    o.helper_cpus,
+                    &o.log.with_extension("otlp.log"),
+                    o.trace_collector,
+                    o.cancelled,
+                )
+                .map_err(|e| fail(TargetStatus::StartFailed, format!("{e:#}"), None))?,
+            ),
+        };
+        // What the run gives the target: the helpers' URLs, the run's environment for it
+        // (which may override them: --target-env), its port.
+        let mut given = std::collections::BTreeMap::new();
+        if let Some(c) = &coprocessor {
+            given.insert(coprocessor::URL_ENV.to_string(), c.url());
+        }
+        if let Some(c) = &collector {
+            given.insert(collector::URL_ENV.to_string(), c.url());
+        }
+        given.extend(o.env.clone());
+        given.insert(t.start.port_env.clone(), port.to_string());
+        given.insert("HOST".to_string(), "127.0.0.1".to_string());
+        if let Some(c) = t.config_file() {
+            let c = match t.start.render_config {
+                false => c,
+                true => crate::runner::config_render::render(
+                    &c,
+                    &o.log.with_extension("config"),
+                    &given,
+                )
+                .map_err(|e| fail(TargetStatus::StartFailed, format!("{e:#}"), None))?,
+            };
+            vars.insert("config", c.display().to_string());
+        }
         let expand = |s: &str| {
             crate::catalog::vars::expand(s, &vars).map_err(|e| {
                 fail(
@@ -167,26 +207,7 @@ impl Session {
         if let Some(s) = &subgraphs {
             env.extend(s.env());
         }
-        if let Some(c) = &coprocessor {
-            env.insert(coprocessor::URL_ENV.into(), c.url());
-        }
-        let tracing = t
-            .customization
-            .as_ref()
-            .is_some_and(|c| c.does == crate::catalog::target::Customizes::Tracing);
-        let collector = match tracing {
-            false => None,
-            true => Some(
-                Collector::start(o.helper_cpus, o.log.with_extension("otlp.log"), o.cancelled)
-                    .map_err(|e| fail(TargetStatus::StartFailed, format!("{e:#}"), None))?,
-            ),
-        };
-        if let Some(c) = &collector {
-            env.insert(collector::URL_ENV.into(), c.url());
-        }
-        env.extend(o.env.clone());
-        env.insert(t.start.port_env.clone(), port.to_string());
-        env.insert("HOST".into(), "127.0.0.1".into());
+        env.extend(given);
         let program: Vec<String> = t
             .start
             .command

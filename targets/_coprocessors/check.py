@@ -123,6 +123,13 @@ def router_request(auth=None):
     }
 
 
+def hive(payload, stage):
+    """The same payload as Hive Router sends it: its stage name, no `control`."""
+    payload = dict(payload, stage=stage)
+    del payload["control"]
+    return payload
+
+
 # --- the child process ------------------------------------------------------------------
 
 def free_port() -> int:
@@ -292,6 +299,7 @@ class Checks:
         c("/static-subgraph adds `source: coprocessor`, rest unchanged", self.static_subgraph)
         c("/guid-response sets guid-1..guid-10 to distinct UUID v4s, rest unchanged", self.guid_response)
         c("/client-awareness: a good token sets the client headers", self.client_good)
+        c("Hive Router's payloads (no `control`): answered with \"control\": \"continue\"", self.hive_payloads)
         self.bad = 0
         good = self.good_token()
         for name, auth in [
@@ -307,7 +315,7 @@ class Checks:
             c(f"/client-awareness: 401 break for {name}", lambda auth=auth: self.client_bad(auth))
         c("/static-subgraph counts right under 8 concurrent connections", self.concurrent)
         c("GET /stats counts the calls and the rejected tokens",
-          lambda: self.expect_stats(1 + 200, 2, 1 + self.bad, self.bad))
+          lambda: self.expect_stats(1 + 200, 3, 2 + self.bad, self.bad))
         for ep in ENDPOINTS:
             c(f"/{ep}: 400 for a payload that is not JSON", lambda ep=ep: self.not_json(ep))
         c("404 for unknown paths", self.unknown)
@@ -380,6 +388,31 @@ class Checks:
         want["headers"]["apollographql-client-name"] = ["gqlbench-check"]
         want["headers"]["apollographql-client-version"] = ["9.8.7"]
         return diff(out, want)
+
+    def hive_payloads(self):
+        # Hive Router's protocol (version 1) is Apollo's with other stage names and without
+        # `control` in what it sends; it refuses an answer without one.
+        for path, sent, added in [
+            ("/guid-response", hive(router_response(), "router.response"), None),
+            ("/client-awareness", hive(router_request(f"Bearer {self.good_token()}"), "router.request"),
+             {"apollographql-client-name": ["gqlbench-check"], "apollographql-client-version": ["9.8.7"]}),
+        ]:
+            out, problem = self.post_json(path, sent)
+            if problem:
+                return problem
+            if out.get("control") != "continue":
+                return f"{path}: control is {json.dumps(out.get('control'))}, expected \"continue\""
+            if added is None:
+                if not all(f"guid-{i}" in out.get("headers", {}) for i in range(1, 11)):
+                    return f"{path}: guid-1..guid-10 not all set: {json.dumps(out.get('headers'))[:200]}"
+            else:
+                want = copy.deepcopy(sent)
+                want["control"] = "continue"
+                want["headers"].update(added)
+                problem = diff(out, want)
+                if problem:
+                    return f"{path}: {problem}"
+        return None
 
     def client_bad(self, auth):
         self.bad += 1

@@ -35,8 +35,9 @@ var (
 		return
 	}()
 
-	breakControl = json.RawMessage(`{"break":401}`)
-	breakBody    = func() json.RawMessage { b, _ := json.Marshal(rejectBody); return b }()
+	breakControl    = json.RawMessage(`{"break":401}`)
+	continueControl = json.RawMessage(`"continue"`)
+	breakBody       = func() json.RawMessage { b, _ := json.Marshal(rejectBody); return b }()
 )
 
 func envOr(name, def string) string {
@@ -73,6 +74,10 @@ func read(w http.ResponseWriter, r *http.Request) (payload, map[string][]string,
 	if err != nil {
 		http.Error(w, "payload is not a JSON object", http.StatusBadRequest)
 		return nil, nil, false
+	}
+	// Hive Router's payloads carry no `control` but need one back; Apollo's carry it.
+	if _, ok := p["control"]; !ok {
+		p["control"] = continueControl
 	}
 	return p, headers, true
 }

@@ -46,6 +46,8 @@ function stage(name, change) {
       const payload = req.body;
       if (!isObject(payload)) return next(badRequest('payload is not a JSON object'));
       payload.headers ??= {};
+      // Hive Router's payloads carry no `control` but need one back; Apollo's carry it.
+      payload.control ??= 'continue';
       if (!isObject(payload.headers)) return next(badRequest('headers is not a JSON object'));
       stats[name]++;
       change(payload.headers, payload);

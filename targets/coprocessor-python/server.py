@@ -43,6 +43,8 @@ def _payload():
         headers = payload["headers"] = {}
     elif not isinstance(headers, dict):
         abort(400)
+    # Hive Router's payloads carry no `control` but need one back; Apollo's carry it.
+    payload.setdefault("control", "continue")
     return payload, headers
 
 

@@ -36,6 +36,8 @@ function subgraphHeaderCoprocessor() {
       const res = await fetch(endpoint, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
+        // As the routers' coprocessor `timeout` in this suite's configs: 2 s.
+        signal: AbortSignal.timeout(2000),
         body: JSON.stringify({
           version: 1,
           stage: 'SubgraphRequest',

@@ -111,11 +111,16 @@ impl App {
 /// Parses the body as a JSON object and its `headers` (absent or null: none); None when it is
 /// not one (the handlers answer 400).
 fn read(body: &[u8]) -> Option<(Payload, Headers)> {
-    let payload = serde_json::from_slice::<Payload>(body).ok()?;
+    let mut payload = serde_json::from_slice::<Payload>(body).ok()?;
     let headers = match payload.get("headers") {
         Some(raw) => serde_json::from_str::<Option<Headers>>(raw.get()).ok()?,
         None => None,
     };
+    // Hive Router's payloads carry no `control` but need one back; Apollo's carry it.
+    if !payload.contains_key("control") {
+        let go_on = RawValue::from_string(r#""continue""#.to_owned()).ok()?;
+        payload.insert("control".to_owned(), go_on);
+    }
     Some((payload, headers.unwrap_or_default()))
 }
 

@@ -140,6 +140,10 @@ public class CoprocessorController {
         } else if (!validHeaders(headers)) {
             return null;
         }
+        // Hive Router's payloads carry no `control` but need one back; Apollo's carry it.
+        if (!payload.has("control")) {
+            payload.put("control", "continue");
+        }
         return payload;
     }
 
