@@ -6,7 +6,9 @@
 //! - the same variant with its plugin switched off (GQLBENCH_GATEWAY_PLUGIN=none) is invalid,
 //!   never measured as a bare round trip;
 //! - a coprocessor variant calls the Node coprocessor (calls per request counted), and one
-//!   pointed at a coprocessor that answers without doing its work is invalid.
+//!   pointed at a coprocessor that answers without doing its work is invalid;
+//! - a Node server with the tracing preload exports spans, and one given an instrumentation
+//!   the preload does not know fails its start by name.
 mod common;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
@@ -19,11 +21,21 @@ static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 /// One short round of `scenario` against hive-gateway and `variant`, with extra `--target-env`.
 fn run(scenario: &str, variant: &str, target_env: &[&str]) -> (Option<i32>, RunResults) {
+    run_over("hive-gateway", scenario, variant, target_env)
+}
+
+/// One short round of `scenario` against `base` and `variant`, with extra `--target-env`.
+fn run_over(
+    base: &str,
+    scenario: &str,
+    variant: &str,
+    target_env: &[&str],
+) -> (Option<i32>, RunResults) {
     let out_dir = tempfile::tempdir().unwrap();
     let mut g = Gqlbench::run("extensibility")
         .root(repo())
         .scenarios(scenario)
-        .targets(&format!("hive-gateway,{variant}"))
+        .targets(&format!("{base},{variant}"))
         .warmup("200ms")
         .duration("1s")
         .trials(1)
@@ -169,6 +181,54 @@ fn a_tracing_variant_delivers_spans_and_one_that_exports_nowhere_is_invalid() {
             .any(|p| p.contains("no span reached the collector")),
         "{problems:?}"
     );
+}
+
+#[test]
+fn a_server_tracing_variant_exports_from_its_preload_and_a_bad_instrumentation_fails_its_start() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    // The unchanged server with targets/_node/tracing.mjs preloaded, at saturation, spans
+    // straight to gqlbench's counter.
+    let (code, r) = run_over(
+        "graphql-jit",
+        "server-tracing",
+        "graphql-jit-tracing-100",
+        &[],
+    );
+    let t = target(&r, 0, "graphql-jit-tracing-100");
+    assert_eq!(
+        code,
+        Some(0),
+        "{:?} {:?}",
+        t.problem,
+        t.trials.first().map(|x| &x.problems)
+    );
+    let tr = t.trials[0].tracing.as_ref().expect("spans counted");
+    assert!(tr.spans > 0 && tr.exports > 0, "{tr:?}");
+    assert!(target(&r, 0, "graphql-jit").trials[0].tracing.is_none());
+    assert!(r.scenarios[0]
+        .overhead
+        .as_ref()
+        .is_some_and(|o| o.trace_collector.is_none()));
+    assert_no_process("serve-otlp");
+
+    // An instrumentation the preload does not know: the variant never starts (its message
+    // names the variable and the value), the base is still measured.
+    let (code, r) = run_over(
+        "graphql-jit",
+        "server-tracing",
+        "graphql-jit-tracing-100",
+        &["GQLBENCH_OTEL_INSTRUMENTATIONS=http,nosuch"],
+    );
+    assert_eq!(code, Some(1));
+    let t = target(&r, 0, "graphql-jit-tracing-100");
+    assert_eq!(t.status, TargetStatus::StartFailed, "{:?}", t.problem);
+    let log = t.log_tail.as_deref().unwrap_or_default();
+    assert!(
+        log.contains("GQLBENCH_OTEL_INSTRUMENTATIONS names 'nosuch'"),
+        "{:?}: {log}",
+        t.problem
+    );
+    assert!(valid_row(&r, "graphql-jit"));
 }
 
 /// How a misbehaving coprocessor answers.

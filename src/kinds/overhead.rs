@@ -212,7 +212,7 @@ fn table(s: &ScenarioResult) -> Option<ExtraTable> {
         .targets
         .iter()
         .map(|t| {
-            let gateway_cpu = median_of(t, |x| {
+            let target_cpu = median_of(t, |x| {
                 cpu_us_per_request(x.vitals.cpu_avg_pct, x.load.throughput_rps)
             });
             let copro_cpu = median_of(t, |x| {
@@ -247,7 +247,7 @@ fn table(s: &ScenarioResult) -> Option<ExtraTable> {
                 a50,
                 a95,
                 a99,
-                fmt_us(gateway_cpu),
+                fmt_us(target_cpu),
                 fmt_us(copro_cpu),
                 calls.map(|c| format!("{c:.2}")).unwrap_or_else(dash),
                 spans.map(|c| format!("{c:.2}")).unwrap_or_else(dash),
@@ -264,7 +264,7 @@ fn table(s: &ScenarioResult) -> Option<ExtraTable> {
             "added p50",
             "added p95",
             "added p99",
-            "gateway CPU µs/req",
+            "target CPU µs/req",
             "coprocessor CPU µs/req",
             "coprocessor calls/req",
             "spans/req",
