@@ -140,11 +140,9 @@ fn guid_and_client_headers_are_proven_before_and_during_the_load() {
     }
 }
 
-#[test]
-fn a_tracing_variant_delivers_spans_and_one_that_exports_nowhere_is_invalid() {
-    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let (code, r) = run("tracing", "hive-gateway-tracing-100", &[]);
-    let t = target(&r, 0, "hive-gateway-tracing-100");
+/// The run exited 0, `variant`'s first trial delivered spans, and its base exported none.
+fn assert_spans_delivered(code: Option<i32>, r: &RunResults, base: &str, variant: &str) {
+    let t = target(r, 0, variant);
     assert_eq!(
         code,
         Some(0),
@@ -154,7 +152,14 @@ fn a_tracing_variant_delivers_spans_and_one_that_exports_nowhere_is_invalid() {
     );
     let tr = t.trials[0].tracing.as_ref().expect("spans counted");
     assert!(tr.spans > 0 && tr.exports > 0, "{tr:?}");
-    assert!(target(&r, 0, "hive-gateway").trials[0].tracing.is_none());
+    assert!(target(r, 0, base).trials[0].tracing.is_none());
+}
+
+#[test]
+fn a_tracing_variant_delivers_spans_and_one_that_exports_nowhere_is_invalid() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let (code, r) = run("tracing", "hive-gateway-tracing-100", &[]);
+    assert_spans_delivered(code, &r, "hive-gateway", "hive-gateway-tracing-100");
     // The spans went through the real OpenTelemetry Collector the scenario names (built
     // from the Go module proxy by the run), and neither it nor the counter outlives it.
     assert_eq!(
@@ -194,17 +199,7 @@ fn a_server_tracing_variant_exports_from_its_preload_and_a_bad_instrumentation_f
         "graphql-jit-tracing-100",
         &[],
     );
-    let t = target(&r, 0, "graphql-jit-tracing-100");
-    assert_eq!(
-        code,
-        Some(0),
-        "{:?} {:?}",
-        t.problem,
-        t.trials.first().map(|x| &x.problems)
-    );
-    let tr = t.trials[0].tracing.as_ref().expect("spans counted");
-    assert!(tr.spans > 0 && tr.exports > 0, "{tr:?}");
-    assert!(target(&r, 0, "graphql-jit").trials[0].tracing.is_none());
+    assert_spans_delivered(code, &r, "graphql-jit", "graphql-jit-tracing-100");
     assert!(r.scenarios[0]
         .overhead
         .as_ref()

@@ -112,31 +112,12 @@ fn start_front(
     forward: &str,
     cancelled: &dyn Fn() -> bool,
 ) -> Result<(TargetProcess, u16)> {
-    let port = free_port()?;
-    let mut vars = crate::runner::install::install_vars(t);
-    vars.insert("port", port.to_string());
-    if let Some(c) = t.config_file() {
-        vars.insert("config", c.display().to_string());
-    }
-    let expand = |s: &String| {
-        crate::catalog::vars::expand(s, &vars)
-            .map_err(|e| anyhow::anyhow!("{}: {e}", t.manifest.display()))
-    };
-    let program: Vec<String> = t.start.command.iter().map(expand).collect::<Result<_>>()?;
-    let mut env = BTreeMap::new();
-    for (k, v) in &t.start.env {
-        env.insert(k.clone(), expand(v)?);
-    }
-    env.insert(t.start.port_env.clone(), port.to_string());
-    env.insert(FORWARD_ENV.into(), forward.to_string());
-    let mut process = TargetProcess::spawn(SpawnSpec {
-        program: &program,
-        cwd: &t.dir,
-        env,
-        log: log.with_extension(format!("{}.log", t.name)),
-        cpus: cpus.cloned(),
-        cgroup_procs: vec![],
-    })
+    let (mut process, port) = super::helper_start::spawn(
+        t,
+        cpus,
+        log.with_extension(format!("{}.log", t.name)),
+        &[(FORWARD_ENV, forward.to_string())],
+    )
     .with_context(|| format!("starting the trace collector {}", t.name))?;
     super::ready::wait_http(
         &format!("the trace collector {}", t.name),

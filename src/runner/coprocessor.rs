@@ -12,7 +12,7 @@ use anyhow::Result;
 
 use crate::catalog::TargetDef;
 use crate::sys::cpus::CpuSet;
-use crate::sys::process::{free_port, SpawnSpec, TargetProcess};
+use crate::sys::process::TargetProcess;
 
 /// The variable that carries the coprocessor's URL to the gateway's config.
 pub const URL_ENV: &str = "GQLBENCH_COPROCESSOR_URL";
@@ -30,28 +30,8 @@ impl Coprocessor {
         log: PathBuf,
         cancelled: &dyn Fn() -> bool,
     ) -> Result<Coprocessor> {
-        let port = free_port()?;
-        let mut vars = super::install::install_vars(t);
-        vars.insert("port", port.to_string());
-        let expand = |s: &String| {
-            crate::catalog::vars::expand(s, &vars)
-                .map_err(|e| anyhow::anyhow!("{}: {e}", t.manifest.display()))
-        };
-        let program: Vec<String> = t.start.command.iter().map(expand).collect::<Result<_>>()?;
-        let mut env = BTreeMap::new();
-        for (k, v) in &t.start.env {
-            env.insert(k.clone(), expand(v)?);
-        }
-        env.insert(t.start.port_env.clone(), port.to_string());
-        env.insert("HOST".into(), "127.0.0.1".into());
-        let mut process = TargetProcess::spawn(SpawnSpec {
-            program: &program,
-            cwd: &t.dir,
-            env,
-            log,
-            cpus: cpus.cloned(),
-            cgroup_procs: vec![],
-        })?;
+        let (mut process, port) =
+            super::helper_start::spawn(t, cpus, log, &[("HOST", "127.0.0.1".to_string())])?;
         super::ready::wait_http_ok(
             &format!("coprocessor {}", t.name),
             &mut process,

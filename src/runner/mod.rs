@@ -9,6 +9,7 @@ pub mod coprocessor;
 pub mod customization;
 pub mod database;
 pub mod gc;
+pub mod helper_start;
 pub mod install;
 pub mod install_record;
 pub mod leftovers;
