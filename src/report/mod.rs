@@ -1,6 +1,7 @@
 //! Reports: what gqlbench writes about a run or a comparison. `export` is the seam (the
 //! `Exporter` trait and the `ExportManager` that writes each output where it goes); each
-//! format is one file beside it: `terminal`, `markdown`, `json`, `csv`. This file holds the
+//! format is one file beside it: `terminal`, `markdown`, `json`, `csv`, and `html` (a
+//! folder: the page, its charts and their geometry). This file holds the
 //! table data every format draws on: the main table's rows, the verdict and notes under it,
 //! and the extra tables (`extras`) of the scenarios that measure more; `provenance` and
 //! `skipped` hold the lines around them. None of it measures anything: every cell comes
@@ -8,6 +9,7 @@
 pub mod csv;
 pub mod export;
 pub mod extras;
+pub mod html;
 pub mod json;
 pub mod markdown;
 pub mod precision;
@@ -21,6 +23,7 @@ use crate::results::{ScenarioResult, TargetResult};
 pub use crate::units::{fmt_bytes, fmt_cpus, fmt_ms, fmt_rps, snake_name};
 pub use csv::{chart_files, Csv};
 pub use export::{Dest, Document, ExportManager, Exporter, Output};
+pub use html::Html;
 pub use json::Json;
 pub use markdown::Markdown;
 pub use provenance::{load_line, ops_line, provenance_lines};
