@@ -205,13 +205,29 @@ mod tests {
         // 900–1100 is 200 wide, 450–560 is 110: the widths keep their proportion.
         let ratio = (w[0].1 - w[0].0) / (w[1].1 - w[1].0);
         assert!((ratio - 200.0 / 110.0).abs() < 0.1, "{ratio}");
-        // The axis starts at 0: 500 is drawn halfway from the zero to 1000.
-        let px_per_unit = (w[0].1 - w[0].0) / 200.0;
-        let zero = fast.0 - 1000.0 * px_per_unit;
-        assert!(
-            (slow.0 - (zero + 500.0 * px_per_unit)).abs() <= 2.0,
-            "{centers:?} {w:?}"
-        );
+        // The axis starts at 0: where 1000 and 500 put the zero is the axis' left end.
+        let zero = 2.0 * slow.0 - fast.0;
+        let axis_left = svg
+            .split("<polyline")
+            .skip(1)
+            .filter(|t| t.contains("stroke=\"#000000\""))
+            .filter_map(|t| {
+                let pts = t.split("points=\"").nth(1)?.split('"').next()?;
+                let xy: Vec<(f64, f64)> = pts
+                    .split_whitespace()
+                    .filter_map(|p| {
+                        let (x, y) = p.split_once(',')?;
+                        Some((x.parse().ok()?, y.parse().ok()?))
+                    })
+                    .collect();
+                // The x axis: the longest horizontal black line.
+                (xy.len() == 2 && xy[0].1 == xy[1].1)
+                    .then(|| (xy[0].0.min(xy[1].0), (xy[0].0 - xy[1].0).abs()))
+            })
+            .max_by(|a, b| a.1.total_cmp(&b.1))
+            .map(|(left, _)| left)
+            .unwrap();
+        assert!((zero - axis_left).abs() <= 2.0, "{zero} vs {axis_left}");
         assert!(
             zero > LABEL_W as f64,
             "the zero is right of the labels: {zero}"
