@@ -291,7 +291,8 @@ fn html(s: &ScenarioResult) -> Vec<crate::report::html::Figure> {
     if s.overhead.is_none() {
         return Vec::new();
     }
-    let percentiles: [(&str, fn(&TrialResult) -> f64); 3] = [
+    type Percentile = fn(&TrialResult) -> f64;
+    let percentiles: [(&str, Percentile); 3] = [
         ("p50", |t| t.load.latency.p50_us as f64),
         ("p95", |t| t.load.latency.p95_us as f64),
         ("p99", |t| t.load.latency.p99_us as f64),
