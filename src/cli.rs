@@ -234,6 +234,8 @@ pub enum ReportFormat {
     Terminal,
     /// The chart data files (sweep-*.csv, memory-*.csv), written into the run folder
     Csv,
+    /// One self-contained page with the tables and charts (report.html), on stdout
+    Html,
 }
 
 #[derive(Args, Debug)]

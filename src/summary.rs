@@ -6,31 +6,19 @@ use gqlbench_engine::{decode_hist, new_latency, summarize_hist};
 
 use crate::catalog::TargetKind;
 use crate::results::{GcStats, RankPair, Ranking, ScenarioResult, TargetResult};
-use crate::results::{TargetStatus, TargetSummary};
+use crate::results::{TargetStatus, TargetSummary, TrialResult};
 use crate::stats;
 
 pub fn summarize(t: &TargetResult) -> Option<TargetSummary> {
     if t.trials.is_empty() {
         return None;
     }
-    // A trial measured again (interference) is kept in the results but not counted.
-    let counted: Vec<_> = t.trials.iter().filter(|x| x.excluded.is_none()).collect();
+    let counted = counted_trials(t);
     let valid: Vec<_> = counted.iter().copied().filter(|x| x.valid).collect();
-    // Figures come from valid trials; when none is valid the invalid ones are summarized
-    // (and the row is marked invalid) so a user still sees what happened.
-    let used: Vec<_> = if valid.is_empty() {
-        counted.clone()
-    } else {
-        valid.clone()
-    };
+    let used = used_trials(t);
     let rps: Vec<f64> = used.iter().map(|x| x.load.throughput_rps).collect();
     let p99: Vec<f64> = used.iter().map(|x| x.load.latency.p99_us as f64).collect();
-    let mut merged = new_latency();
-    for x in &used {
-        if let Ok(h) = decode_hist(&x.load.latency_hist) {
-            let _ = merged.add(&h);
-        }
-    }
+    let merged = merged_latency(&used);
     let mut failures_by_kind: BTreeMap<String, u64> = BTreeMap::new();
     for x in &t.trials {
         for (k, n) in &x.load.failures {
@@ -114,6 +102,37 @@ pub fn summarize(t: &TargetResult) -> Option<TargetSummary> {
         },
         valid: t.status == TargetStatus::Ok && valid.len() == counted.len(),
     })
+}
+
+/// The trials that count: a trial measured again (interference) is kept in the results
+/// but not counted.
+pub fn counted_trials(t: &TargetResult) -> Vec<&TrialResult> {
+    t.trials.iter().filter(|x| x.excluded.is_none()).collect()
+}
+
+/// The trials a summary's figures come from: the valid counted ones; when none is valid,
+/// every counted one (the row is then marked invalid), so a user still sees what happened.
+pub fn used_trials(t: &TargetResult) -> Vec<&TrialResult> {
+    let counted = counted_trials(t);
+    let valid: Vec<&TrialResult> = counted.iter().copied().filter(|x| x.valid).collect();
+    if valid.is_empty() {
+        counted
+    } else {
+        valid
+    }
+}
+
+/// The latency histograms of `trials` merged (a trial whose histogram does not decode adds
+/// nothing): the summary's percentiles and the HTML report's distribution come from it.
+pub fn merged_latency(trials: &[&TrialResult]) -> hdrhistogram::Histogram<u64> {
+    let mut merged = new_latency();
+    for x in trials {
+        if let Ok(h) = decode_hist(&x.load.latency_hist) {
+            // Same bounds everywhere (new_latency), so adding cannot fail in practice.
+            let _ = merged.add(&h);
+        }
+    }
+    merged
 }
 
 fn median_of(xs: impl Iterator<Item = f64>) -> Option<f64> {

@@ -1,13 +1,14 @@
-//! `gqlbench report RUN [--format md|terminal|json|csv]`: renders a saved run again with
-//! this version's rules, on stdout; CSV, being one file per chart, is written into the run
-//! folder instead and the files written are named on stderr.
+//! `gqlbench report RUN [--format md|terminal|json|csv|html]`: renders a saved run again
+//! with this version's rules, on stdout (`--format html > report.html` is the page a run
+//! writes); CSV, being one file per chart, is written into the run folder instead and the
+//! files written are named on stderr.
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Result;
 
 use crate::cli::{ReportArgs, ReportFormat};
-use crate::report::{Csv, Dest, ExportManager, Json, Markdown, Terminal};
+use crate::report::{Csv, Dest, ExportManager, Html, Json, Markdown, Terminal};
 use crate::results::RunResults;
 
 pub fn run(a: &ReportArgs) -> Result<ExitCode> {
@@ -23,6 +24,7 @@ pub fn run(a: &ReportArgs) -> Result<ExitCode> {
         ReportFormat::Terminal => exports.add(Terminal, Dest::Stdout),
         ReportFormat::Json => exports.add(Json, Dest::Stdout),
         ReportFormat::Csv => exports.add(Csv, Dest::Dir(folder(&a.run))),
+        ReportFormat::Html => exports.add(Html, Dest::Stdout),
     };
     let written = exports.write(&r)?;
     if a.format == ReportFormat::Csv && written.is_empty() {

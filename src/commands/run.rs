@@ -8,7 +8,7 @@ use crate::catalog::Catalog;
 use crate::cli::RunArgs;
 use crate::plan::resolve_run;
 use crate::progress::Progress;
-use crate::report::{Csv, Dest, ExportManager, Json, Markdown};
+use crate::report::{Csv, Dest, ExportManager, Html, Json, Markdown};
 use crate::results::RunStatus;
 use crate::runner::{self, RunContext};
 
@@ -70,18 +70,21 @@ pub fn run(root: &Path, args: &RunArgs) -> Result<ExitCode> {
     let verdict = crate::verdict::judge(&results, args.ignore_failures);
     results.verdict = Some(verdict.clone());
     // Whatever happened, what was measured is saved and rendered: results.json (its last
-    // checkpoint, with the final status), report.md and the chart CSVs, then the table.
+    // checkpoint, with the final status), report.md, report.html and the chart CSVs, then
+    // the table.
     let folder = Dest::Dir(plan.out_dir.clone());
     let saved = ExportManager::new()
         .add(Json, folder.clone())
         .add(Markdown, folder.clone())
+        .add(Html, folder.clone())
         .add(Csv, folder)
         .write(&results);
     let shown = ExportManager::console(plan.json).write(&results);
     eprintln!(
-        "\nresults: {}\nreport:  {}",
+        "\nresults: {}\nreport:  {} (charts: {})",
         plan.out_dir.join("results.json").display(),
-        plan.out_dir.join("report.md").display()
+        plan.out_dir.join("report.md").display(),
+        plan.out_dir.join("report.html").display()
     );
     outcome?;
     saved?;

@@ -22,6 +22,7 @@ pub const DEF: KindDef = KindDef {
     decorator: false,
     tables: |s| table(s).into_iter().collect(),
     charts: super::no_charts,
+    html,
     list: |v, f, _| {
         format!(
             "{} fresh starts{}",
@@ -363,6 +364,65 @@ fn cold_problem(t: &TargetResult) -> String {
     } else {
         seen.join("; ")
     }
+}
+
+/// Cold starts in report.html: spawn → ready and the first request per target, each start
+/// a ring, the median with the spread of the starts that worked.
+fn html(s: &ScenarioResult) -> Vec<crate::report::html::Figure> {
+    use crate::report::html::intervals::{Intervals, Row};
+    use crate::report::html::{color_of, legend, Figure};
+    if s.kind != ScenarioKind::ColdStart {
+        return Vec::new();
+    }
+    let chart = |of: fn(&ColdStartSummary) -> &crate::results::Estimate,
+                 each: fn(&ColdStartSample) -> Option<f64>| {
+        let rows = s
+            .targets
+            .iter()
+            .filter_map(|t| {
+                let e = of(t.cold_start.as_ref()?);
+                (e.n > 0).then(|| Row {
+                    label: t.name.clone(),
+                    color: color_of(s, t),
+                    center: e.median * 1000.0,
+                    interval: Some((e.min * 1000.0, e.max * 1000.0)),
+                    samples: t
+                        .cold_starts
+                        .iter()
+                        .filter(|c| c.outcome == "ok")
+                        .filter_map(|c| each(c).map(|v| v * 1000.0))
+                        .collect(),
+                })
+            })
+            .collect();
+        Intervals {
+            x_desc: "milliseconds".into(),
+            from_zero: true,
+            zero_line: false,
+            rows,
+        }
+        .svg()
+    };
+    let legend = legend(s, |t| t.cold_start.is_some());
+    [
+        Figure::of(
+            "cold-start-ready",
+            "Cold start: spawn to ready",
+            "For each fresh start that worked (cold_starts[] with outcome ok): the time from spawning the target to its first correct { __typename } answer, polled every 2 ms. The dot is the median, the whisker runs from the fastest to the slowest start (as the table's median [min – max]), the rings are the starts. Failed starts are counted in the table, never drawn as times.",
+            legend.clone(),
+            chart(|c| &c.ready_s, |c| c.ready_s),
+        ),
+        Figure::of(
+            "cold-start-first-request",
+            "Cold start: the first request",
+            "The latency of the first real request after ready (the scenario's first operation, its answer checked), per start that worked: cold_starts[].first_request_s; the dot is the median, the whisker the fastest to the slowest start, the rings the starts. The table beside it gives the second request, for contrast.",
+            legend,
+            chart(|c| &c.first_request_s, |c| c.first_request_s),
+        ),
+    ]
+    .into_iter()
+    .flatten()
+    .collect()
 }
 
 #[cfg(test)]

@@ -24,6 +24,7 @@ pub const DEF: KindDef = KindDef {
             .into_iter()
             .collect()
     },
+    html,
     list: |v, _, _| {
         let counts: Vec<String> = v
             .as_array()
@@ -219,4 +220,28 @@ fn csv(s: &ScenarioResult) -> Option<String> {
         }
     }
     Some(out)
+}
+
+/// The sweep in report.html: p99 against achieved req/s per target and trial, each step
+/// labelled with its connection count.
+fn html(s: &ScenarioResult) -> Vec<crate::report::html::Figure> {
+    if s.connection_sweep.is_none() {
+        return Vec::new();
+    }
+    crate::report::html::curve::Curve {
+        kind: "connection-sweep",
+        title: "Connection sweep: p99 latency against throughput",
+        about: "Each step of a trial (trials[].sweep[]: the closed model at one connection count, with its own warm-up) is a point at its achieved req/s and its p99, joined in the order of the counts; labels give the connection counts of each target's first trial. A dot is a step without failures, a ring one with failed responses. Where the curve turns upward, more connections only queue.".into(),
+        steps: |tr| {
+            tr.sweep
+                .iter()
+                .flatten()
+                .filter(|x| x.connections.is_some())
+                .collect()
+        },
+        note: |x| x.connections.map(|c| format!("{c} conn")),
+    }
+    .figure(s)
+    .into_iter()
+    .collect()
 }

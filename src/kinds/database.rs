@@ -19,6 +19,7 @@ pub const DEF: KindDef = KindDef {
     decorator: true,
     tables: |s| table(s).into_iter().collect(),
     charts: super::no_charts,
+    html: super::no_html,
     list: |v, _, line| {
         format!(
             "{line}, PostgreSQL {}",

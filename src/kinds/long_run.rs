@@ -23,6 +23,7 @@ pub const DEF: KindDef = KindDef {
             .into_iter()
             .collect()
     },
+    html,
     list: |_, _, line| format!("{line}, long run"),
     skip_in_check: false,
 };
@@ -207,6 +208,67 @@ fn memory_csv(s: &ScenarioResult) -> Option<String> {
         }
     }
     Some(out)
+}
+
+/// The long run in report.html: the memory of the trial each leak verdict judged, with the
+/// straight line fitted through it.
+fn html(s: &ScenarioResult) -> Vec<crate::report::html::Figure> {
+    use crate::report::html::xy::{Series, XAxis, Xy, YAxis};
+    use crate::report::html::{color_of, legend, Figure};
+    if s.long_run.is_none() {
+        return Vec::new();
+    }
+    let mib = 1024.0 * 1024.0;
+    let mut chart = Xy::new(
+        "seconds into the measured window",
+        "resident memory (MiB)",
+        XAxis::Linear { from_zero: true },
+        YAxis::Linear { from_zero: false },
+    );
+    let mut drawn = Vec::new();
+    for t in &s.targets {
+        let Some(leak) = t.summary.as_ref().and_then(|x| x.leak.as_ref()) else {
+            continue;
+        };
+        // The trial the verdict judged is the one whose fitted line it carries.
+        let Some(tr) = t
+            .trials
+            .iter()
+            .find(|x| x.vitals.memory_trend.as_ref() == Some(&leak.trend))
+        else {
+            continue;
+        };
+        let c = color_of(s, t);
+        let pts: Vec<(f64, f64)> = tr
+            .vitals
+            .series
+            .iter()
+            .map(|p| (p.t_s, p.rss_bytes as f64 / mib))
+            .collect();
+        if pts.is_empty() {
+            continue;
+        }
+        chart.series.push(Series::line(c, pts));
+        let mut fit = Series::line(
+            c,
+            vec![
+                (0.0, leak.trend.fit_start_bytes as f64 / mib),
+                (leak.trend.window_s, leak.trend.fit_end_bytes as f64 / mib),
+            ],
+        );
+        fit.dashed = true;
+        chart.series.push(fit);
+        drawn.push(t.name.clone());
+    }
+    Figure::of(
+        "memory-trend",
+        "Long run: memory and its fitted trend",
+        "Resident memory of the target's process tree second by second over the trial the leak verdict judged (trials[].vitals.series[].rss_bytes), and, dashed, the least-squares line through every 200 ms sample of that window (vitals.memory_trend: fit_start_bytes to fit_end_bytes). A line that climbs and fits well is a suspected leak (the table gives the slope, R² and verdict); a sawtooth around a level is the garbage collector at work.",
+        legend(s, |t| drawn.contains(&t.name)),
+        chart.svg(),
+    )
+    .into_iter()
+    .collect()
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! Scenario kinds: what a scenario measures and how, one kind per file, as k6 keeps one
 //! executor per file. A kind owns its section of the scenario file (parsed and validated
 //! there), the trial it runs against a started target, what it derives after each trial,
-//! and the report tables and chart files of its results.
+//! and the report tables, chart files and HTML charts of its results.
 //!
 //! A scenario has one *base* kind (plain load by default; a rate sweep, a connection sweep,
 //! subscriptions or cold starts when its file has that section) and may be wrapped by
@@ -287,6 +287,9 @@ pub struct KindDef {
     pub tables: fn(&ScenarioResult) -> Vec<ExtraTable>,
     /// Its chart files (name, CSV text).
     pub charts: fn(&ScenarioResult) -> Vec<(String, String)>,
+    /// Its charts in report.html, from a saved result alone (beside those every throughput
+    /// scenario has: `report::html::load`).
+    pub html: fn(&ScenarioResult) -> Vec<crate::report::html::Figure>,
     /// `gqlbench list`'s load column: given the section and the column so far (the plain
     /// load), what to show instead.
     pub list: fn(&toml::Value, &ScenarioFile, String) -> String,
@@ -390,10 +393,18 @@ pub fn charts(s: &ScenarioResult) -> Vec<(String, String)> {
     REGISTRY.iter().flat_map(|d| (d.charts)(s)).collect()
 }
 
+/// HTML charts of every kind, for a saved scenario.
+pub fn html(s: &ScenarioResult) -> Vec<crate::report::html::Figure> {
+    REGISTRY.iter().flat_map(|d| (d.html)(s)).collect()
+}
+
 /// For kinds without tables or charts.
 pub fn no_tables(_: &ScenarioResult) -> Vec<ExtraTable> {
     Vec::new()
 }
 pub fn no_charts(_: &ScenarioResult) -> Vec<(String, String)> {
+    Vec::new()
+}
+pub fn no_html(_: &ScenarioResult) -> Vec<crate::report::html::Figure> {
     Vec::new()
 }

@@ -23,6 +23,7 @@ pub const DEF: KindDef = KindDef {
     decorator: true,
     tables: |s| table(s).into_iter().collect(),
     charts: super::no_charts,
+    html,
     list: |_, _, line| format!("{line}, overhead of each variant over its base"),
     // Its run checks every answer (and the customization's proof) with the scenario's
     // headers; `check` sends none, and a variant that requires a token would refuse it.
@@ -127,19 +128,26 @@ fn valid_trial(t: &TargetResult, round: u32) -> Option<&TrialResult> {
         .find(|x| x.trial == round && x.valid && x.excluded.is_none())
 }
 
+/// A figure of `base` and of `variant` in each round where both are valid, in round order.
+fn paired(
+    base: &TargetResult,
+    variant: &TargetResult,
+    f: fn(&TrialResult) -> f64,
+) -> Vec<(f64, f64)> {
+    variant
+        .trials
+        .iter()
+        .filter_map(|v| {
+            let b = valid_trial(base, v.trial)?;
+            let v = valid_trial(variant, v.trial)?;
+            Some((f(b), f(v)))
+        })
+        .collect()
+}
+
 /// Per-round latency differences (µs) of `variant` over `base`, rounds where both are valid.
 pub fn added(base: &TargetResult, variant: &TargetResult) -> Added {
-    let pairs = |f: fn(&TrialResult) -> f64| -> Vec<(f64, f64)> {
-        variant
-            .trials
-            .iter()
-            .filter_map(|v| {
-                let b = valid_trial(base, v.trial)?;
-                let v = valid_trial(variant, v.trial)?;
-                Some((f(b), f(v)))
-            })
-            .collect()
-    };
+    let pairs = |f: fn(&TrialResult) -> f64| paired(base, variant, f);
     Added {
         p50: paired_difference(&pairs(|t| t.load.latency.p50_us as f64)),
         p95: paired_difference(&pairs(|t| t.load.latency.p95_us as f64)),
@@ -273,6 +281,64 @@ fn table(s: &ScenarioResult) -> Option<ExtraTable> {
         .to_vec(),
         rows,
     })
+}
+
+/// The added latency in report.html: per variant and percentile, the mean of the per-round
+/// differences with its 95% t interval, and each round's difference.
+fn html(s: &ScenarioResult) -> Vec<crate::report::html::Figure> {
+    use crate::report::html::intervals::{Intervals, Row};
+    use crate::report::html::{color_of, legend, Figure};
+    if s.overhead.is_none() {
+        return Vec::new();
+    }
+    type Percentile = fn(&TrialResult) -> f64;
+    let percentiles: [(&str, Percentile); 3] = [
+        ("p50", |t| t.load.latency.p50_us as f64),
+        ("p95", |t| t.load.latency.p95_us as f64),
+        ("p99", |t| t.load.latency.p99_us as f64),
+    ];
+    let (mut rows, mut drawn) = (Vec::new(), Vec::new());
+    for t in &s.targets {
+        let Some(base) = t
+            .base
+            .as_ref()
+            .and_then(|b| s.targets.iter().find(|x| &x.name == b))
+        else {
+            continue;
+        };
+        for (name, f) in percentiles {
+            let pairs = paired(base, t, f);
+            let Some(d) = paired_difference(&pairs) else {
+                continue;
+            };
+            rows.push(Row {
+                label: format!("{} {name}", t.name),
+                color: color_of(s, t),
+                center: d.mean,
+                // One round has no interval (its half-width is infinite).
+                interval: (d.rounds >= 2).then_some((d.ci_low, d.ci_high)),
+                samples: pairs.iter().map(|(b, v)| v - b).collect(),
+            });
+            if !drawn.contains(&t.name) {
+                drawn.push(t.name.clone());
+            }
+        }
+    }
+    let chart = Intervals {
+        x_desc: "latency added over the base (µs)".into(),
+        from_zero: true,
+        zero_line: true,
+        rows,
+    };
+    Figure::of(
+        "overhead",
+        "Latency each variant adds over its base",
+        "For each variant (a target with a base) and percentile: the dot is the mean of the per-round differences variant − base of that percentile (rounds where both were valid), the whisker its 95% t interval over the rounds, the rings each round's difference (trials[].load.latency of both, paired by trial number). A whisker that crosses the zero line is below resolution: the table gives its ± and the throughput cost.",
+        legend(s, |t| drawn.contains(&t.name)),
+        chart.svg(),
+    )
+    .into_iter()
+    .collect()
 }
 
 #[cfg(test)]

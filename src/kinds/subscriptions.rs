@@ -32,6 +32,7 @@ pub const DEF: KindDef = KindDef {
     decorator: false,
     tables: |s| table(s).into_iter().collect(),
     charts: super::no_charts,
+    html,
     list: |v, f, _| {
         format!(
             "{} subscriptions ({})",
@@ -419,4 +420,102 @@ fn table(s: &ScenarioResult) -> Option<ExtraTable> {
         .to_vec(),
         rows,
     })
+}
+
+/// Subscriptions in report.html: the delivery latency distribution of each target's merged
+/// histograms, and the messages received and subscriptions held second by second.
+fn html(s: &ScenarioResult) -> Vec<crate::report::html::Figure> {
+    use crate::report::html::xy::{Marker, Series, XAxis, Xy, YAxis};
+    use crate::report::html::{color_of, legend, scale, Figure};
+    if s.subscriptions.is_none() {
+        return Vec::new();
+    }
+    let mut latency = Xy::new(
+        "percentile",
+        "delivery latency (ms, log scale)",
+        XAxis::Percentile,
+        YAxis::Log,
+    );
+    let mut messages = Xy::new(
+        "seconds into the measured window",
+        "messages received per second",
+        XAxis::Linear { from_zero: true },
+        YAxis::Linear { from_zero: true },
+    );
+    let mut held = Xy::new(
+        "seconds into the measured window",
+        "subscriptions held",
+        XAxis::Linear { from_zero: true },
+        YAxis::Linear { from_zero: true },
+    );
+    let mut drawn = Vec::new();
+    for t in &s.targets {
+        let c = color_of(s, t);
+        let subs: Vec<&SubscriptionUsage> = crate::summary::counted_trials(t)
+            .into_iter()
+            .filter_map(|x| x.subscriptions.as_ref())
+            .collect();
+        if subs.is_empty() {
+            continue;
+        }
+        drawn.push(t.name.clone());
+        let mut merged = gqlbench_engine::new_latency();
+        for u in &subs {
+            if let Ok(h) = gqlbench_engine::decode_hist(&u.engine.latency_hist) {
+                // Same bounds everywhere (new_latency), so adding cannot fail in practice.
+                let _ = merged.add(&h);
+            }
+            let series = &u.engine.series;
+            let marker = if series.len() < 3 {
+                Marker::Dot
+            } else {
+                Marker::None
+            };
+            let per_s = |f: fn(&gqlbench_engine::SubscribeSecond) -> u64| {
+                series.iter().map(|p| (p.t_s as f64, f(p) as f64)).collect()
+            };
+            messages
+                .series
+                .push(Series::line(c, per_s(|p| p.messages)).marked(marker));
+            held.series
+                .push(Series::line(c, per_s(|p| p.held)).marked(marker));
+        }
+        if !merged.is_empty() {
+            let pts = scale::nines_points(scale::nines_extent(merged.len()))
+                .into_iter()
+                .map(|x| {
+                    let us = merged.value_at_quantile(scale::quantile_at(x));
+                    (x, us as f64 / 1000.0)
+                })
+                .collect();
+            latency.series.push(Series::line(c, pts));
+        }
+    }
+    let legend = legend(s, |t| drawn.contains(&t.name));
+    [
+        Figure::of(
+            "subscription-latency",
+            "Subscription delivery latency (merged histograms)",
+            "Delivery latency (receive time minus the publishedAt the server put in each message, same clock) at each percentile, from the histograms of every counted trial merged: trials[].subscriptions.engine.latency_hist. 90%, 99% and 99.9% get equal room.",
+            legend.clone(),
+            latency.svg(),
+        ),
+        Figure::of(
+            "subscription-messages",
+            "Messages received second by second, each trial",
+            "Messages (valid and invalid) the engine received over all held subscriptions in each second of the window, one line per counted trial: trials[].subscriptions.engine.series[].messages. Steady at publish rate × subscriptions when the server keeps up.",
+            legend.clone(),
+            messages.svg(),
+        ),
+        Figure::of(
+            "subscription-held",
+            "Subscriptions held second by second, each trial",
+            "Subscribed connections still open at the end of each second of the window, one line per counted trial: trials[].subscriptions.engine.series[].held. A falling line is a server dropping subscribers.",
+            legend,
+            held.svg(),
+        ),
+    ]
+    .into_iter()
+    .flatten()
+    .collect()
 }

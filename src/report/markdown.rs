@@ -35,17 +35,7 @@ fn render(r: &RunResults) -> String {
     for l in super::not_installed_lines(r) {
         out.push_str(&format!("- {}\n", esc(&l)));
     }
-    out.push_str(
-        "\nreq/s is the center (geometric mean) of the counted trials with its 95% t interval; \
-\"± of 95% CI\" is the interval's half-width against the precision asked for, and why the rounds \
-stopped when it is wider; CV is the coefficient of variation of req/s across trials. A fastest \
-target is named only when the interval of its margin over the runner-up, paired round by round, \
-excludes 0. Latency percentiles come from all valid trials' histograms merged. CPU is the \
-target's process tree in % of one core over the measured window. A row with any failed \
-response, a crash or a saturated generator is never ranked; caveats (unsteady, interference) \
-are named but do not unrank it. How a verdict is reached: docs/method.md; field meanings: \
-docs/results.md.\n",
-    );
+    out.push_str(&format!("\n{}\n", super::READING_GUIDE));
     for s in &r.scenarios {
         out.push_str(&format!(
             "\n## {}/{}\n\n{}\n\n",
@@ -104,19 +94,15 @@ docs/results.md.\n",
                 ));
             }
         }
-        out.push_str("\n<details><summary>target versions and settings</summary>\n\n| target | kind | package | version | settings | notes | ready (s) |\n|---|---|---|---|---|---|---|\n");
-        for t in s.targets.iter().filter(|t| !super::not_installed(t)) {
+        out.push_str(&format!(
+            "\n<details><summary>target versions and settings</summary>\n\n| {} |\n|{}\n",
+            super::VERSIONS_HEADERS.join(" | "),
+            "---|".repeat(super::VERSIONS_HEADERS.len())
+        ));
+        for row in super::versions_rows(s) {
             out.push_str(&format!(
-                "| {} | {} | {} | {} | {} | {} | {} |\n",
-                t.name,
-                t.kind.label(),
-                t.package.as_deref().unwrap_or("-"),
-                t.version.as_deref().unwrap_or("-"),
-                t.settings.summary(),
-                esc(&t.settings.notes),
-                t.ready_s
-                    .map(|x| format!("{x:.2}"))
-                    .unwrap_or_else(|| "-".into())
+                "| {} |\n",
+                row.iter().map(|c| esc(c)).collect::<Vec<_>>().join(" | ")
             ));
         }
         out.push_str("\n</details>\n");

@@ -1,6 +1,7 @@
 //! Reports: what gqlbench writes about a run or a comparison. `export` is the seam (the
 //! `Exporter` trait and the `ExportManager` that writes each output where it goes); each
-//! format is one file beside it: `terminal`, `markdown`, `json`, `csv`. This file holds the
+//! format is one file beside it: `terminal`, `markdown`, `json`, `csv`, and `html` (a
+//! folder: the page, its charts and their geometry). This file holds the
 //! table data every format draws on: the main table's rows, the verdict and notes under it,
 //! and the extra tables (`extras`) of the scenarios that measure more; `provenance` and
 //! `skipped` hold the lines around them. None of it measures anything: every cell comes
@@ -8,6 +9,7 @@
 pub mod csv;
 pub mod export;
 pub mod extras;
+pub mod html;
 pub mod json;
 pub mod markdown;
 pub mod precision;
@@ -21,11 +23,56 @@ use crate::results::{ScenarioResult, TargetResult};
 pub use crate::units::{fmt_bytes, fmt_cpus, fmt_ms, fmt_rps, snake_name};
 pub use csv::{chart_files, Csv};
 pub use export::{Dest, Document, ExportManager, Exporter, Output};
+pub use html::Html;
 pub use json::Json;
 pub use markdown::Markdown;
 pub use provenance::{load_line, ops_line, provenance_lines};
 pub use skipped::{not_installed, not_installed_lines, not_run_line};
 pub use terminal::Terminal;
+
+/// How to read a report's figures, said once under its provenance (report.md, report.html).
+pub const READING_GUIDE: &str =
+    "req/s is the center (geometric mean) of the counted trials with its 95% t interval; \
+\"± of 95% CI\" is the interval's half-width against the precision asked for, and why the rounds \
+stopped when it is wider; CV is the coefficient of variation of req/s across trials. A fastest \
+target is named only when the interval of its margin over the runner-up, paired round by round, \
+excludes 0. Latency percentiles come from all valid trials' histograms merged. CPU is the \
+target's process tree in % of one core over the measured window. A row with any failed \
+response, a crash or a saturated generator is never ranked; caveats (unsteady, interference) \
+are named but do not unrank it. How a verdict is reached: docs/method.md; field meanings: \
+docs/results.md.";
+
+pub const VERSIONS_HEADERS: [&str; 7] = [
+    "target",
+    "kind",
+    "package",
+    "version",
+    "settings",
+    "notes",
+    "ready (s)",
+];
+
+/// Each measured target's kind, package, version, fairness-relevant settings and start-up
+/// time: the "target versions and settings" table under every scenario.
+pub fn versions_rows(s: &ScenarioResult) -> Vec<[String; 7]> {
+    s.targets
+        .iter()
+        .filter(|t| !not_installed(t))
+        .map(|t| {
+            [
+                t.name.clone(),
+                t.kind.label().to_string(),
+                t.package.clone().unwrap_or_else(|| "-".into()),
+                t.version.clone().unwrap_or_else(|| "-".into()),
+                t.settings.summary(),
+                t.settings.notes.clone(),
+                t.ready_s
+                    .map(|x| format!("{x:.2}"))
+                    .unwrap_or_else(|| "-".into()),
+            ]
+        })
+        .collect()
+}
 
 /// One row of a scenario table, as strings, shared by the terminal and markdown exporters.
 pub struct Row {

@@ -36,6 +36,7 @@ pub const DEF: KindDef = KindDef {
     decorator: false,
     tables,
     charts: super::no_charts,
+    html,
     list: |v, _, _| {
         format!(
             "open, rate sweep from {} req/s",
@@ -384,4 +385,28 @@ fn tables(s: &ScenarioResult) -> Vec<ExtraTable> {
         });
     }
     out
+}
+
+/// The sweep in report.html: p99 against achieved req/s per target and trial, steps in the
+/// order of their intended rates (the closed-loop probe left out).
+fn html(s: &ScenarioResult) -> Vec<crate::report::html::Figure> {
+    crate::report::html::curve::Curve {
+        kind: "rate-sweep",
+        title: "Rate sweep: p99 latency against throughput",
+        about: "Each open-model step of a trial (trials[].sweep[] with a rate; the closed-loop probe left out) is a point at its achieved req/s and its p99 measured from the intended send time, joined in the order of the intended rates. A dot is a step that held (p99 within the limit, every request sent and answered right), a ring one that did not (its verdict in the table below). The highest dot is the target's sustained rate.".into(),
+        steps: |tr| {
+            let mut v: Vec<&SweepStep> = tr
+                .sweep
+                .iter()
+                .flatten()
+                .filter(|x| x.rate.is_some() && x.phase.as_deref() != Some("probe"))
+                .collect();
+            v.sort_by(|a, b| a.rate.unwrap_or(0.0).total_cmp(&b.rate.unwrap_or(0.0)));
+            v
+        },
+        note: |_| None,
+    }
+    .figure(s)
+    .into_iter()
+    .collect()
 }

@@ -1,0 +1,100 @@
+//! The HTML exporter (report.html): one self-contained page per run that works offline from
+//! `file://` (no script, no fetch: its Content-Security-Policy forbids both), with the same
+//! provenance, tables, verdicts and notes as report.md and the charts report.md cannot
+//! hold. The page is a maud template (`page`), which escapes every string it is given; the
+//! charts are SVG drawn in Rust with plotters (`svg`, `xy`, `intervals`), laid on axes
+//! whose geometry is `scale`. The charts of every throughput scenario are `load`'s; a kind
+//! that measures more adds its own through its `html` hook (`kinds::KindDef::html`), the
+//! sweeps with `curve`.
+pub mod curve;
+pub mod intervals;
+pub mod load;
+mod page;
+pub mod scale;
+pub mod svg;
+pub mod xy;
+
+use anyhow::Result;
+
+use super::export::{Exporter, Output};
+use crate::results::{RunResults, ScenarioResult, TargetResult};
+
+/// A run as report.html.
+pub struct Html;
+
+impl Exporter<RunResults> for Html {
+    fn export(&self, r: &RunResults) -> Result<Vec<Output>> {
+        Ok(vec![Output {
+            file: "report.html".into(),
+            text: page::render(r),
+        }])
+    }
+}
+
+/// One chart of a scenario, ready for the page.
+#[derive(Debug, Clone)]
+pub struct Figure {
+    /// What the chart is, the same in every report (`data-chart` on the page): e.g.
+    /// `throughput`, `latency`, `rate-sweep`.
+    pub kind: &'static str,
+    pub title: String,
+    /// What it shows and where its numbers come from, in a sentence or two.
+    pub about: String,
+    /// The series' names and palette indexes, shown under the chart.
+    pub legend: Vec<(String, usize)>,
+    /// The drawing (`<svg>`), or why it could not be drawn.
+    pub svg: std::result::Result<String, String>,
+}
+
+impl Figure {
+    /// A figure from a drawing: none when there was nothing to draw; a drawing that failed
+    /// is kept with its error, so the page says so instead of leaving the chart out.
+    pub fn of(
+        kind: &'static str,
+        title: impl Into<String>,
+        about: impl Into<String>,
+        legend: Vec<(String, usize)>,
+        drawn: Result<Option<String>>,
+    ) -> Option<Figure> {
+        let svg = match drawn {
+            Ok(None) => return None,
+            Ok(Some(svg)) => Ok(svg),
+            Err(e) => Err(format!("{e:#}")),
+        };
+        Some(Figure {
+            kind,
+            title: title.into(),
+            about: about.into(),
+            legend,
+            svg,
+        })
+    }
+}
+
+/// A target's color in every chart of its scenario: its place in the scenario.
+pub fn color_of(s: &ScenarioResult, t: &TargetResult) -> usize {
+    s.targets
+        .iter()
+        .position(|x| std::ptr::eq(x, t))
+        .unwrap_or(0)
+}
+
+/// The legend of the targets that `keep` selects, each in its color.
+pub fn legend(s: &ScenarioResult, keep: impl Fn(&TargetResult) -> bool) -> Vec<(String, usize)> {
+    s.targets
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| keep(t))
+        .map(|(i, t)| (t.name.clone(), i))
+        .collect()
+}
+
+/// Every chart of a scenario: the throughput scenario's, then its kinds'.
+pub fn figures(s: &ScenarioResult) -> Vec<Figure> {
+    let mut out = load::figures(s);
+    out.extend(crate::kinds::html(s));
+    out
+}
+
+#[cfg(test)]
+mod tests;
