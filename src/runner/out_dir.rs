@@ -1,7 +1,7 @@
 //! The output folder of a run. Writing into a folder that holds an earlier run would
 //! overwrite its results and mix both runs' logs, so a folder with files in it is refused
 //! before anything starts. `--force` replaces an earlier run: it removes only the files a
-//! run writes (results.json, report.md, logs/, the chart CSVs), and only when the folder is
+//! run writes (results.json, report.md, report.html, logs/, the chart CSVs), and only when the folder is
 //! a gqlbench run folder, never whatever else a mistyped --out may point at.
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -14,7 +14,7 @@ use crate::error::UserError;
 fn is_run_output(name: &str) -> bool {
     matches!(
         name,
-        "results.json" | ".results.json.tmp" | "report.md" | "logs"
+        "results.json" | ".results.json.tmp" | "report.md" | "report.html" | "logs"
     ) || ((name.starts_with("sweep-") || name.starts_with("memory-")) && name.ends_with(".csv"))
 }
 
@@ -134,6 +134,7 @@ mod tests {
         let d = t.path();
         fs::write(d.join("results.json"), r#"{"schema_version": 1}"#).unwrap();
         fs::write(d.join("report.md"), "#").unwrap();
+        fs::write(d.join("report.html"), "<p>").unwrap();
         fs::write(d.join("sweep-stress.csv"), "").unwrap();
         fs::create_dir_all(d.join("logs")).unwrap();
         fs::write(d.join("logs/a.log"), "").unwrap();
@@ -141,7 +142,7 @@ mod tests {
         let e = prepare(d, false).unwrap_err().to_string();
         assert!(e.contains("an earlier run") && e.contains("--force"), "{e}");
         let removed = prepare(d, true).unwrap();
-        assert_eq!(removed.len(), 4);
+        assert_eq!(removed.len(), 5);
         let left: Vec<_> = fs::read_dir(d)
             .unwrap()
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
