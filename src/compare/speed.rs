@@ -5,6 +5,7 @@
 //! (docs/performance.md). Within one run the rounds are blocks (paired comparisons);
 //! between runs, this scaling is what cancels the drift.
 use crate::results::{ScenarioResult, TargetResult};
+use crate::summary::used_trials;
 
 /// The row's counted req/s (the summary's samples: valid trials not excluded, or all
 /// counted trials when none is valid), each multiplied by its round's canary time in ms:
@@ -18,17 +19,6 @@ pub fn adjusted_samples(s: &ScenarioResult, t: &TargetResult) -> Option<Vec<f64>
     used.iter()
         .map(|x| Some(x.load.throughput_rps * rounds.canary_ms(x.trial)?))
         .collect()
-}
-
-/// The trials behind the summary's samples.
-fn used_trials(t: &TargetResult) -> Vec<&crate::results::TrialResult> {
-    let counted: Vec<_> = t.trials.iter().filter(|x| x.excluded.is_none()).collect();
-    let valid: Vec<_> = counted.iter().copied().filter(|x| x.valid).collect();
-    if valid.is_empty() {
-        counted
-    } else {
-        valid
-    }
 }
 
 /// The median canary time (ms) over the rounds of the row's used trials.
