@@ -51,7 +51,11 @@ impl Traffic {
             .filter(|v| v.is_finite() && *v > 0.0)
             .ok_or_else(bad)?;
         Ok(Traffic {
-            text: t.to_string(),
+            text: if t.contains('/') {
+                t.to_string()
+            } else {
+                format!("{t} req/s")
+            },
             rps: n * mult / secs,
         })
     }
@@ -194,6 +198,8 @@ mod tests {
     fn traffic_is_read_in_any_unit() {
         assert!((Traffic::parse("1M/day").unwrap().rps - 1e6 / 86_400.0).abs() < 1e-9);
         assert_eq!(Traffic::parse("250").unwrap().rps, 250.0);
+        assert_eq!(Traffic::parse("250").unwrap().text, "250 req/s");
+        assert_eq!(Traffic::parse("1M/day").unwrap().text, "1M/day");
         assert_eq!(Traffic::parse("250/s").unwrap().rps, 250.0);
         assert_eq!(Traffic::parse("15k/min").unwrap().rps, 250.0);
         assert_eq!(Traffic::parse("900k/h").unwrap().rps, 250.0);

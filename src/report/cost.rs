@@ -55,8 +55,15 @@ pub fn money(currency: &str, v: f64) -> String {
     } else if v >= 1.0 {
         format!("{v:.2}")
     } else if v > 0.0 {
+        // Three significant digits, trailing zeros dropped (a price of $0.085 stays that),
+        // at least cents.
         let decimals = (2.0 - v.log10().floor()).clamp(2.0, 9.0) as usize;
-        format!("{v:.decimals$}")
+        let t = format!("{v:.decimals$}");
+        let t = t.trim_end_matches('0');
+        match t.split_once('.') {
+            Some((_, d)) if d.len() < 2 => format!("{v:.2}"),
+            _ => t.to_string(),
+        }
     } else {
         "0".to_string()
     };
@@ -120,7 +127,7 @@ fn assumptions(r: &RunResults) -> String {
         "req/s per core is each valid trial's req/s ÷ its measured CPU (the target's process tree in % of one core over the measured window, not its quota); req/s per GiB is req/s ÷ the trial's peak RSS; each is the geometric mean of the trials with its 95% t interval, like req/s. \
 An instance's capacity is req/s per core × its vCPUs: one process per vCPU (Node runs JavaScript on one thread), as many as its memory holds at the peak RSS measured. \
 That assumes throughput grows linearly with vCPUs, the work is CPU-bound, and one of the instance's vCPUs does what one CPU of this machine ({}) did: a different CPU (another generation, arm64) differs, and none was measured here. \
-Cost per 1M requests = hourly price ÷ (capacity × 3,600) × 1,000,000, with the instance fully busy; instances for the traffic = ⌈traffic ÷ (capacity × utilization)⌉, at least 1 (a real deployment runs at least 2 for availability), per month at 730 hours. \
+Cost per 1M requests = hourly price ÷ (capacity × 3,600) × 1,000,000, with the instance fully busy; instances for the traffic = ⌈traffic ÷ (capacity × utilization)⌉, at least 1 (a real deployment runs at least 2 for availability), per month at 730 hours, and that month's cost per 1M requests of the traffic (what seed 001's table gives). \
 Instance hours only: no load balancer, storage, data transfer or database. Throughput scenarios of the closed model only (not fixed rates, sweeps, cold starts or subscriptions).",
         if r.machine.cpu_model.is_empty() { "unknown" } else { &r.machine.cpu_model }
     )
@@ -161,10 +168,14 @@ fn scenario_cost(s: &ScenarioResult, effs: &[Efficiency], p: &Pricing) -> Scenar
             cheapest_month
                 .map(|z| {
                     format!(
-                        "{} × {} ({}/month)",
+                        "{} × {} ({}/month: {} per 1M requests at this traffic)",
                         range(&z.needed.0, &z.needed.1, &z.needed.2, |v| v.to_string()),
                         z.instance.name,
-                        money(cur, z.monthly)
+                        money(cur, z.monthly),
+                        money(
+                            cur,
+                            z.monthly / (p.traffic.rps * 3600.0 * sizing::HOURS_PER_MONTH) * 1e6
+                        )
                     )
                 })
                 .unwrap_or_else(dash),
@@ -340,7 +351,10 @@ mod tests {
         assert_eq!(money("USD", 146.0), "$146");
         assert_eq!(money("USD", 4.8667), "$4.87");
         assert_eq!(money("USD", 0.012345), "$0.0123");
-        assert_eq!(money("USD", 0.5), "$0.500");
+        assert_eq!(money("USD", 0.5), "$0.50");
+        assert_eq!(money("USD", 0.085), "$0.085");
+        assert_eq!(money("USD", 0.34), "$0.34");
+        assert_eq!(money("USD", 0.0816), "$0.0816");
         assert_eq!(money("EUR", 0.0004567), "0.000457 EUR");
     }
 }
