@@ -150,6 +150,34 @@ pub struct RunArgs {
     pub ignore_failures: bool,
     #[command(flatten)]
     pub isolation: IsolationArgs,
+    #[command(flatten)]
+    pub cost: CostArgs,
+}
+
+/// The efficiency and cost section of the reports (docs/cost.md).
+#[derive(Args, Debug, Clone)]
+pub struct CostArgs {
+    /// Price table (TOML) for the efficiency and cost section (default: the shipped prices/aws-on-demand.toml)
+    #[arg(long, value_name = "FILE")]
+    pub prices: Option<PathBuf>,
+    /// Traffic to size instances for: req/s, or N/s, N/min, N/h, N/day with k or M
+    #[arg(long, value_name = "RATE", default_value = crate::cost::DEFAULT_TRAFFIC, value_parser = crate::cost::parse_traffic)]
+    pub traffic: crate::cost::Traffic,
+    /// Share of an instance's capacity to plan for when sizing
+    #[arg(long, value_name = "PCT", default_value = "70%", value_parser = crate::cost::parse_utilization)]
+    pub utilization: f64,
+}
+
+impl CostArgs {
+    /// The pricing these flags ask for; a bad price table is a user error naming the file
+    /// and the field.
+    pub fn pricing(&self) -> anyhow::Result<crate::cost::Pricing> {
+        crate::cost::Pricing::load(
+            self.prices.as_deref(),
+            self.traffic.clone(),
+            self.utilization,
+        )
+    }
 }
 
 #[derive(Args, Debug)]
@@ -225,6 +253,8 @@ pub struct ReportArgs {
     /// Output format
     #[arg(long, value_enum, default_value = "md")]
     pub format: ReportFormat,
+    #[command(flatten)]
+    pub cost: CostArgs,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]

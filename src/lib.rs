@@ -4,6 +4,7 @@ pub mod catalog;
 pub mod cli;
 pub mod commands;
 pub mod compare;
+pub mod cost;
 pub mod db;
 pub mod error;
 pub mod kinds;

@@ -133,6 +133,7 @@ const CHARTS: &[&str] = &[
     "p99-per-second",
     "cpu",
     "memory",
+    "efficiency",
     "overhead",
     "connection-sweep",
     "rate-sweep",

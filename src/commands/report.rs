@@ -1,17 +1,21 @@
 //! `gqlbench report RUN [--format md|terminal|json|csv|html]`: renders a saved run again
 //! with this version's rules, on stdout (`--format html > report.html` is the page a run
 //! writes); CSV, being one file per chart, is written into the run folder instead and the
-//! files written are named on stderr.
+//! files written are named on stderr. `--prices`, `--traffic` and `--utilization` price the
+//! saved run again (docs/cost.md).
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Result;
 
 use crate::cli::{ReportArgs, ReportFormat};
+use crate::report::cost::Priced;
 use crate::report::{Csv, Dest, ExportManager, Html, Json, Markdown, Terminal};
 use crate::results::RunResults;
 
 pub fn run(a: &ReportArgs) -> Result<ExitCode> {
+    // The price table first: a bad one is refused before anything is read or written.
+    let pricing = a.cost.pricing()?;
     let mut r = RunResults::load(&a.run)?;
     // The ranking is derived from the stored summaries; derive it again so a saved
     // run is judged by this version's rules.
@@ -20,11 +24,11 @@ pub fn run(a: &ReportArgs) -> Result<ExitCode> {
     }
     let exports = ExportManager::new();
     let exports = match a.format {
-        ReportFormat::Md => exports.add(Markdown, Dest::Stdout),
-        ReportFormat::Terminal => exports.add(Terminal, Dest::Stdout),
+        ReportFormat::Md => exports.add(Priced::new(Markdown, pricing), Dest::Stdout),
+        ReportFormat::Terminal => exports.add(Priced::new(Terminal, pricing), Dest::Stdout),
         ReportFormat::Json => exports.add(Json, Dest::Stdout),
         ReportFormat::Csv => exports.add(Csv, Dest::Dir(folder(&a.run))),
-        ReportFormat::Html => exports.add(Html, Dest::Stdout),
+        ReportFormat::Html => exports.add(Priced::new(Html, pricing), Dest::Stdout),
     };
     let written = exports.write(&r)?;
     if a.format == ReportFormat::Csv && written.is_empty() {

@@ -8,12 +8,15 @@ use crate::catalog::Catalog;
 use crate::cli::RunArgs;
 use crate::plan::resolve_run;
 use crate::progress::Progress;
-use crate::report::{Csv, Dest, ExportManager, Html, Json, Markdown};
+use crate::report::cost::Priced;
+use crate::report::{Csv, Dest, ExportManager, Html, Json, Markdown, Terminal};
 use crate::results::RunStatus;
 use crate::runner::{self, RunContext};
 
 pub fn run(root: &Path, args: &RunArgs) -> Result<ExitCode> {
     let cat = Catalog::load(root)?;
+    // A bad price table is refused before anything runs, not after the run.
+    let pricing = args.cost.pricing()?;
     for t in &args.targets {
         // A named native build that is not installed would only be skipped: refuse it now.
         crate::runner::install::require_installed(cat.target(t)?).map_err(|message| {
@@ -75,11 +78,18 @@ pub fn run(root: &Path, args: &RunArgs) -> Result<ExitCode> {
     let folder = Dest::Dir(plan.out_dir.clone());
     let saved = ExportManager::new()
         .add(Json, folder.clone())
-        .add(Markdown, folder.clone())
-        .add(Html, folder.clone())
+        .add(Priced::new(Markdown, pricing.clone()), folder.clone())
+        .add(Priced::new(Html, pricing.clone()), folder.clone())
         .add(Csv, folder)
         .write(&results);
-    let shown = ExportManager::console(plan.json).write(&results);
+    let shown = if plan.json {
+        ExportManager::new()
+            .add(Priced::new(Terminal, pricing), Dest::Stderr)
+            .add(Json, Dest::Stdout)
+    } else {
+        ExportManager::new().add(Priced::new(Terminal, pricing), Dest::Stdout)
+    }
+    .write(&results);
     eprintln!(
         "\nresults: {}\nreport:  {} (charts: {})",
         plan.out_dir.join("results.json").display(),

@@ -3,8 +3,11 @@
 //! each target.
 use anyhow::Result;
 
+use super::cost::Priced;
 use super::export::{Exporter, Output};
+use super::ExtraTable;
 use super::{load_line, notes, ops_line, provenance_lines, rows, verdict, HEADERS};
+use crate::cost::Pricing;
 use crate::results::RunResults;
 
 /// A run as report.md.
@@ -12,9 +15,15 @@ pub struct Markdown;
 
 impl Exporter<RunResults> for Markdown {
     fn export(&self, r: &RunResults) -> Result<Vec<Output>> {
+        Priced::new(Markdown, Pricing::shipped()?).export(r)
+    }
+}
+
+impl Exporter<RunResults> for Priced<Markdown> {
+    fn export(&self, r: &RunResults) -> Result<Vec<Output>> {
         Ok(vec![Output {
             file: "report.md".into(),
-            text: render(r),
+            text: render(r, &self.pricing),
         }])
     }
 }
@@ -24,7 +33,7 @@ fn esc(s: &str) -> String {
     s.replace('|', "\\|")
 }
 
-fn render(r: &RunResults) -> String {
+fn render(r: &RunResults, pricing: &Pricing) -> String {
     let mut out = format!(
         "# gqlbench report: suite `{}`, profile `{}`\n\n",
         r.suite, r.profile
@@ -107,6 +116,9 @@ fn render(r: &RunResults) -> String {
         }
         out.push_str("\n</details>\n");
     }
+    if let Some(c) = super::cost::section(r, pricing) {
+        out.push_str(&cost_section(&c));
+    }
     if let Some(v) = &r.verdict {
         out.push_str("\n## Verdict\n\n```\n");
         for l in v.lines_brief() {
@@ -114,6 +126,59 @@ fn render(r: &RunResults) -> String {
             out.push('\n');
         }
         out.push_str("```\n");
+    }
+    out
+}
+
+fn table(x: &ExtraTable) -> String {
+    let mut out = format!(
+        "| {} |\n|{}\n",
+        x.headers
+            .iter()
+            .map(|c| esc(c))
+            .collect::<Vec<_>>()
+            .join(" | "),
+        "---|".repeat(x.headers.len())
+    );
+    for r in &x.rows {
+        out.push_str(&format!(
+            "| {} |\n",
+            r.iter().map(|c| esc(c)).collect::<Vec<_>>().join(" | ")
+        ));
+    }
+    out
+}
+
+/// The efficiency and cost section (`report::cost`).
+fn cost_section(c: &super::cost::Section) -> String {
+    let mut out = format!("\n## {}\n\n", super::cost::TITLE);
+    for l in &c.provenance {
+        out.push_str(&format!("- {}\n", esc(l)));
+    }
+    out.push_str(&format!("\n{}\n", c.assumptions));
+    for s in &c.scenarios {
+        out.push_str(&format!("\n### {}\n\n{}", s.title, table(&s.summary)));
+        for n in &s.notes {
+            out.push_str(&format!("\n- ⚠ {}\n", esc(n)));
+        }
+        out.push_str(&format!(
+            "\n<details><summary>{}</summary>\n\n{}\n</details>\n",
+            esc(&s.detail.title),
+            table(&s.detail)
+        ));
+    }
+    out.push_str(&format!(
+        "\n<details><summary>{}</summary>\n\n{}\n</details>\n",
+        esc(&c.instances.title),
+        table(&c.instances)
+    ));
+    out.push_str(&format!(
+        "\n### {}\n\n{}\n",
+        esc(&c.seed.title),
+        table(&c.seed)
+    ));
+    for l in &c.seed_remarks {
+        out.push_str(&format!("- {}\n", esc(l)));
     }
     out
 }

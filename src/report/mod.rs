@@ -4,8 +4,9 @@
 //! folder: the page, its charts and their geometry). This file holds the
 //! table data every format draws on: the main table's rows, the verdict and notes under it,
 //! and the extra tables (`extras`) of the scenarios that measure more; `provenance` and
-//! `skipped` hold the lines around them. None of it measures anything: every cell comes
+//! `skipped` hold the lines around them; `cost` the efficiency and cost section. None of it measures anything: every cell comes
 //! from the one result model (`results.rs`).
+pub mod cost;
 pub mod csv;
 pub mod export;
 pub mod extras;

@@ -8,9 +8,11 @@ use anyhow::Result;
 use comfy_table::presets::UTF8_FULL_CONDENSED;
 use comfy_table::{ContentArrangement, Table};
 
+use super::cost::Priced;
 use super::export::{Document, Exporter, Output};
 use super::{load_line, notes, ops_line, provenance_lines, rows, verdict, HEADERS};
 use crate::compare::{Comparison, Verdict};
+use crate::cost::Pricing;
 use crate::results::{RunResults, ScenarioResult};
 use crate::stats::{Change, MIN_TRIALS};
 
@@ -28,7 +30,13 @@ impl Terminal {
 
 impl Exporter<RunResults> for Terminal {
     fn export(&self, r: &RunResults) -> Result<Vec<Output>> {
-        Ok(Self::output::<RunResults>(render_run(r)))
+        Priced::new(Terminal, Pricing::shipped()?).export(r)
+    }
+}
+
+impl Exporter<RunResults> for Priced<Terminal> {
+    fn export(&self, r: &RunResults) -> Result<Vec<Output>> {
+        Ok(Terminal::output::<RunResults>(render_run(r, &self.pricing)))
     }
 }
 
@@ -76,7 +84,7 @@ fn scenario_table(s: &ScenarioResult) -> String {
     out
 }
 
-fn render_run(r: &RunResults) -> String {
+fn render_run(r: &RunResults, pricing: &Pricing) -> String {
     let mut out = String::new();
     for l in provenance_lines(r) {
         out.push_str(&l);
@@ -89,6 +97,9 @@ fn render_run(r: &RunResults) -> String {
     for s in &r.scenarios {
         out.push_str(&scenario_table(s));
     }
+    if let Some(c) = super::cost::section(r, pricing) {
+        out.push_str(&cost_brief(&c));
+    }
     if let Some(v) = &r.verdict {
         out.push('\n');
         for l in v.lines() {
@@ -96,6 +107,30 @@ fn render_run(r: &RunResults) -> String {
             out.push('\n');
         }
     }
+    out
+}
+
+/// The efficiency and cost section, briefly: where the prices come from and each priced
+/// scenario's summary (every instance, the assumptions and seed 001's table: report.md).
+fn cost_brief(c: &super::cost::Section) -> String {
+    let mut out = format!("\n{}\n", super::cost::TITLE);
+    for l in &c.provenance {
+        out.push_str(&format!("  {l}\n"));
+    }
+    for s in &c.scenarios {
+        let mut t = Table::new();
+        t.load_preset(UTF8_FULL_CONDENSED)
+            .set_content_arrangement(ContentArrangement::Dynamic)
+            .set_header(s.summary.headers.clone());
+        for r in &s.summary.rows {
+            t.add_row(r.clone());
+        }
+        out.push_str(&format!("  {}\n{t}\n", s.summary.title));
+        for n in &s.notes {
+            out.push_str(&format!("  ! {n}\n"));
+        }
+    }
+    out.push_str("  assumptions, every instance and seed 001's published table (not measured): report.md / report.html\n");
     out
 }
 

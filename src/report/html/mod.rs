@@ -5,8 +5,9 @@
 //! charts are SVG drawn in Rust with plotters (`svg`, `xy`, `intervals`), laid on axes
 //! whose geometry is `scale`. The charts of every throughput scenario are `load`'s; a kind
 //! that measures more adds its own through its `html` hook (`kinds::KindDef::html`), the
-//! sweeps with `curve`.
+//! sweeps with `curve`; the req/s per core of a throughput scenario is `efficiency`'s.
 pub mod curve;
+pub mod efficiency;
 pub mod intervals;
 pub mod load;
 mod page;
@@ -16,7 +17,9 @@ pub mod xy;
 
 use anyhow::Result;
 
+use super::cost::Priced;
 use super::export::{Exporter, Output};
+use crate::cost::Pricing;
 use crate::results::{RunResults, ScenarioResult, TargetResult};
 
 /// A run as report.html.
@@ -24,9 +27,15 @@ pub struct Html;
 
 impl Exporter<RunResults> for Html {
     fn export(&self, r: &RunResults) -> Result<Vec<Output>> {
+        Priced::new(Html, Pricing::shipped()?).export(r)
+    }
+}
+
+impl Exporter<RunResults> for Priced<Html> {
+    fn export(&self, r: &RunResults) -> Result<Vec<Output>> {
         Ok(vec![Output {
             file: "report.html".into(),
-            text: page::render(r),
+            text: page::render(r, &self.pricing),
         }])
     }
 }
@@ -92,6 +101,7 @@ pub fn legend(s: &ScenarioResult, keep: impl Fn(&TargetResult) -> bool) -> Vec<(
 /// Every chart of a scenario: the throughput scenario's, then its kinds'.
 pub fn figures(s: &ScenarioResult) -> Vec<Figure> {
     let mut out = load::figures(s);
+    out.extend(efficiency::figure(s));
     out.extend(crate::kinds::html(s));
     out
 }

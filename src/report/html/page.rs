@@ -3,10 +3,12 @@
 //! plotters wrote and escaped itself, and the page's own style are inserted as they are.
 //! Its sections follow report.md: provenance, then per scenario the facts, the main table
 //! and its verdict, the notes, the charts, the kinds' tables and the targets' versions; the
-//! run's verdict last. A run that did not complete says so at the top.
+//! efficiency and cost section after the scenarios; the run's verdict last. A run that did not complete says so at the top.
 use maud::{html, Markup, PreEscaped, DOCTYPE};
 
 use super::{figures, svg::css_color, Figure};
+use crate::cost::Pricing;
+use crate::report::cost::Section;
 use crate::report::{self as rep, ExtraTable};
 use crate::results::{RunResults, RunStatus, ScenarioResult};
 
@@ -17,8 +19,8 @@ const CSP: &str =
 
 const STYLE: &str = include_str!("style.css");
 
-pub fn render(r: &RunResults) -> String {
-    page(r).into_string()
+pub fn render(r: &RunResults, pricing: &Pricing) -> String {
+    page(r, pricing).into_string()
 }
 
 /// What the top of the page says when the run did not complete.
@@ -37,7 +39,7 @@ pub fn partial_notice(status: RunStatus) -> Option<&'static str> {
     }
 }
 
-fn page(r: &RunResults) -> Markup {
+fn page(r: &RunResults, pricing: &Pricing) -> Markup {
     let notice = partial_notice(r.status);
     html! {
         (DOCTYPE)
@@ -82,6 +84,7 @@ fn page(r: &RunResults) -> Markup {
                     @for (i, s) in r.scenarios.iter().enumerate() {
                         (scenario(i, s))
                     }
+                    @if let Some(c) = rep::cost::section(r, pricing) { (cost(&c)) }
                 }
                 @if let Some(v) = &r.verdict {
                     section.verdict {
@@ -177,6 +180,35 @@ fn extra(x: &ExtraTable) -> Markup {
             table {
                 thead { tr { @for h in &x.headers { th { (h) } } } }
                 tbody { @for row in &x.rows { tr { @for c in row { td { (c) } } } } }
+            }
+        }
+    }
+}
+
+/// The efficiency and cost section (`report::cost`), as in report.md.
+fn cost(c: &Section) -> Markup {
+    html! {
+        section.cost id="cost" {
+            h2 { (rep::cost::TITLE) }
+            ul.provenance { @for l in &c.provenance { li { (l) } } }
+            p.guide { (c.assumptions) }
+            @for s in &c.scenarios {
+                (extra(&s.summary))
+                @if !s.notes.is_empty() {
+                    ul.notes { @for n in &s.notes { li { "⚠ " (n) } } }
+                }
+                details.versions {
+                    summary { (s.detail.title) }
+                    (extra(&s.detail))
+                }
+            }
+            details.versions {
+                summary { (c.instances.title) }
+                (extra(&c.instances))
+            }
+            div.published {
+                (extra(&c.seed))
+                ul.notes { @for l in &c.seed_remarks { li { (l) } } }
             }
         }
     }
