@@ -41,6 +41,12 @@ pub enum Command {
     Calibrate(CalibrateArgs),
     /// Install targets ahead of time (npm packages etc.)
     Install(InstallArgs),
+    /// Write a scenario's load as a script for another load tester (k6, to run it on many machines)
+    #[command(subcommand)]
+    Export(ExportCommand),
+    /// Read another load tester's output (k6) into a results folder that report and compare read
+    #[command(subcommand)]
+    Import(ImportCommand),
     /// Serve a fixed GraphQL answer as fast as possible (used by calibrate)
     #[command(hide = true)]
     ServeStatic(ServeStaticArgs),
@@ -277,9 +283,21 @@ pub struct CompareArgs {
     /// Gate: exit 1 when a row is significantly slower and a slowdown beyond PCT is within its 95% interval (0 < PCT <= 100, e.g. 5%), a row valid in the baseline is invalid or missing in the candidate, either run is partial, or nothing could be compared
     #[arg(long, value_name = "PCT", value_parser = parse_percent)]
     pub fail_if_slower: Option<f64>,
-    /// Print the comparison as JSON on stdout
-    #[arg(long)]
+    /// What to print on stdout: the table (terminal), markdown for a pull request comment
+    /// or a CI job summary (md), or the comparison as JSON (json; the table then goes to
+    /// stderr)
+    #[arg(long, value_enum, default_value = "terminal")]
+    pub format: CompareFormat,
+    /// Same as --format json
+    #[arg(long, conflicts_with = "format")]
     pub json: bool,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CompareFormat {
+    Terminal,
+    Md,
+    Json,
 }
 
 #[derive(Args, Debug)]
@@ -330,6 +348,76 @@ pub struct CalibrateArgs {
     pub json: bool,
     #[command(flatten)]
     pub isolation: IsolationArgs,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum ExportCommand {
+    /// A k6 script (with the same checks on every response), a k6-operator TestRun and a README
+    K6(ExportK6Args),
+}
+
+#[derive(Args, Debug)]
+pub struct ExportK6Args {
+    /// The scenario, as SUITE/SCENARIO (e.g. servers/simple; `gqlbench list` shows them)
+    pub scenario: String,
+    /// The GraphQL endpoint as k6 will reach it, e.g. http://127.0.0.1:4000/graphql
+    #[arg(long)]
+    pub url: String,
+    /// Output folder (default: k6-<suite>-<scenario>); it must be new or empty
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Replace an earlier export in the output folder
+    #[arg(long)]
+    pub force: bool,
+    /// Profile whose warm-up and duration the script uses: quick, standard, full
+    #[arg(long, default_value = "standard")]
+    pub profile: String,
+    /// Override the measured duration (e.g. 60s)
+    #[arg(long, value_parser = parse_duration)]
+    pub duration: Option<std::time::Duration>,
+    /// Override the warm-up (e.g. 10s; 0s for none)
+    #[arg(long, value_parser = parse_duration)]
+    pub warmup: Option<std::time::Duration>,
+    /// Override the connections (VUs) of a closed-model scenario
+    #[arg(long, short = 'c')]
+    pub connections: Option<u32>,
+    /// Pods of the k6-operator TestRun (the load is split between them)
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    pub parallelism: u32,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum ImportCommand {
+    /// k6's JSON summary (--summary-export) and/or JSON lines output (--out json=FILE)
+    K6(ImportK6Args),
+}
+
+#[derive(Args, Debug)]
+pub struct ImportK6Args {
+    /// k6 output files: JSON lines (--out json=FILE; several pods' files are merged) and/or a summary (--summary-export)
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+    /// Output folder (default: results/<timestamp>-k6-import); it must be new or empty
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Replace an earlier run in the output folder
+    #[arg(long)]
+    pub force: bool,
+    /// The target the load went to (the row's name; default: from gqlbench-export.json's URL, else "k6-target")
+    #[arg(long)]
+    pub target: Option<String>,
+    /// Suite of the scenario (default: from gqlbench-export.json beside the files, else "k6")
+    #[arg(long)]
+    pub suite: Option<String>,
+    /// Scenario name (default: from gqlbench-export.json beside the files, else "import")
+    #[arg(long)]
+    pub scenario: Option<String>,
+    /// The k6 version that produced the files, for the label (k6's output does not record it)
+    #[arg(long, value_name = "VERSION")]
+    pub k6_version: Option<String>,
+    /// Print the results as JSON on stdout
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Args, Debug)]

@@ -98,6 +98,9 @@ pub struct Comparison {
     pub gate_passed: Option<bool>,
     /// Every reason the gate tripped: `problems` first, then the rows; empty without a gate.
     pub gate_failures: Vec<Problem>,
+    /// What to keep in mind that is not a problem (runs measured by different engines).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 impl Comparison {
@@ -368,6 +371,18 @@ pub fn compare(
         regressions,
         problems,
         gate_passed: gate.map(|_| gate_failures.is_empty()),
+        notes: engine_note(a, b).into_iter().collect(),
         gate_failures,
     }
+}
+
+/// Runs measured by different load testers (gqlbench, an imported k6 run) differ by how
+/// each measures as well as by the targets: said beside the comparison.
+fn engine_note(a: &RunResults, b: &RunResults) -> Option<String> {
+    (a.engine != b.engine).then(|| {
+        format!(
+            "the runs were measured by different engines ({} and {}): a difference is also how each measures (latency points, warm-up, connection handling), not only the targets",
+            a.engine, b.engine
+        )
+    })
 }

@@ -7,6 +7,8 @@ pub mod compare;
 pub mod cost;
 pub mod db;
 pub mod error;
+pub mod export;
+pub mod import;
 pub mod kinds;
 pub mod plan;
 pub mod progress;

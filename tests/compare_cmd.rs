@@ -5,62 +5,21 @@
 //! baselines and candidates are that run's results with figures edited, so the verdicts do
 //! not depend on how noisy the machine is.
 mod common;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::OnceLock;
 
 use common::*;
 use gqlbench::compare::{CompareRow, Comparison, Problem, ProblemKind, Verdict};
-use gqlbench::results::{RunResults, RunStatus, SweepStep, TargetResult, TargetStatus};
+use gqlbench::results::{RunResults, RunStatus, SweepStep, TargetStatus};
 
 fn saved_run() -> RunResults {
-    let dir = tempfile::tempdir().unwrap();
-    let out = Gqlbench::run("e2e")
-        .root(fixtures())
-        .scenarios("hello")
-        .targets("fx-good,fx-chunked")
-        .trials(3)
-        .duration("300ms")
-        .out(dir.path().join("a"))
-        .go();
-    assert!(out.success());
-    read_results(&dir.path().join("a"))
+    fixture_run("fx-good,fx-chunked")
 }
 
 /// The real run, made once and shared by the tests of this file.
 fn measured() -> &'static RunResults {
     static RUN: OnceLock<RunResults> = OnceLock::new();
     RUN.get_or_init(saved_run)
-}
-
-fn target_mut<'a>(v: &'a mut RunResults, name: &str) -> &'a mut TargetResult {
-    v.scenarios[0]
-        .targets
-        .iter_mut()
-        .find(|t| t.name == name)
-        .unwrap_or_else(|| panic!("target {name} missing"))
-}
-
-/// The same run with one target's req/s samples replaced (what another build would have
-/// measured), the row marked valid.
-fn with_samples(v: &RunResults, target: &str, samples: &[f64]) -> RunResults {
-    let mut v = v.clone();
-    // Without canary timings the change is judged on these samples as they are (with
-    // them, compare would scale the trials' own req/s by the machine's speed).
-    for s in &mut v.scenarios {
-        s.rounds = None;
-    }
-    let t = target_mut(&mut v, target);
-    t.status = TargetStatus::Ok;
-    let s = t.summary.as_mut().expect("a measured row has a summary");
-    s.valid = true;
-    s.saturated = false;
-    s.trials = samples.len() as u32;
-    s.valid_trials = samples.len() as u32;
-    let mut sorted = samples.to_vec();
-    sorted.sort_by(f64::total_cmp);
-    s.rps.median = sorted[sorted.len() / 2];
-    s.rps.samples = samples.to_vec();
-    v
 }
 
 /// The row made invalid the way a crash mid-run leaves it.
@@ -88,13 +47,6 @@ fn baseline() -> (tempfile::TempDir, RunResults) {
     let v = with_samples(m, "fx-good", &[1000.0, 1010.0, 990.0]);
     let v = with_samples(&v, "fx-chunked", &[2000.0, 2020.0, 1980.0]);
     (tempfile::tempdir().unwrap(), v)
-}
-
-fn write(dir: &Path, name: &str, v: &RunResults) -> PathBuf {
-    let p = dir.join(name);
-    std::fs::create_dir_all(&p).unwrap();
-    v.save(&p).unwrap();
-    p
 }
 
 /// `--fail-if-slower 5%`, with and without `--json`.
@@ -129,25 +81,25 @@ fn row_problem(kind: ProblemKind, target: &str, reason: &str) -> Problem {
 #[test]
 fn compare_fails_only_on_a_significant_regression() {
     let (dir, a) = baseline();
-    let base = write(dir.path(), "base", &a);
-    let same = write(
+    let base = save_run(dir.path(), "base", &a);
+    let same = save_run(
         dir.path(),
         "same",
         &with_samples(&a, "fx-good", &[1005.0, 995.0, 1000.0]),
     );
-    let slow = write(
+    let slow = save_run(
         dir.path(),
         "slow",
         &with_samples(&a, "fx-good", &[500.0, 505.0, 495.0]),
     );
     // 3% slower, clearly so (tight trials on both sides, so the whole interval is within
     // a 5% allowance).
-    let tight = write(
+    let tight = save_run(
         dir.path(),
         "tight",
         &with_samples(&a, "fx-good", &[1000.0, 1001.0, 999.0]),
     );
-    let slightly = write(
+    let slightly = save_run(
         dir.path(),
         "slightly",
         &with_samples(&a, "fx-good", &[970.0, 971.0, 969.0]),
@@ -208,13 +160,59 @@ fn compare_fails_only_on_a_significant_regression() {
     assert!(!out.stdout.contains("REGRESSION"));
 }
 
+/// `--format md` is what the CI workflow posts on a pull request: a markdown table with a
+/// row per scenario × target, the gate's outcome in bold with its reasons, and cells that a
+/// target's name cannot break out of.
+#[test]
+fn compare_writes_markdown_for_a_pull_request() {
+    let (dir, a) = baseline();
+    let base = save_run(dir.path(), "base", &a);
+    // A target name with a pipe and a line break must stay inside its cell.
+    let odd = "fx|good\nx";
+    let mut a2 = a.clone();
+    target_mut(&mut a2, "fx-good").name = odd.into();
+    let mut slow = with_samples(&a, "fx-good", &[500.0, 505.0, 495.0]);
+    target_mut(&mut slow, "fx-good").name = odd.into();
+    let base2 = save_run(dir.path(), "base2", &a2);
+    let slow = save_run(dir.path(), "slow", &slow);
+    let out = compare(&base2, &slow, &["--fail-if-slower", "5%", "--format", "md"]);
+    out.assert_exit(1);
+    let md = &out.stdout;
+    assert!(md.starts_with("### gqlbench comparison"), "{md}");
+    let table: Vec<&str> = md.lines().filter(|l| l.starts_with('|')).collect();
+    // Header, separator, and one row per target of e2e/hello (two).
+    assert_eq!(table.len(), 4, "{md}");
+    let cols = |l: &str| l.replace("\\|", "").matches('|').count();
+    assert!(table.iter().all(|l| cols(l) == cols(table[0])), "{md}");
+    let row = table
+        .iter()
+        .find(|l| l.contains("fx\\|good x"))
+        .unwrap_or_else(|| panic!("escaped name missing: {md}"));
+    assert!(row.contains("REGRESSION"), "{row}");
+    assert!(
+        md.contains("**gate --fail-if-slower 5%: FAILED, 1 reason(s):**"),
+        "{md}"
+    );
+    // The same comparison without a slowdown: the gate passes, in bold too.
+    let out = compare(&base, &base, &["--fail-if-slower", "5%", "--format", "md"]);
+    out.assert_exit(0);
+    assert!(
+        out.stdout.contains("**gate --fail-if-slower 5%: passed"),
+        "{}",
+        out.stdout
+    );
+    assert!(!out.stdout.contains("REGRESSION"));
+    // --json and --format do not go together.
+    compare(&base, &base, &["--json", "--format", "md"]).assert_exit(2);
+}
+
 #[test]
 fn compare_gate_trips_when_the_runs_have_no_row_in_common() {
     let (dir, a) = baseline();
-    let base = write(dir.path(), "base", &a);
+    let base = save_run(dir.path(), "base", &a);
     let mut other = a.clone();
     other.scenarios[0].name = "other".into();
-    let other = write(dir.path(), "other", &other);
+    let other = save_run(dir.path(), "other", &other);
 
     let out = compare(&base, &other, GATE_JSON);
     out.assert_exit(1);
@@ -253,8 +251,8 @@ fn compare_gate_trips_when_the_runs_have_no_row_in_common() {
 #[test]
 fn compare_gate_trips_on_a_row_missing_from_the_candidate() {
     let (dir, a) = baseline();
-    let base = write(dir.path(), "base", &a);
-    let fewer = write(dir.path(), "fewer", &without(&a, "fx-chunked"));
+    let base = save_run(dir.path(), "base", &a);
+    let fewer = save_run(dir.path(), "fewer", &without(&a, "fx-chunked"));
 
     let out = compare(&base, &fewer, GATE_JSON);
     out.assert_exit(1);
@@ -289,7 +287,7 @@ fn compare_gate_trips_on_a_row_missing_from_the_candidate() {
 #[test]
 fn compare_gate_trips_on_a_partial_run_whatever_its_status() {
     let (dir, a) = baseline();
-    let base = write(dir.path(), "base", &a);
+    let base = save_run(dir.path(), "base", &a);
     for (status, name) in [
         (RunStatus::Running, "running"),
         (RunStatus::Interrupted, "interrupted"),
@@ -297,7 +295,7 @@ fn compare_gate_trips_on_a_partial_run_whatever_its_status() {
     ] {
         let mut partial = a.clone();
         partial.status = status;
-        let partial = write(dir.path(), name, &partial);
+        let partial = save_run(dir.path(), name, &partial);
 
         let out = compare(&base, &partial, GATE_JSON);
         assert_eq!(out.code, Some(1), "{name}");
@@ -332,7 +330,7 @@ fn compare_gate_trips_on_a_partial_run_whatever_its_status() {
 #[test]
 fn compare_refuses_a_gate_outside_0_to_100_percent() {
     let (dir, a) = baseline();
-    let base = write(dir.path(), "base", &a);
+    let base = save_run(dir.path(), "base", &a);
     for bad in ["500%", "100.5", "0%", "0", "-5%", "five"] {
         let out = compare(&base, &base, &[&format!("--fail-if-slower={bad}")]);
         assert_eq!(out.code, Some(2), "{bad}");
@@ -351,8 +349,8 @@ fn compare_refuses_a_gate_outside_0_to_100_percent() {
 fn compare_names_too_few_trials_instead_of_noise() {
     let (dir, a) = baseline();
     // The reported row: -5.0% with an interval below 0, from 1 baseline trial.
-    let base = write(dir.path(), "base", &with_samples(&a, "fx-good", &[1000.0]));
-    let cand = write(
+    let base = save_run(dir.path(), "base", &with_samples(&a, "fx-good", &[1000.0]));
+    let cand = save_run(
         dir.path(),
         "cand",
         &with_samples(&a, "fx-good", &[950.0, 910.0, 994.0]),
@@ -383,8 +381,8 @@ fn compare_names_too_few_trials_instead_of_noise() {
 #[test]
 fn compare_gate_trips_on_a_row_broken_in_the_candidate_only() {
     let (dir, a) = baseline();
-    let base = write(dir.path(), "base", &a);
-    let broken = write(dir.path(), "broken", &crashed(&a, "fx-good"));
+    let base = save_run(dir.path(), "base", &a);
+    let broken = save_run(dir.path(), "broken", &crashed(&a, "fx-good"));
     let out = compare(&base, &broken, GATE_JSON);
     out.assert_exit(1);
     let c = out.comparison();
@@ -396,8 +394,8 @@ fn compare_gate_trips_on_a_row_broken_in_the_candidate_only() {
 
     // A row already broken in the baseline has nothing to regress from: listed, not a
     // failure, even when the candidate lacks it.
-    let bad_base = write(dir.path(), "bad-base", &crashed(&a, "fx-chunked"));
-    let fewer = write(dir.path(), "fewer", &without(&a, "fx-chunked"));
+    let bad_base = save_run(dir.path(), "bad-base", &crashed(&a, "fx-chunked"));
+    let fewer = save_run(dir.path(), "fewer", &without(&a, "fx-chunked"));
     let out = compare(&bad_base, &fewer, GATE_JSON);
     out.assert_exit(0);
     let c = out.comparison();
@@ -410,7 +408,7 @@ fn compare_gate_trips_on_a_row_broken_in_the_candidate_only() {
     assert!(!r.regression);
 
     // Broken everywhere in the baseline: nothing was compared, so the gate cannot pass.
-    let all_bad = write(
+    let all_bad = save_run(
         dir.path(),
         "all-bad",
         &crashed(&crashed(&a, "fx-chunked"), "fx-good"),
@@ -423,7 +421,7 @@ fn compare_gate_trips_on_a_row_broken_in_the_candidate_only() {
 #[test]
 fn compare_exits_2_naming_the_file_it_cannot_read() {
     let (dir, a) = baseline();
-    let base = write(dir.path(), "base", &a);
+    let base = save_run(dir.path(), "base", &a);
     let nowhere = dir.path().join("nowhere");
     let out = compare(&nowhere, &base, GATE);
     out.assert_exit(2);
@@ -448,7 +446,7 @@ fn compare_exits_2_naming_the_file_it_cannot_read() {
 #[test]
 fn report_rerenders_a_saved_run_and_rejects_other_files() {
     let dir = tempfile::tempdir().unwrap();
-    let saved = write(dir.path(), "a", measured());
+    let saved = save_run(dir.path(), "a", measured());
     let out = Gqlbench::report(&saved).args(["--format", "md"]).go();
     assert!(out.success());
     let md = &out.stdout;
@@ -484,7 +482,7 @@ fn step(connections: u32, rps: f64, p50_us: u64, p99_us: u64, failed: u64) -> Sw
 #[test]
 fn report_exports_json_terminal_and_the_chart_csvs() {
     let dir = tempfile::tempdir().unwrap();
-    let saved = write(dir.path(), "a", measured());
+    let saved = save_run(dir.path(), "a", measured());
     let out = Gqlbench::report(&saved).args(["--format", "json"]).go();
     assert!(out.success());
     let v = out.results();
@@ -515,7 +513,7 @@ fn report_exports_json_terminal_and_the_chart_csvs() {
         step(1, 100.0, 1000, 2500, 0),
         step(4, 300.0, 3000, 8000, 2),
     ]);
-    let saved = write(dir.path(), "swept", &swept);
+    let saved = save_run(dir.path(), "swept", &swept);
     let out = Gqlbench::report(saved.join("results.json"))
         .args(["--format", "csv"])
         .go();
@@ -580,9 +578,9 @@ fn a_slower_machine_is_told_apart_from_a_slower_build_by_the_canary() {
     let same_build = with_trials_and_machine(m, "fx-good", &[909.1, 918.2, 900.0], 1.1);
     // The machine ran as fast, the target 10% slower: a regression.
     let slower_build = with_trials_and_machine(m, "fx-good", &[909.1, 918.2, 900.0], 1.0);
-    let base = write(dir.path(), "a", &a);
+    let base = save_run(dir.path(), "a", &a);
 
-    let out = compare(&base, &write(dir.path(), "same", &same_build), GATE_JSON);
+    let out = compare(&base, &save_run(dir.path(), "same", &same_build), GATE_JSON);
     out.assert_exit(0);
     let r = row(&out.comparison(), "fx-good").clone();
     assert!(r.speed_adjusted, "{r:?}");
@@ -593,7 +591,7 @@ fn a_slower_machine_is_told_apart_from_a_slower_build_by_the_canary() {
 
     let out = compare(
         &base,
-        &write(dir.path(), "slower", &slower_build),
+        &save_run(dir.path(), "slower", &slower_build),
         GATE_JSON,
     );
     out.assert_exit(1);

@@ -484,3 +484,108 @@ fn a_native_target_not_installed_is_skipped_once_and_the_run_passes() {
     assert!(!md.contains("| fx-native |"), "no row in any table: {md}");
     assert!(md.contains("| fx-good |"), "{md}");
 }
+
+/// A variant installs as its base (one install, in the base's folder) unless it gives its
+/// own `[install]` (another dependency set, as Apollo Server on Express 4 beside its base's
+/// Express 5): then it installs in its own folder, by its own command.
+#[test]
+fn a_variant_shares_its_base_install_unless_it_gives_its_own() {
+    let root = fixture_copy();
+    add_target(
+        root.path(),
+        "fx-base",
+        r#"command = ["sh", "-c", "echo base >> runs.txt; touch installed"]
+check = "installed""#,
+    );
+    let variant = |name: &str, install: &str| {
+        let dir = root.path().join("targets").join(name);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join("target.toml"),
+            format!("name = \"{name}\"\nbase = \"fx-base\"\n{install}"),
+        )
+        .unwrap();
+    };
+    variant("fx-shared", "");
+    variant(
+        "fx-own",
+        "\n[install]\ncommand = [\"sh\", \"-c\", \"echo own >> runs.txt; touch installed\"]\ncheck = \"installed\"\n",
+    );
+    let out = Gqlbench::new(["install", "fx-shared", "fx-own"])
+        .root(root.path())
+        .go();
+    out.assert_exit(0);
+    let runs = |t: &str| {
+        std::fs::read_to_string(root.path().join("targets").join(t).join("runs.txt"))
+            .unwrap_or_default()
+    };
+    assert_eq!(
+        runs("fx-base"),
+        "base\n",
+        "the shared variant installed its base once"
+    );
+    assert_eq!(
+        runs("fx-own"),
+        "own\n",
+        "the other ran its own install in its folder"
+    );
+    assert_eq!(
+        runs("fx-shared"),
+        "",
+        "nothing installed in the shared variant's folder"
+    );
+
+    // Both start (the fixture server) and are measured as variants of fx-base.
+    let cat = gqlbench::catalog::Catalog::load(root.path()).unwrap();
+    assert_eq!(cat.target("fx-own").unwrap().install_owner(), "fx-own");
+    assert_eq!(cat.target("fx-shared").unwrap().install_owner(), "fx-base");
+    assert_eq!(
+        cat.target("fx-own").unwrap().base.as_deref(),
+        Some("fx-base")
+    );
+}
+
+/// A runtime that does not install here (Bun's postinstall unable to fetch its binary, say)
+/// fails that target's install only: it is reported with the install's own words, and the
+/// rest of the scenario is measured.
+#[test]
+fn a_runtime_that_does_not_install_fails_its_target_only() {
+    let root = fixture_copy();
+    let dir = root.path().join("targets/fx-good-bun");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("target.toml"),
+        r#"name = "fx-good-bun"
+base = "fx-good"
+runtime = "bun"
+
+[install]
+command = ["sh", "-c", "echo 'bun: postinstall could not download bun-linux-x64' >&2; exit 1"]
+check = "node_modules/.bin/bun"
+"#,
+    )
+    .unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let o = hello(
+        Gqlbench::run("e2e").root(root.path()),
+        "fx-good,fx-good-bun",
+        out.path(),
+    )
+    .go();
+    o.assert_exit(1);
+    let r = read_results(out.path());
+    let t = target(&r, 0, "fx-good-bun");
+    assert_eq!(t.status, TargetStatus::InstallFailed);
+    let why = format!(
+        "{} {}",
+        t.problem.as_deref().unwrap_or_default(),
+        t.log_tail.as_deref().unwrap_or_default()
+    );
+    assert!(why.contains("could not download bun-linux-x64"), "{why}");
+    let good = target(&r, 0, "fx-good");
+    assert!(
+        good.summary.as_ref().is_some_and(|s| s.valid),
+        "the rest is measured"
+    );
+    assert_eq!(good.status, TargetStatus::Ok);
+}

@@ -1,53 +1,9 @@
 //! End-to-end: `gqlbench load` against a fixture server started here.
 mod common;
-use std::process::{Child, Command, Stdio};
 
 use common::*;
 use gqlbench::commands::load::LoadReport;
 use gqlbench_engine::FailureKind;
-
-struct Server {
-    child: Child,
-    url: String,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn start(mode: &str) -> Server {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let mut child = Command::new("node")
-        .arg(fixtures().join("targets/_fixture/server.mjs"))
-        .arg(mode)
-        .env("PORT", port.to_string())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    // Wait for the server's own "listening" line: polling connect() can succeed against
-    // nobody (a TCP self-connect when the source port equals the free port chosen).
-    let mut line = String::new();
-    std::io::BufRead::read_line(
-        &mut std::io::BufReader::new(child.stdout.take().unwrap()),
-        &mut line,
-    )
-    .unwrap();
-    assert!(
-        line.contains("fixture"),
-        "fixture server did not start: {line:?}"
-    );
-    Server {
-        child,
-        url: format!("http://127.0.0.1:{port}/graphql"),
-    }
-}
 
 /// The open model owed nothing: no `unsent` or `rate_shortfall` saturation flag.
 fn assert_no_shortfall(r: &LoadReport) {
@@ -69,7 +25,7 @@ fn load(url: &str, args: &[&str]) -> Gqlbench {
 
 #[test]
 fn load_validates_against_the_expected_answer() {
-    let s = start("good");
+    let s = start_fixture_server("good");
     let dir = tempfile::tempdir().unwrap();
     let good = dir.path().join("good.json");
     std::fs::write(&good, r#"{"data": {"hello": "world"}}"#).unwrap();
@@ -101,7 +57,7 @@ fn load_validates_against_the_expected_answer() {
 
 #[test]
 fn load_counts_requests_and_pipelines() {
-    let s = start("chunked");
+    let s = start_fixture_server("chunked");
     let out = load(&s.url, &["-c", "3", "-n", "600", "-p", "4", "--json"]).go();
     assert!(out.success());
     let r = out.load_report();
@@ -111,7 +67,7 @@ fn load_counts_requests_and_pipelines() {
 
 #[test]
 fn open_model_reports_send_lag_and_intended_requests() {
-    let s = start("good");
+    let s = start_fixture_server("good");
     let out = load(&s.url, &["-c", "20", "-d", "1s", "--rate", "400", "--json"]).go();
     assert!(out.success());
     let r = out.load_report();
@@ -146,7 +102,7 @@ fn connection_refused_is_counted_as_connect_failures() {
 fn open_model_reopens_connections_the_server_closed_while_idle() {
     // The server closes idle keep-alive connections after 100 ms; at 5 req/s every pooled
     // connection has been idle longer than that when it is reused.
-    let s = start("short-keepalive");
+    let s = start_fixture_server("short-keepalive");
     let out = load(&s.url, &["-c", "2", "-d", "2s", "--rate", "5", "--json"]).go();
     assert!(out.success());
     let r = out.load_report().result;
@@ -156,7 +112,7 @@ fn open_model_reopens_connections_the_server_closed_while_idle() {
 
 #[test]
 fn open_model_with_a_request_count_owes_nothing_after_the_budget() {
-    let s = start("good");
+    let s = start_fixture_server("good");
     let out = load(&s.url, &["-c", "4", "-n", "50", "--rate", "200", "--json"]).go();
     assert!(out.success());
     let r = out.load_report();
@@ -196,7 +152,7 @@ fn load_refuses_input_that_cannot_work_before_sending_anything() {
 
 #[test]
 fn load_takes_the_projects_own_answer_files() {
-    let s = start("good");
+    let s = start_fixture_server("good");
     // The catalogue's answer file: a list of cases.
     let answers = fixtures().join("scenarios/expected/fixture/hello.json");
     let out = load(&s.url, &["-c", "2", "-d", "500ms", "--json", "--expect"])
@@ -230,7 +186,7 @@ fn load_takes_the_projects_own_answer_files() {
 
 #[test]
 fn a_low_rate_raises_no_false_shortfall() {
-    let s = start("good");
+    let s = start_fixture_server("good");
     let out = load(&s.url, &["--rate", "1.5", "-d", "1s", "--json"]).go();
     assert!(out.success());
     let r = out.load_report();
@@ -240,7 +196,7 @@ fn a_low_rate_raises_no_false_shortfall() {
 
 #[test]
 fn load_uses_the_cpus_its_mask_allows() {
-    let s = start("good");
+    let s = start_fixture_server("good");
     let out = load(&s.url, &["-c", "4", "-d", "300ms", "--json"])
         .under(["taskset", "-c", "0"])
         .go();
@@ -257,7 +213,7 @@ fn deep_pipelining_is_served_not_stalled() {
     // 20,000 requests in flight per connection: the answers fill the socket buffers long
     // before the requests are written; a generator that only reads after writing stalls.
     // 1 KiB requests, ~2 KiB answers ('big' mode): tens of MB each way per connection.
-    let s = start("big");
+    let s = start_fixture_server("big");
     let pad = format!(r#"{{"pad": "{}"}}"#, "x".repeat(1000));
     let out = load(
         &s.url,

@@ -193,3 +193,25 @@ fn a_subscription_server_that_drops_connections_is_counted_and_reported() {
     let md = std::fs::read_to_string(dir.path().join("report.md")).unwrap();
     assert!(md.contains("subscriptions over ws"), "{md}");
 }
+
+#[test]
+fn a_server_killed_mid_run_by_its_memory_cap_is_reported_as_such() {
+    let (r, _dir) = run_e2e("leak-capped", 1);
+    let applied = &r.scenarios[0].limits.applied;
+    if !applied.contains("memory cap") {
+        eprintln!("skipped: no writable cgroup memory controller here ({applied})");
+        return;
+    }
+    let leak = target(&r, 0, "fx-leak");
+    assert_eq!(leak.status, TargetStatus::Crashed, "{:?}", leak.problem);
+    let p = leak.problem.as_deref().unwrap();
+    assert!(
+        p.contains("killed (SIGKILL) under the 96 MiB memory cap: the OOM killer"),
+        "{p}"
+    );
+    // The other target of the scenario is measured as usual.
+    assert!(target(&r, 0, "fx-good")
+        .summary
+        .as_ref()
+        .is_some_and(|s| s.valid));
+}

@@ -10,26 +10,33 @@ fn check_finds_every_answer_right_on_every_node_target() {
     let stdout = &out.stdout;
     assert!(out.success(), "{stdout}");
     assert!(
-        stdout.contains("5 target(s) checked, 0 problem(s)"),
+        stdout.contains("13 target(s) checked, 0 problem(s)"),
         "{stdout}"
     );
     assert!(!stdout.contains("WRONG"));
 }
 
-/// One one-second trial of `scenarios` against every server, without warm-up.
-fn short_run(scenarios: &str) -> RunResults {
+/// `trials` rounds of `duration` of `scenarios` against every server, without warm-up, which
+/// must pass: the run folder (for report.md) and its results.
+fn servers_run(scenarios: &str, trials: u32, duration: &str) -> (tempfile::TempDir, RunResults) {
     let out_dir = tempfile::tempdir().unwrap();
     let out = Gqlbench::run("servers")
         .root(repo())
         .scenarios(scenarios)
-        .trials(1)
+        .trials(trials)
         .warmup("0s")
-        .duration("1s")
+        .duration(duration)
         .json()
         .out(out_dir.path())
         .go();
-    assert!(out.success());
-    out.results()
+    assert!(out.success(), "{}", out.stderr);
+    let r = out.results();
+    (out_dir, r)
+}
+
+/// One one-second trial of `scenarios` against every server.
+fn short_run(scenarios: &str) -> RunResults {
+    servers_run(scenarios, 1, "1s").1
 }
 
 #[test]
@@ -111,4 +118,93 @@ fn every_server_enforces_its_depth_limit_the_way_it_counts() {
     let d = check("node-baseline");
     assert!(!d.over_limit_rejected);
     assert!(d.over_limit_detail.contains("no depth limit"));
+}
+
+/// Two half-second rounds of an overhead scenario of the servers suite.
+fn two_round_run(scenario: &str) -> (tempfile::TempDir, RunResults) {
+    servers_run(scenario, 2, "500ms")
+}
+
+/// The integrations scenario: Apollo Server standalone, on Express 4 (its own install) and
+/// on Fastify, and Mercurius without JIT, each answering right and set against its base in
+/// the same rounds; the report shows each variant over its base.
+#[test]
+fn every_integration_of_a_server_is_measured_against_its_base() {
+    let (out_dir, r) = two_round_run("integrations");
+    let s = &r.scenarios[0];
+    let bases = [
+        ("apollo-server", None),
+        ("apollo-server-standalone", Some("apollo-server")),
+        ("apollo-server-express4", Some("apollo-server")),
+        ("apollo-server-fastify", Some("apollo-server")),
+        ("mercurius", None),
+        ("mercurius-nojit", Some("mercurius")),
+    ];
+    assert_eq!(s.targets.len(), bases.len());
+    for (name, base) in bases {
+        let t = target(&r, 0, name);
+        assert_eq!(t.status, TargetStatus::Ok, "{name}: {:?}", t.problem);
+        assert_eq!(t.base.as_deref(), base, "{name}");
+        let summary = t.summary.as_ref().unwrap();
+        assert!(summary.valid && summary.failures == 0, "{name}");
+        assert_eq!(t.trials.len(), 2, "{name}: both rounds");
+    }
+    // Express 4's own lockfile pins the same Apollo Server as the base's.
+    assert_eq!(
+        target(&r, 0, "apollo-server-express4").version,
+        target(&r, 0, "apollo-server").version
+    );
+    assert!(
+        !target(&r, 0, "mercurius-nojit").settings.jit,
+        "the variant says JIT is off"
+    );
+    let md = std::fs::read_to_string(out_dir.path().join("report.md")).unwrap();
+    assert!(
+        md.contains("overhead of each variant over its base"),
+        "{md}"
+    );
+    for (variant, base) in [
+        ("apollo-server-express4", "apollo-server"),
+        ("mercurius-nojit", "mercurius"),
+    ] {
+        let row = format!("| {variant} | {base} |");
+        assert!(
+            md.lines().any(|l| l.starts_with(&row)),
+            "no row '{row}' in report.md: {md}"
+        );
+    }
+}
+
+/// The runtimes scenario: the same Yoga on Node, Bun and Deno (both from the npm registry),
+/// every answer checked, each runtime named with its version in the results and the report.
+#[test]
+fn yoga_on_bun_and_deno_is_measured_against_yoga_on_node() {
+    let (out_dir, r) = two_round_run("runtimes");
+    for (name, runtime) in [
+        ("graphql-yoga", "node v"),
+        ("graphql-yoga-bun", "bun 1.4.4"),
+        ("graphql-yoga-deno", "deno 2.9.6"),
+    ] {
+        let t = target(&r, 0, name);
+        assert_eq!(t.status, TargetStatus::Ok, "{name}: {:?}", t.problem);
+        assert!(
+            t.summary
+                .as_ref()
+                .is_some_and(|s| s.valid && s.failures == 0),
+            "{name}"
+        );
+        let rt = t.runtime.as_deref().unwrap_or_default();
+        assert!(rt.starts_with(runtime), "{name}: runtime {rt}");
+        if name != "graphql-yoga" {
+            assert_eq!(t.base.as_deref(), Some("graphql-yoga"));
+            // Node's GC probe is not loaded into another runtime: not measured, not zero.
+            assert!(t.trials.iter().all(|x| x.vitals.gc.is_none()), "{name}");
+        }
+    }
+    let md = std::fs::read_to_string(out_dir.path().join("report.md")).unwrap();
+    assert!(md.contains("| graphql-yoga-bun (bun 1.4.4) |"), "{md}");
+    assert!(
+        md.contains("| graphql-yoga-deno | server | graphql-yoga | 5.24.1 | deno 2.9.6 |"),
+        "{md}"
+    );
 }

@@ -14,6 +14,69 @@ pub struct OperationCase {
     #[serde(default)]
     pub variables: Option<Value>,
     pub data: Value,
+    /// A variable (an integer) that takes a value no other request has sent on every
+    /// request of a load, counting up from the case's own value: a response cache sees a
+    /// new request each time. The answer must not depend on it (checks send the case's
+    /// own value; the load checks every answer against `data` all the same).
+    #[serde(default)]
+    pub unique: Option<String>,
+}
+
+/// The largest value a unique variable may start from: GraphQL's Int is 32-bit, and a long
+/// run counts up by millions.
+pub const UNIQUE_MAX_START: u64 = 1 << 30;
+
+/// Stands for a unique variable's value while its body is serialized, to find its place.
+const UNIQUE_MARK: &str = "\u{1}gqlbench-unique\u{1}";
+
+impl OperationCase {
+    /// The request body, and where its unique number is when it has one.
+    pub fn body(&self, document: &str) -> (Vec<u8>, Option<gqlbench_engine::UniqueNumber>) {
+        let from = self.unique_start();
+        let (Some(name), Some(from)) = (&self.unique, from) else {
+            return (request_body(document, self.variables.as_ref()), None);
+        };
+        let mut vars = self.variables.clone().unwrap_or(Value::Null);
+        vars[name.as_str()] = Value::String(UNIQUE_MARK.into());
+        let marked = request_body(document, Some(&vars));
+        let mark = serde_json::to_vec(&Value::String(UNIQUE_MARK.into())).unwrap_or_default();
+        let Some(at) = marked.windows(mark.len()).position(|w| w == mark) else {
+            return (request_body(document, self.variables.as_ref()), None);
+        };
+        let digits = from.to_string();
+        let mut body = marked[..at].to_vec();
+        body.extend_from_slice(digits.as_bytes());
+        body.extend_from_slice(&marked[at + mark.len()..]);
+        let unique = gqlbench_engine::UniqueNumber {
+            at,
+            len: digits.len(),
+            from,
+        };
+        (body, Some(unique))
+    }
+
+    /// The unique variable's value in this case, when it names one that is an integer.
+    fn unique_start(&self) -> Option<u64> {
+        let name = self.unique.as_ref()?;
+        self.variables.as_ref()?.get(name)?.as_u64()
+    }
+
+    /// Refuses a `unique` that does not name an integer variable of the case (case `i` of
+    /// the file `path`).
+    fn check_unique(&self, i: usize, path: &Path) -> Result<(), UserError> {
+        let Some(name) = &self.unique else {
+            return Ok(());
+        };
+        match self.unique_start() {
+            Some(v) if v <= UNIQUE_MAX_START => Ok(()),
+            _ => Err(UserError::Manifest {
+                file: path.to_path_buf(),
+                message: format!(
+                    "case {i}: \"unique\": \"{name}\" must name one of the case's variables whose value is an integer from 0 to {UNIQUE_MAX_START} (the value the requests count up from)"
+                ),
+            }),
+        }
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -35,9 +98,13 @@ impl OperationDef {
             variants: self
                 .cases
                 .iter()
-                .map(|c| gqlbench_engine::Variant {
-                    body: request_body(&self.document, c.variables.as_ref()).into(),
-                    expected_data: Some(c.data.clone()),
+                .map(|c| {
+                    let (body, unique) = c.body(&self.document);
+                    gqlbench_engine::Variant {
+                        body: body.into(),
+                        expected_data: Some(c.data.clone()),
+                        unique,
+                    }
                 })
                 .collect(),
         }
@@ -121,6 +188,9 @@ pub fn load_operation(scenarios: &Path, name: &str) -> Result<OperationDef> {
         }
         .into());
     }
+    for (i, c) in cases.iter().enumerate() {
+        c.check_unique(i, &exp_path)?;
+    }
     Ok(OperationDef {
         name: name.to_string(),
         document,
@@ -198,5 +268,41 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("x/op"), "lists valid names: {err}");
+    }
+
+    #[test]
+    fn a_unique_variable_is_found_in_the_body_and_bad_ones_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("queries/x")).unwrap();
+        std::fs::create_dir_all(dir.path().join("expected/x")).unwrap();
+        let doc = "query Q($id: ID!, $n: Int) { user(id: $id) { posts(limit: $n) { id } } }";
+        std::fs::write(dir.path().join("queries/x/op.graphql"), doc).unwrap();
+        let write = |cases: &str| {
+            std::fs::write(dir.path().join("expected/x/op.json"), cases).unwrap();
+        };
+        write(r#"[{"variables": {"id": "7", "n": 10}, "unique": "n", "data": {}}]"#);
+        let op = load_operation(dir.path(), "x/op").unwrap().to_engine(1);
+        let v = &op.variants[0];
+        let u = v.unique.expect("a unique number");
+        assert_eq!((u.len, u.from), (2, 10));
+        assert_eq!(&v.body[u.at..u.at + u.len], b"10");
+        // The body as written is the case's own request.
+        let sent: Value = serde_json::from_slice(&v.body).unwrap();
+        assert_eq!(sent["variables"], serde_json::json!({"id": "7", "n": 10}));
+        for bad in [
+            r#"[{"variables": {"id": "7", "n": 10}, "unique": "m", "data": {}}]"#,
+            r#"[{"variables": {"id": "7", "n": "10"}, "unique": "n", "data": {}}]"#,
+            r#"[{"variables": {"id": "7", "n": -1}, "unique": "n", "data": {}}]"#,
+            r#"[{"variables": null, "unique": "n", "data": {}}]"#,
+        ] {
+            write(bad);
+            let err = load_operation(dir.path(), "x/op").unwrap_err().to_string();
+            assert!(
+                err.contains("expected/x/op.json")
+                    && err.contains("case 0")
+                    && err.contains("unique"),
+                "{bad}: {err}"
+            );
+        }
     }
 }

@@ -41,9 +41,23 @@ pub struct ScenarioFile {
 #[derive(Deserialize, Debug, Clone, Default)]
 #[serde(deny_unknown_fields)]
 pub struct SubgraphsSpec {
+    /// Which subgraphs: "demo" (the four of the Apollo demo, the default) or "wide" (twelve
+    /// generated ones).
+    pub graph: Option<String>,
     /// Per-subgraph response delay ranges, e.g. reviews = "20..150ms".
     #[serde(default)]
     pub delays: BTreeMap<String, String>,
+}
+
+impl ScenarioFile {
+    /// The graph a federation scenario puts its gateways in front of (`[subgraphs] graph`,
+    /// default demo); the error names the field and the valid graphs.
+    pub fn graph(&self) -> Result<gqlbench_subgraphs::graph::Graph, String> {
+        match self.subgraphs.as_ref().and_then(|s| s.graph.as_deref()) {
+            None => Ok(gqlbench_subgraphs::graph::Graph::Demo),
+            Some(g) => g.parse().map_err(|e| format!("[subgraphs] graph: {e}")),
+        }
+    }
 }
 
 #[derive(Deserialize, Debug, Clone)]

@@ -126,6 +126,9 @@ pub struct FederationSpec {
     /// "v1" or "v2" (default).
     #[serde(default = "default_fed")]
     pub version: String,
+    /// The graphs it can be put in front of ("demo", "wide"); omitted means all. A gateway
+    /// whose own configuration lists the demo's four subgraphs says ["demo"].
+    pub graphs: Option<Vec<String>>,
 }
 
 fn default_fed() -> String {
@@ -280,14 +283,18 @@ impl std::ops::Deref for TargetDef {
 
 impl TargetDef {
     pub fn load(manifest: &Path) -> Result<TargetDef> {
+        let mut own_install = false;
         let file: TargetFile = match merged_with_base(manifest)? {
             None => parse_toml(manifest)?,
-            Some(table) => table
-                .try_into()
-                .map_err(|e: toml::de::Error| UserError::Manifest {
-                    file: manifest.to_path_buf(),
-                    message: format!("with its base: {}", e.to_string().trim_end()),
-                })?,
+            Some((table, own)) => {
+                own_install = own;
+                table
+                    .try_into()
+                    .map_err(|e: toml::de::Error| UserError::Manifest {
+                        file: manifest.to_path_buf(),
+                        message: format!("with its base: {}", e.to_string().trim_end()),
+                    })?
+            }
         };
         let bad = |message: String| UserError::Manifest {
             file: manifest.to_path_buf(),
@@ -368,9 +375,12 @@ impl TargetDef {
         Ok(TargetDef {
             name: file.name.clone(),
             manifest: manifest.to_path_buf(),
+            // A variant that gives its own [install] (another dependency set, e.g. Express 4
+            // beside its base's Express 5) installs in its own folder.
             base_dir: file
                 .base
                 .as_ref()
+                .filter(|_| !own_install)
                 .map(|b| dir.parent().unwrap_or(Path::new(".")).join(b)),
             dir,
             file,
@@ -378,9 +388,13 @@ impl TargetDef {
         })
     }
 
-    /// The target whose install this one is (a variant shares its base's build).
+    /// The target whose install this one is (a variant shares its base's build unless it
+    /// gives its own `[install]`).
     pub fn install_owner(&self) -> &str {
-        self.file.base.as_deref().unwrap_or(&self.name)
+        match (&self.base_dir, &self.file.base) {
+            (Some(_), Some(b)) => b,
+            _ => &self.name,
+        }
     }
 
     /// Where the install runs and its inputs are: the base's folder for a variant.
@@ -391,6 +405,19 @@ impl TargetDef {
     /// The `{config}` of the start command: `start.config` in the target's folder.
     pub fn config_file(&self) -> Option<PathBuf> {
         self.start.config.as_ref().map(|c| self.dir.join(c))
+    }
+
+    /// Whether it can front `graph` (see [`FederationSpec::graphs`]).
+    pub fn serves_graph(&self, graph: gqlbench_subgraphs::graph::Graph) -> bool {
+        match self
+            .file
+            .federation
+            .as_ref()
+            .and_then(|f| f.graphs.as_ref())
+        {
+            None => true,
+            Some(list) => list.iter().any(|g| g == graph.name()),
+        }
     }
 
     pub fn federation_version(&self) -> &str {
@@ -417,8 +444,10 @@ impl TargetDef {
 
 /// A manifest with `base = "<target>"`: the base's table with this one's fields laid over
 /// it (a table field merged key by key, one level deep). None when there is no base.
-fn merged_with_base(manifest: &Path) -> Result<Option<toml::Table>> {
+/// A variant's manifest merged over its base's, and whether it gives its own `[install]`.
+fn merged_with_base(manifest: &Path) -> Result<Option<(toml::Table, bool)>> {
     let own: toml::Table = parse_toml(manifest)?;
+    let own_install = own.contains_key("install");
     let Some(base) = own.get("base") else {
         return Ok(None);
     };
@@ -443,6 +472,9 @@ fn merged_with_base(manifest: &Path) -> Result<Option<toml::Table>> {
         ))
         .into());
     }
+    // The base is read as a manifest of its own first, so that a fault in it is reported
+    // in its file, with its line, rather than as one of every variant built on it.
+    let _: TargetFile = parse_toml(&base_manifest)?;
     let mut merged: toml::Table = parse_toml(&base_manifest)?;
     if merged.contains_key("base") {
         return Err(bad(format!(
@@ -458,7 +490,20 @@ fn merged_with_base(manifest: &Path) -> Result<Option<toml::Table>> {
             }
         }
     }
-    Ok(Some(merged))
+    Ok(Some((merged, own_install)))
+}
+
+impl TargetDef {
+    /// "node v20.20.2" (the `node` on PATH, which starts it), or "bun 1.4.4" / "deno 2.9.6"
+    /// (the runtime's npm package as its lockfile pins it); None for other targets.
+    pub fn runtime_version(&self) -> Option<String> {
+        match self.file.runtime.as_deref()? {
+            "node" => crate::sys::machine::node_version().map(|v| format!("node {v}")),
+            r @ ("bun" | "deno") => lock_version(&self.install_dir().join("package-lock.json"), r)
+                .map(|v| format!("{r} {v}")),
+            other => Some(other.to_string()),
+        }
+    }
 }
 
 /// Version of `pkg` as pinned by an npm lockfile (v2/v3 `packages` map).

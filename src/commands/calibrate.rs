@@ -100,6 +100,7 @@ fn static_op() -> Operation {
         variants: vec![Variant {
             body: bytes::Bytes::from_static(br#"{"query":"{ __typename }"}"#),
             expected_data: Some(serde_json::json!({"__typename": "Query"})),
+            unique: None,
         }],
     }
 }

@@ -16,21 +16,23 @@ use crate::progress::Progress;
 use crate::results::CheckOutcome;
 use crate::runner::session::{Session, StartOptions};
 use crate::sys::cgroup::Limits;
+use gqlbench_subgraphs::graph::Graph;
 
 pub fn run(root: &Path, a: &CheckArgs) -> Result<ExitCode> {
     let cat = Catalog::load(root)?;
     for t in &a.targets {
         cat.target(t)?;
     }
-    // Which operations each target must answer: those of every scenario that runs it.
-    let mut per_target: BTreeMap<String, (TargetDef, Vec<String>)> = BTreeMap::new();
+    // Which operations each target must answer: those of every scenario that runs it, by
+    // the graph a gateway fronts there (each graph is a start of its own).
+    let mut per_target: BTreeMap<(String, Graph), (TargetDef, Vec<String>)> = BTreeMap::new();
     let mut ops: BTreeMap<String, OperationDef> = BTreeMap::new();
     for name in cat.scenario_names(&a.suite)? {
         let d = cat.scenario(&a.suite, &name)?;
         // Subscriptions have no expected answers, and a depth scenario's operation may be
         // refused by design: their runs check them (depth limit, every message). Database
         // scenarios answer the same operations as the in-memory ones checked here.
-        if crate::kinds::skip_in_check(&d.file) {
+        if crate::kinds::skip_in_check(&d.file, &cat) {
             continue;
         }
         let targets: Vec<TargetDef> = match &d.file.targets {
@@ -50,12 +52,19 @@ pub fn run(root: &Path, a: &CheckArgs) -> Result<ExitCode> {
                 ops.insert(o.name.clone(), cat.operation(&o.name)?);
             }
         }
+        let graph = d.file.graph().map_err(|message| UserError::Manifest {
+            file: d.path.clone(),
+            message,
+        })?;
         for t in targets {
             if !a.targets.is_empty() && !a.targets.contains(&t.name) {
                 continue;
             }
+            if t.kind == crate::catalog::TargetKind::Gateway && !t.serves_graph(graph) {
+                continue;
+            }
             let e = per_target
-                .entry(t.name.clone())
+                .entry((t.name.clone(), graph))
                 .or_insert_with(|| (t.clone(), Vec::new()));
             for o in &d.file.operations {
                 if !e.1.contains(&o.name) {
@@ -84,8 +93,13 @@ pub fn run(root: &Path, a: &CheckArgs) -> Result<ExitCode> {
     let scratch = tempfile_dir()?;
     let no_delays = BTreeMap::new();
     let mut table: Vec<(String, Result<Vec<CheckOutcome>, String>)> = Vec::new();
-    for (name, (t, op_names)) in &per_target {
-        if let Some((_, st, e)) = install_failed.iter().find(|(n, _, _)| n == name) {
+    for ((name, graph), (t, op_names)) in &per_target {
+        let label = match graph {
+            Graph::Demo => name.clone(),
+            g => format!("{name} ({g} graph)"),
+        };
+        let name = &label;
+        if let Some((_, st, e)) = install_failed.iter().find(|(n, _, _)| n == &t.name) {
             table.push((name.clone(), Err(format!("{}: {e}", st.label()))));
             continue;
         }
@@ -107,9 +121,11 @@ pub fn run(root: &Path, a: &CheckArgs) -> Result<ExitCode> {
                 headers: Vec::new(),
                 helper_cpus: iso.generator.as_ref(),
                 trace_collector: None,
+                counters: false,
                 federation: (t.kind == crate::catalog::TargetKind::Gateway).then_some(
                     crate::runner::session::FederationStart {
                         root,
+                        graph: *graph,
                         delays: &no_delays,
                         cpus: iso.generator.as_ref(),
                     },

@@ -1,5 +1,6 @@
-//! `gqlbench compare A B [--fail-if-slower PCT] [--json]`: reads two saved runs, prints the
-//! row-by-row comparison (`crate::compare`) and turns the gate's outcome into the exit code:
+//! `gqlbench compare A B [--fail-if-slower PCT] [--format terminal|md|json]`: reads two saved
+//! runs, prints the row-by-row comparison (`crate::compare`) in the chosen format (md for a
+//! pull request comment, see docs/ci.md) and turns the gate's outcome into the exit code:
 //! 0 passed or no gate, 1 tripped. A file that cannot be read as a run is an error (exit 2,
 //! via `crate::run`) naming the side, the file and what to pass instead.
 use std::path::Path;
@@ -7,8 +8,8 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 
-use crate::cli::CompareArgs;
-use crate::report::ExportManager;
+use crate::cli::{CompareArgs, CompareFormat};
+use crate::report::{Dest, ExportManager, Markdown};
 use crate::results::RunResults;
 
 pub fn run(a: &CompareArgs) -> Result<ExitCode> {
@@ -21,7 +22,14 @@ pub fn run(a: &CompareArgs) -> Result<ExitCode> {
         &a.candidate.display().to_string(),
         a.fail_if_slower,
     );
-    ExportManager::console(a.json).write(&c)?;
+    match a.format {
+        CompareFormat::Md if !a.json => {
+            ExportManager::new().add(Markdown, Dest::Stdout).write(&c)?;
+        }
+        f => {
+            ExportManager::console(a.json || f == CompareFormat::Json).write(&c)?;
+        }
+    }
     Ok(ExitCode::from(c.exit_code()))
 }
 

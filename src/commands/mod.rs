@@ -2,6 +2,8 @@
 pub mod calibrate;
 pub mod check;
 pub mod compare;
+pub mod export;
+pub mod import;
 pub mod install;
 pub mod list;
 pub mod load;
@@ -32,6 +34,8 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode> {
         }
         Command::Calibrate(a) => calibrate::run(a),
         Command::Install(a) => install::run(&root()?, a),
+        Command::Export(crate::cli::ExportCommand::K6(a)) => export::k6(&root()?, a),
+        Command::Import(crate::cli::ImportCommand::K6(a)) => import::k6(a),
         Command::Subgraphs { args } => {
             let mut argv = vec!["gqlbench subgraphs".to_string()];
             argv.extend(args.iter().cloned());

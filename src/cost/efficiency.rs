@@ -218,6 +218,7 @@ mod tests {
             sweep: None,
             database: None,
             subscriptions: None,
+            executions: None,
         }
     }
 

@@ -34,7 +34,7 @@ pub const DEF: KindDef = KindDef {
                 .unwrap_or_default()
         )
     },
-    skip_in_check: false,
+    skip_in_check: super::never,
 };
 
 /// `[cold_start]`.
@@ -164,11 +164,8 @@ fn run(cx: &mut ScenarioCx<'_>, starts: u32) -> Result<()> {
             let sample = match started {
                 Err(f) => {
                     let mut problem = f.problem.clone();
-                    if (problem.contains("SIGKILL") || problem.contains("signal: 9"))
-                        && sp.limits.memory_bytes.is_some()
-                    {
-                        problem
-                            .push_str(" — killed (SIGKILL) under the memory cap: the OOM killer");
+                    if let Some(note) = sp.limits.kill_note(&problem) {
+                        problem.push_str(&note);
                     }
                     let tr = &mut results.scenarios[si].targets[ti];
                     if tr.log_tail.is_none() {

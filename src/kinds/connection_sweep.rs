@@ -35,7 +35,7 @@ pub const DEF: KindDef = KindDef {
             .collect();
         format!("sweep {} conn", counts.join(", "))
     },
-    skip_in_check: false,
+    skip_in_check: super::never,
 };
 
 /// The connection counts, run in this order in every trial.

@@ -26,7 +26,7 @@ pub const DEF: KindDef = KindDef {
             v.get("resolvers").and_then(|r| r.as_str()).unwrap_or("-")
         )
     },
-    skip_in_check: true,
+    skip_in_check: super::always,
 };
 
 #[derive(Deserialize, Serialize, Debug, Clone, Copy, PartialEq, Eq)]

@@ -33,7 +33,7 @@ pub const DEF: KindDef = KindDef {
             v.get("limit").and_then(|l| l.as_integer()).unwrap_or(0)
         )
     },
-    skip_in_check: true,
+    skip_in_check: super::always,
 };
 
 /// `[depth]`.
@@ -136,6 +136,7 @@ pub fn check(endpoint: &Endpoint, plan: &Depth, timeout: Duration) -> DepthCheck
     let probe = Variant {
         body: request_body(&plan.rejected_document, None).into(),
         expected_data: None,
+        unique: None,
     };
     let v = check_once(endpoint, &probe, timeout);
     let (rejected, detail) = judge_refusal(v.status, &v.body, &v.detail);

@@ -25,7 +25,7 @@ pub const DEF: KindDef = KindDef {
     },
     html,
     list: |_, _, line| format!("{line}, long run"),
-    skip_in_check: false,
+    skip_in_check: super::never,
 };
 
 /// The leak thresholds around the kind this decorates.

@@ -18,6 +18,7 @@ pub mod load;
 pub mod long_run;
 pub mod overhead;
 pub mod rate_sweep;
+pub mod response_cache;
 pub mod subscriptions;
 
 use std::collections::BTreeMap;
@@ -176,6 +177,12 @@ pub trait Kind: std::fmt::Debug + Send + Sync {
         }
     }
 
+    /// Whether servers count their executions for this scenario (the runner gives each a
+    /// counters port: `runner::session::COUNTERS_PORT_ENV`).
+    fn counts_executions(&self) -> bool {
+        self.inner().is_some_and(|k| k.counts_executions())
+    }
+
     /// The database resolvers a target must serve from, if any (the runner starts the
     /// run's PostgreSQL for it).
     fn database(&self) -> Option<database::Resolvers> {
@@ -293,9 +300,9 @@ pub struct KindDef {
     /// `gqlbench list`'s load column: given the section and the column so far (the plain
     /// load), what to show instead.
     pub list: fn(&toml::Value, &ScenarioFile, String) -> String,
-    /// `gqlbench check` leaves scenarios of this kind out: their runs check what they need
+    /// `gqlbench check` leaves a scenario of this kind out: its run checks what it needs
     /// (no expected answers, refusals by design, the same operations served elsewhere).
-    pub skip_in_check: bool,
+    pub skip_in_check: fn(&ScenarioFile, &Catalog) -> bool,
 }
 
 /// Every kind but plain load (the default base), base kinds first.
@@ -308,6 +315,7 @@ pub const REGISTRY: &[&KindDef] = &[
     &depth::DEF,
     &long_run::DEF,
     &overhead::DEF,
+    &response_cache::DEF,
 ];
 
 /// Sections of a scenario file that belong to kinds.
@@ -377,10 +385,18 @@ pub fn list_line(f: &ScenarioFile, plain: String) -> String {
 }
 
 /// Whether `gqlbench check` leaves this scenario file out.
-pub fn skip_in_check(f: &ScenarioFile) -> bool {
+pub fn skip_in_check(f: &ScenarioFile, cat: &Catalog) -> bool {
     REGISTRY
         .iter()
-        .any(|d| d.skip_in_check && f.sections.contains_key(d.section))
+        .any(|d| f.sections.contains_key(d.section) && (d.skip_in_check)(f, cat))
+}
+
+/// `KindDef::skip_in_check` of the kinds `check` always leaves out, or never.
+pub fn always(_: &ScenarioFile, _: &Catalog) -> bool {
+    true
+}
+pub fn never(_: &ScenarioFile, _: &Catalog) -> bool {
+    false
 }
 
 /// Report tables of every kind, for a saved scenario.

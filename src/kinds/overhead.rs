@@ -25,9 +25,17 @@ pub const DEF: KindDef = KindDef {
     charts: super::no_charts,
     html,
     list: |_, _, line| format!("{line}, overhead of each variant over its base"),
-    // Its run checks every answer (and the customization's proof) with the scenario's
-    // headers; `check` sends none, and a variant that requires a token would refuse it.
-    skip_in_check: true,
+    // A variant with a customization is checked by its run (every answer, and the
+    // customization's proof with the scenario's headers and the run's collector or
+    // coprocessor); `check` sends no headers and starts no helpers, so it leaves those
+    // out. Variants without one (a server on another integration) are checked like any.
+    skip_in_check: |f, cat| {
+        f.targets.iter().flatten().any(|n| {
+            cat.target(n).map_or(true, |t| {
+                t.customization.is_some() || t.coprocessor.is_some()
+            })
+        })
+    },
 };
 
 #[derive(Debug)]
@@ -129,7 +137,7 @@ fn valid_trial(t: &TargetResult, round: u32) -> Option<&TrialResult> {
 }
 
 /// A figure of `base` and of `variant` in each round where both are valid, in round order.
-fn paired(
+pub fn paired(
     base: &TargetResult,
     variant: &TargetResult,
     f: fn(&TrialResult) -> f64,

@@ -40,7 +40,7 @@ pub const DEF: KindDef = KindDef {
             v.get("transport").and_then(|t| t.as_str()).unwrap_or("-")
         )
     },
-    skip_in_check: true,
+    skip_in_check: super::always,
 };
 
 #[derive(Deserialize, Serialize, Debug, Clone, Copy, PartialEq, Eq)]
@@ -316,6 +316,7 @@ fn run_trial(cx: &mut TrialCx<'_>, sub: &Subscriptions) -> TrialResult {
             rss_held_bytes: rss_held,
             memory_per_1000_bytes,
         }),
+        executions: None,
     }
 }
 

@@ -8,6 +8,9 @@ use crate::catalog::scenario::{LoadSpec, Model};
 use crate::results::LoadInfo;
 use crate::sys::cpus::CpuSet;
 
+/// The header that carries a unique value per request when a scenario asks for it.
+pub const UNIQUE_HEADER: &str = "x-gqlbench-request";
+
 /// How requests arrive.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Arrival {
@@ -213,7 +216,7 @@ impl Load {
         p.threads = threads;
         p.cpus = generator_cpus.map(|c| c.0.clone());
         if self.unique_request_header {
-            p.unique_request_header = Some("x-gqlbench-request".into());
+            p.unique_request_header = Some(UNIQUE_HEADER.into());
         }
         p.headers = self.headers.clone();
         p
@@ -238,6 +241,7 @@ pub fn placeholder_operation() -> gqlbench_engine::Operation {
         variants: vec![gqlbench_engine::Variant {
             body: bytes::Bytes::from_static(b"{}"),
             expected_data: None,
+            unique: None,
         }],
     }
 }

@@ -41,6 +41,8 @@ pub struct ScenarioPlan {
     /// Federation: subgraph delays (name -> range spec); Some when the scenario has
     /// `[subgraphs]` or its workload is "federation".
     pub subgraphs: Option<std::collections::BTreeMap<String, String>>,
+    /// Which subgraphs a gateway is put in front of (`[subgraphs] graph`).
+    pub graph: gqlbench_subgraphs::graph::Graph,
     /// What the scenario measures, and how.
     pub kind: Arc<dyn Kind>,
 }
@@ -210,6 +212,12 @@ pub fn resolve_run(cat: &Catalog, args: &RunArgs) -> Result<RunPlan> {
             args.suite
         )),
     };
+    // Absolute, because targets run in their own folders and get paths inside the run
+    // folder (a gateway's supergraph, a log): a relative --out would name nothing there.
+    let out_dir = std::path::absolute(&out_dir).map_err(|e| UserError::Flag {
+        flag: "--out",
+        message: format!("{}: {e}", out_dir.display()),
+    })?;
     Ok(RunPlan {
         suite: args.suite.clone(),
         profile: args.profile.clone(),

@@ -101,9 +101,10 @@ pub fn resolve(
     if !args.targets.is_empty() {
         targets.retain(|t| args.targets.contains(&t.name));
     }
+    let graph = f.graph().map_err(bad)?;
     if let Some(sg) = &f.subgraphs {
         for (name, spec) in &sg.delays {
-            gqlbench_subgraphs::delay::DelaySpec::parse(&format!("{name}={spec}"))
+            gqlbench_subgraphs::delay::DelaySpec::parse_for(&format!("{name}={spec}"), graph)
                 .map_err(|e| bad(format!("[subgraphs] delays: {e}")))?;
         }
     }
@@ -175,6 +176,7 @@ pub fn resolve(
             .as_ref()
             .map(|s| s.delays.clone())
             .or_else(|| (f.workload == "federation").then(Default::default)),
+        graph,
         kind,
     })
 }

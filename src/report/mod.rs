@@ -6,6 +6,7 @@
 //! and the extra tables (`extras`) of the scenarios that measure more; `provenance` and
 //! `skipped` hold the lines around them; `cost` the efficiency and cost section. None of it measures anything: every cell comes
 //! from the one result model (`results.rs`).
+pub mod comparison;
 pub mod cost;
 pub mod csv;
 pub mod export;
@@ -43,11 +44,12 @@ response, a crash or a saturated generator is never ranked; caveats (unsteady, i
 are named but do not unrank it. How a verdict is reached: docs/method.md; field meanings: \
 docs/results.md.";
 
-pub const VERSIONS_HEADERS: [&str; 7] = [
+pub const VERSIONS_HEADERS: [&str; 8] = [
     "target",
     "kind",
     "package",
     "version",
+    "runtime",
     "settings",
     "notes",
     "ready (s)",
@@ -55,7 +57,7 @@ pub const VERSIONS_HEADERS: [&str; 7] = [
 
 /// Each measured target's kind, package, version, fairness-relevant settings and start-up
 /// time: the "target versions and settings" table under every scenario.
-pub fn versions_rows(s: &ScenarioResult) -> Vec<[String; 7]> {
+pub fn versions_rows(s: &ScenarioResult) -> Vec<[String; 8]> {
     s.targets
         .iter()
         .filter(|t| !not_installed(t))
@@ -65,6 +67,7 @@ pub fn versions_rows(s: &ScenarioResult) -> Vec<[String; 7]> {
                 t.kind.label().to_string(),
                 t.package.clone().unwrap_or_else(|| "-".into()),
                 t.version.clone().unwrap_or_else(|| "-".into()),
+                t.runtime.clone().unwrap_or_else(|| "-".into()),
                 t.settings.summary(),
                 t.settings.notes.clone(),
                 t.ready_s
@@ -161,6 +164,15 @@ pub fn validity(t: &TargetResult) -> String {
     }
 }
 
+/// A row's target: its name, and the runtime when it is not Node's (which the provenance
+/// names once): "graphql-yoga-bun (bun 1.4.4)".
+fn label(t: &TargetResult) -> String {
+    match t.runtime.as_deref() {
+        Some(r) if !r.starts_with("node ") => format!("{} ({r})", t.name),
+        _ => t.name.clone(),
+    }
+}
+
 pub fn rows(s: &ScenarioResult) -> Vec<Row> {
     let mut targets: Vec<&TargetResult> = s.targets.iter().filter(|t| !not_installed(t)).collect();
     // Ranked rows first by median req/s, then the rest in catalogue order.
@@ -183,7 +195,7 @@ pub fn rows(s: &ScenarioResult) -> Vec<Row> {
             let dash = || "-".to_string();
             match &t.summary {
                 None => Row {
-                    target: t.name.clone(),
+                    target: label(t),
                     rps: dash(),
                     precision: dash(),
                     cv: dash(),
@@ -198,7 +210,7 @@ pub fn rows(s: &ScenarioResult) -> Vec<Row> {
                     validity: validity(t),
                 },
                 Some(x) => Row {
-                    target: t.name.clone(),
+                    target: label(t),
                     rps: if x.rps.n > 1 {
                         format!(
                             "{} [{} – {}]",
@@ -464,5 +476,44 @@ pub fn extra_tables(s: &ScenarioResult) -> Vec<ExtraTable> {
             rows,
         });
     }
+    if let Some(t) = first_request_table(s) {
+        out.push(t);
+    }
     out
+}
+
+/// Per gateway and operation, its first request against the same request repeated right
+/// after (from the answer checks before any load): what a cold query-plan cache costs.
+fn first_request_table(s: &ScenarioResult) -> Option<ExtraTable> {
+    let ms = |x: f64| format!("{:.1}", x * 1e3);
+    let rows: Vec<Vec<String>> = s
+        .targets
+        .iter()
+        .filter(|t| t.kind == crate::catalog::TargetKind::Gateway)
+        .flat_map(|t| {
+            t.checks.iter().filter_map(move |c| {
+                let (first, warm) = (c.first_s?, c.warm_s?);
+                Some(vec![
+                    t.name.clone(),
+                    c.operation.clone(),
+                    ms(first),
+                    ms(warm),
+                    ms(first - warm),
+                ])
+            })
+        })
+        .collect();
+    (!rows.is_empty()).then(|| ExtraTable {
+        title: "gateways: first request (cold plan cache) against its repeats".into(),
+        headers: [
+            "target",
+            "operation",
+            "first request ms",
+            "repeated ms (median of 5)",
+            "first minus repeated ms",
+        ]
+        .map(String::from)
+        .to_vec(),
+        rows,
+    })
 }

@@ -94,6 +94,9 @@ pub fn ops_line(s: &ScenarioResult) -> String {
 }
 
 pub fn provenance_lines(r: &RunResults) -> Vec<String> {
+    if let Some(i) = &r.import {
+        return import_lines(r, i);
+    }
     let m = &r.machine;
     let mut v = vec![
         format!(
@@ -154,6 +157,30 @@ pub fn provenance_lines(r: &RunResults) -> Vec<String> {
                 .collect::<Vec<_>>()
                 .join(" ")
         ));
+    }
+    v
+}
+
+/// An imported run: what measured it and from which files; the machine and isolation lines
+/// are left out, since the engine's output does not record them.
+fn import_lines(r: &RunResults, i: &crate::results::ImportInfo) -> Vec<String> {
+    let mut v = vec![
+        format!(
+            "measured by {}, not by gqlbench: imported by gqlbench {} from {}",
+            r.engine,
+            r.tool.version,
+            i.files
+                .iter()
+                .map(|f| format!("{} ({})", f.path, f.format))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        format!("not measured by {}: {}", r.engine, i.unmeasured.join(", ")),
+        format!("command: {}", r.command.join(" ")),
+        format!("run: suite {}, started {}", r.suite, r.started_at),
+    ];
+    for n in &i.notes {
+        v.push(format!("note: {n}"));
     }
     v
 }

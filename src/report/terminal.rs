@@ -11,10 +11,9 @@ use comfy_table::{ContentArrangement, Table};
 use super::cost::Priced;
 use super::export::{Document, Exporter, Output};
 use super::{load_line, notes, ops_line, provenance_lines, rows, verdict, HEADERS};
-use crate::compare::{Comparison, Verdict};
+use crate::compare::Comparison;
 use crate::cost::Pricing;
 use crate::results::{RunResults, ScenarioResult};
-use crate::stats::{Change, MIN_TRIALS};
 
 pub struct Terminal;
 
@@ -135,93 +134,20 @@ fn cost_brief(c: &super::cost::Section) -> String {
 }
 
 fn render_comparison(c: &Comparison) -> String {
+    use super::comparison::{cells, outcome, sides, HEADERS};
     let mut t = Table::new();
-    t.load_preset(UTF8_FULL_CONDENSED).set_header([
-        "scenario",
-        "target",
-        "req/s baseline → candidate",
-        "change [95% CI]",
-        "p99 ms baseline → candidate",
-        "p99 change",
-        "verdict",
-    ]);
-    let fmt_change = |c: &Option<Change>| match c {
-        Some(c) => format!(
-            "{:+.1}% [{:+.1}, {:+.1}]",
-            c.pct, c.ci_low_pct, c.ci_high_pct
-        ),
-        None => "-".into(),
-    };
-    let num = |x: Option<f64>, f: fn(f64) -> String| x.map(f).unwrap_or_else(|| "-".into());
-    for r in &c.rows {
-        t.add_row([
-            r.scenario.clone(),
-            r.target.clone(),
-            format!(
-                "{} → {}",
-                num(r.baseline_rps, crate::units::fmt_rps),
-                num(r.candidate_rps, crate::units::fmt_rps)
-            ),
-            fmt_change(&r.rps_change),
-            format!(
-                "{} → {}",
-                num(r.baseline_p99_us, crate::units::fmt_ms),
-                num(r.candidate_p99_us, crate::units::fmt_ms)
-            ),
-            fmt_change(&r.p99_change),
-            if r.regression {
-                format!("REGRESSION: {}", r.reason)
-            } else {
-                r.reason.clone()
-            },
-        ]);
+    t.load_preset(UTF8_FULL_CONDENSED).set_header(HEADERS);
+    for row in cells(c) {
+        t.add_row(row);
     }
-    let status = |s| match s {
-        crate::results::RunStatus::Complete => String::new(),
-        s => format!(" (status: {})", crate::compare::status_name(s)),
-    };
-    let mut out = format!(
-        "baseline: {}{}\ncandidate: {}{}\n{t}\n",
-        c.baseline,
-        status(c.baseline_status),
-        c.candidate,
-        status(c.candidate_status)
-    );
-    let few = c
-        .rows
-        .iter()
-        .filter(|r| r.verdict == Verdict::TooFewTrials)
-        .count();
-    match (c.fail_if_slower_pct, c.gate_passed) {
-        (Some(p), Some(false)) => {
-            out.push_str(&format!(
-                "gate --fail-if-slower {p}%: FAILED, {} reason(s):\n",
-                c.gate_failures.len()
-            ));
-            for f in &c.gate_failures {
-                match (&f.scenario, &f.target) {
-                    (Some(s), Some(t)) => out.push_str(&format!("  - {s} × {t}: {}\n", f.reason)),
-                    _ => out.push_str(&format!("  - {}\n", f.reason)),
-                }
-            }
+    let [base, cand] = sides(c);
+    let mut out = format!("{base}\n{cand}\n{t}\n");
+    for (head, items) in outcome(c) {
+        out.push_str(&head);
+        out.push('\n');
+        for i in items {
+            out.push_str(&format!("  - {i}\n"));
         }
-        (Some(p), _) => {
-            out.push_str(&format!(
-                "gate --fail-if-slower {p}%: passed ({} row(s) compared)\n",
-                c.compared
-            ));
-        }
-        (None, _) => {
-            for p in &c.problems {
-                out.push_str(&format!("note: {}\n", p.reason));
-            }
-        }
-    }
-    // A passing gate must not read as "no slowdown" when some rows could not show one.
-    if few > 0 {
-        out.push_str(&format!(
-            "note: {few} row(s) have too few trials to call any change significant (need {MIN_TRIALS} a side); use --trials {MIN_TRIALS} or more\n"
-        ));
     }
     out
 }

@@ -7,9 +7,12 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
+mod import;
 mod summary;
 mod target;
 mod trial;
+
+pub use import::*;
 
 pub use summary::*;
 pub use target::*;
@@ -28,6 +31,12 @@ pub const OLDEST_READABLE: u32 = 1;
 pub struct RunResults {
     pub schema_version: u32,
     pub tool: ToolInfo,
+    /// What measured the run: "gqlbench", or the load tester an import read (e.g. "k6 v1.8.1").
+    #[serde(default = "gqlbench_engine")]
+    pub engine: String,
+    /// An imported run: its files and what its engine did not measure.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub import: Option<ImportInfo>,
     pub suite: String,
     pub profile: String,
     /// The exact command line that produced the run.
@@ -122,6 +131,10 @@ pub struct ScenarioResult {
     /// An overhead scenario: what each variant adds over its baseline (`kinds::overhead`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub overhead: Option<OverheadSpec>,
+    /// A response-cache scenario: the caches' time to live and the staleness check
+    /// (`kinds::response_cache`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub response_cache: Option<ResponseCacheInfo>,
     /// The depth limit the scenario checks (see each target's `depth_check`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub depth_limit: Option<u32>,
@@ -147,6 +160,26 @@ pub struct OverheadSpec {
     /// counter directly.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trace_collector: Option<String>,
+}
+
+/// A response-cache scenario's settings, kept with the result.
+#[derive(Deserialize, Serialize, Debug, Clone, PartialEq)]
+pub struct ResponseCacheInfo {
+    /// How long every cache keeps an answer (given to the targets as
+    /// GQLBENCH_CACHE_TTL_MS): the longest a cache may serve an answer a write made stale.
+    pub ttl_s: f64,
+    /// The staleness check's read and write operations, when the scenario has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub staleness: Option<StalenessOps>,
+}
+
+/// The operations of a staleness check: `read` (two cases: its answer before the write and
+/// after it) and `write` (two cases: the change and the one that undoes it).
+#[derive(Deserialize, Serialize, Debug, Clone, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct StalenessOps {
+    pub read: String,
+    pub write: String,
 }
 
 /// A long run's leak thresholds: the scenario file's `[long_run]`, kept with the result.

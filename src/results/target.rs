@@ -56,6 +56,10 @@ pub struct TargetResult {
     pub package: Option<String>,
     /// Version of `package` from the target's lockfile.
     pub version: Option<String>,
+    /// The JavaScript runtime the target ran on and its version ("node v20.20.2",
+    /// "bun 1.4.4", "deno 2.9.6"); none for native targets.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runtime: Option<String>,
     pub settings: Settings,
     pub status: TargetStatus,
     /// What went wrong, for any status but ok.
@@ -79,6 +83,76 @@ pub struct TargetResult {
     pub cold_starts: Vec<ColdStartSample>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cold_start: Option<ColdStartSummary>,
+    /// Response-cache scenarios: whether a cache served answers a write had made stale.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub staleness: Option<StalenessCheck>,
+}
+
+/// What a response cache served after a write.
+#[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum StalenessVerdict {
+    /// Every read after a write saw it.
+    Fresh,
+    /// Old answers after a write, none later than the cache's time to live.
+    WithinTtl,
+    /// The old answer past the time to live: a failure.
+    Stale,
+    /// An answer that was neither the old nor the new one: a failure.
+    Wrong,
+}
+
+impl StalenessVerdict {
+    /// Whether the target fails for it.
+    pub fn fails(self) -> bool {
+        matches!(self, StalenessVerdict::Stale | StalenessVerdict::Wrong)
+    }
+}
+
+/// A response cache's staleness check: an answer read (and cached), a write through the
+/// target that changes it, reads until the new answer shows, then the same to undo it.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct StalenessCheck {
+    /// Longest time after a write that the target still served the answer from before it
+    /// (0 when the first read after the write was fresh), over both writes.
+    pub stale_s: f64,
+    /// Reads after the writes that returned the answer from before them.
+    pub stale_reads: u32,
+    /// The cache's time to live the scenario gave the target: its bound on `stale_s`.
+    pub ttl_s: f64,
+    pub verdict: StalenessVerdict,
+    /// What went wrong, for "stale" and "wrong".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+}
+
+impl TargetResult {
+    /// A row before anything was measured: status ok, nothing known about it but its name
+    /// and kind (the runner fills in the catalogue's facts, an import what it knows).
+    pub fn new(name: String, kind: TargetKind) -> Self {
+        TargetResult {
+            name,
+            kind,
+            base: None,
+            package: None,
+            version: None,
+            runtime: None,
+            settings: Settings::default(),
+            status: TargetStatus::Ok,
+            problem: None,
+            log_tail: None,
+            log_file: None,
+            ready_s: None,
+            rss_idle_bytes: None,
+            checks: Vec::new(),
+            trials: Vec::new(),
+            summary: None,
+            depth_check: None,
+            cold_starts: Vec::new(),
+            cold_start: None,
+            staleness: None,
+        }
+    }
 }
 
 #[derive(Serialize, Deserialize, Debug, Clone)]
@@ -137,4 +211,13 @@ pub struct CheckOutcome {
     pub ok: bool,
     /// First problem found: the failure kind and a diff or excerpt.
     pub detail: Option<String>,
+    /// Seconds from send to last byte of the first request of this operation the target
+    /// ever served (its first case, on a new connection): parsing, validation and, for a
+    /// gateway, query planning with a cold cache, plus a runtime's first run of that code.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_s: Option<f64>,
+    /// The median of the same request sent again, one at a time, right after: the warm
+    /// figure to set `first_s` against.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warm_s: Option<f64>,
 }

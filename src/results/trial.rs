@@ -46,6 +46,50 @@ pub struct TrialResult {
     /// Subscription scenarios: what the engine held and received.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub subscriptions: Option<SubscriptionUsage>,
+    /// Response-cache scenarios: how often the target executed a request.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub executions: Option<ExecutionUsage>,
+}
+
+/// How often a target executed a request during a trial, as it counted itself (read from
+/// its counters port before and after the trial): a response cache's hits are the
+/// requests that did not get here.
+#[derive(Serialize, Deserialize, Debug, Clone, Default, PartialEq)]
+pub struct ExecutionUsage {
+    /// Root fields a Node server resolved, or operations a gateway executed, during the
+    /// trial (warm-up, priming and window).
+    pub executions: u64,
+    /// Requests the trial sent (warm-up, priming and window).
+    pub requests: u64,
+    /// `executions` / `requests`.
+    pub per_request: f64,
+}
+
+impl TrialResult {
+    /// A valid trial of `load` with nothing else measured (no vitals, no flags): what an
+    /// import knows of a k6 run, and the base that tests edit.
+    pub fn of_load(trial: u32, started_at: String, load: LoadResult) -> Self {
+        TrialResult {
+            trial,
+            position: 1,
+            started_at,
+            load,
+            vitals: Vitals::default(),
+            generator: GeneratorUsage::default(),
+            saturation: Vec::new(),
+            valid: true,
+            problems: Vec::new(),
+            warmup: None,
+            noise: None,
+            tracing: None,
+            excluded: None,
+            upstream: None,
+            sweep: None,
+            database: None,
+            subscriptions: None,
+            executions: None,
+        }
+    }
 }
 
 #[derive(Serialize, Deserialize, Debug, Clone, Default)]

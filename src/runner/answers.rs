@@ -79,6 +79,8 @@ mod tests {
             cases: 1,
             ok: detail.is_none(),
             detail: detail.map(String::from),
+            first_s: None,
+            warm_s: None,
         }
     }
 

@@ -142,6 +142,8 @@ pub fn new_results(
     RunResults {
         schema_version: SCHEMA_VERSION,
         tool: machine::tool(&ctx.root),
+        engine: crate::results::gqlbench_engine(),
+        import: None,
         suite: plan.suite.clone(),
         profile: plan.profile.clone(),
         command: ctx.command.clone(),

@@ -20,6 +20,7 @@ pub fn typename_variant() -> Variant {
     Variant {
         body: Bytes::from_static(br#"{"query":"{ __typename }"}"#),
         expected_data: None,
+        unique: None,
     }
 }
 
@@ -117,7 +118,11 @@ pub fn wait_ready(
     }
 }
 
-/// Check every case of every operation once.
+/// Repeats of an operation's first case after its first request, for the warm figure.
+const WARM_REPEATS: usize = 5;
+
+/// Check every case of every operation once, timing each operation's first request
+/// against repeats of it (see [`CheckOutcome::first_s`]).
 pub fn check_operations(
     endpoint: &Endpoint,
     ops: &[(OperationDef, u32)],
@@ -127,8 +132,13 @@ pub fn check_operations(
     ops.iter()
         .map(|(op, _)| {
             let engine_op = op.to_engine(1);
+            let mut first_s = None;
             let detail = engine_op.variants.iter().enumerate().find_map(|(i, v)| {
-                problem(&check_with_headers(endpoint, v, headers, timeout)).map(|p| {
+                let verdict = check_with_headers(endpoint, v, headers, timeout);
+                if i == 0 {
+                    first_s = Some(verdict.latency.as_secs_f64());
+                }
+                problem(&verdict).map(|p| {
                     if engine_op.variants.len() > 1 {
                         format!("case {} of {}: {p}", i + 1, engine_op.variants.len())
                     } else {
@@ -136,12 +146,38 @@ pub fn check_operations(
                     }
                 })
             });
+            let warm_s = match (&detail, engine_op.variants.first()) {
+                (None, Some(v)) => warm_latency(endpoint, v, headers, timeout),
+                _ => None,
+            };
             CheckOutcome {
                 operation: op.name.clone(),
                 cases: op.cases.len(),
                 ok: detail.is_none(),
                 detail,
+                first_s: first_s.filter(|_| warm_s.is_some()),
+                warm_s,
             }
         })
         .collect()
+}
+
+/// The median latency of `variant` sent [`WARM_REPEATS`] times, one at a time; None when
+/// any repeat fails (a figure of errors would mean nothing).
+fn warm_latency(
+    endpoint: &Endpoint,
+    variant: &Variant,
+    headers: &[(String, String)],
+    timeout: Duration,
+) -> Option<f64> {
+    let mut all = Vec::with_capacity(WARM_REPEATS);
+    for _ in 0..WARM_REPEATS {
+        let v = check_with_headers(endpoint, variant, headers, timeout);
+        if problem(&v).is_some() {
+            return None;
+        }
+        all.push(v.latency.as_secs_f64());
+    }
+    all.sort_by(f64::total_cmp);
+    all.get(all.len() / 2).copied()
 }

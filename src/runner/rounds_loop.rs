@@ -162,7 +162,9 @@ fn one_trial(
         tr.trials.push(trial_result);
         if let Some(st) = crashed {
             tr.status = TargetStatus::Crashed;
-            tr.problem = Some(format!("exited ({st}) during trial {round}"));
+            let st = st.to_string();
+            let note = sp.limits.kill_note(&st).unwrap_or_default();
+            tr.problem = Some(format!("exited ({st}) during trial {round}{note}"));
             tr.log_tail = Some(sess.process.log_tail(20));
             cx.progress.line(&format!(
                 "  {}: CRASHED during trial {round} ({st})",

@@ -18,24 +18,12 @@ pub use crate::kinds::ScenarioCx as Cx;
 
 pub fn empty_target_result(t: &TargetDef) -> TargetResult {
     TargetResult {
-        name: t.name.clone(),
-        kind: t.kind,
         base: t.base.clone(),
         package: t.package.clone(),
         version: t.package_version(),
+        runtime: t.runtime_version(),
         settings: t.settings.clone(),
-        status: TargetStatus::Ok,
-        problem: None,
-        log_tail: None,
-        log_file: None,
-        ready_s: None,
-        rss_idle_bytes: None,
-        checks: Vec::new(),
-        trials: Vec::new(),
-        summary: None,
-        depth_check: None,
-        cold_starts: Vec::new(),
-        cold_start: None,
+        ..TargetResult::new(t.name.clone(), t.kind)
     }
 }
 
@@ -71,6 +59,7 @@ pub fn result(sp: &ScenarioPlan) -> ScenarioResult {
         connection_sweep: None,
         long_run: None,
         overhead: None,
+        response_cache: None,
         depth_limit: None,
         subscriptions: None,
         rounds: None,
@@ -152,6 +141,7 @@ fn run_trials(cx: &mut ScenarioCx<'_>) -> Result<()> {
         options.federation =
             (t.kind == crate::catalog::TargetKind::Gateway).then(|| session::FederationStart {
                 root: &ctx.root,
+                graph: sp.graph,
                 delays: sp.subgraphs.as_ref().unwrap_or(&no_delays),
                 cpus: plan.isolation.generator.as_ref(),
             });
@@ -181,6 +171,21 @@ fn run_trials(cx: &mut ScenarioCx<'_>) -> Result<()> {
                 results.scenarios[si].limits.applied = applied;
                 let tr = &mut results.scenarios[si].targets[ti];
                 sp.kind.prepare(sp, &s, tr, progress);
+                // A kind's check before the answers may fail the target (a response cache
+                // that serves stale answers): it is not measured.
+                if tr.status != TargetStatus::Ok {
+                    progress.line(&format!(
+                        "  {}: {} — {}",
+                        t.name,
+                        tr.status.label().to_uppercase(),
+                        tr.problem.as_deref().unwrap_or("")
+                    ));
+                    s.stop();
+                    sessions.push(None);
+                    progress.skip(per_trial * sp.trials as f64);
+                    results.save(out)?;
+                    continue;
+                }
                 tr.checks = ready::check_operations(
                     &s.endpoint,
                     &sp.operations,

@@ -35,11 +35,19 @@ pub struct Session {
     pub response_headers: Option<gqlbench_engine::HeaderRule>,
     /// What this gateway variant adds to each request, to be proven per trial.
     pub customization: Option<crate::catalog::target::Customization>,
+    /// Where the target serves its execution counters (`GET /counters`), when the scenario
+    /// counts them (a response cache's hits are the executions it saved).
+    pub counters_port: Option<u16>,
 }
+
+/// The environment variable that gives a server the port of its execution counters
+/// (targets/_node/counters.mjs serves them for every Node server).
+pub const COUNTERS_PORT_ENV: &str = "GQLBENCH_COUNTERS_PORT";
 
 /// What a gateway target needs besides itself.
 pub struct FederationStart<'a> {
     pub root: &'a Path,
+    pub graph: gqlbench_subgraphs::graph::Graph,
     pub delays: &'a std::collections::BTreeMap<String, String>,
     /// CPUs for the subgraphs: away from the gateway.
     pub cpus: Option<&'a CpuSet>,
@@ -75,6 +83,8 @@ pub struct StartOptions<'a> {
     pub helper_cpus: Option<&'a CpuSet>,
     /// A real trace collector in front of the span counter (`[overhead] trace_collector`).
     pub trace_collector: Option<&'a TargetDef>,
+    /// Give the target a port for its execution counters and check that it serves them.
+    pub counters: bool,
 }
 
 impl<'a> StartOptions<'a> {
@@ -107,6 +117,7 @@ impl<'a> StartOptions<'a> {
             headers: sp.load.headers.clone(),
             helper_cpus: plan.isolation.generator.as_ref(),
             trace_collector: sp.kind.trace_collector(),
+            counters: sp.kind.counts_executions(),
         }
     }
 }
@@ -123,11 +134,25 @@ impl Session {
         };
         let port =
             free_port().map_err(|e| fail(TargetStatus::StartFailed, format!("{e:#}"), None))?;
+        if let Some(f) = &o.federation {
+            if !t.serves_graph(f.graph) {
+                return Err(fail(
+                    TargetStatus::Skipped,
+                    format!(
+                        "not run on the {} graph: its configuration names the subgraphs of the demo graph only ([federation] graphs in {})",
+                        f.graph,
+                        t.dir.join("target.toml").display()
+                    ),
+                    None,
+                ));
+            }
+        }
         let subgraphs = match &o.federation {
             None => None,
             Some(f) => Some(
                 Subgraphs::start(subgraphs::Start {
                     root: f.root,
+                    graph: f.graph,
                     version: t.federation_version(),
                     delays: f.delays,
                     cpus: f.cpus,
@@ -177,6 +202,15 @@ impl Session {
             given.insert(collector::URL_ENV.to_string(), c.url());
         }
         given.extend(o.env.clone());
+        let counters_port = match o.counters {
+            false => None,
+            true => Some(
+                free_port().map_err(|e| fail(TargetStatus::StartFailed, format!("{e:#}"), None))?,
+            ),
+        };
+        if let Some(p) = counters_port {
+            given.insert(COUNTERS_PORT_ENV.to_string(), p.to_string());
+        }
         given.insert(t.start.port_env.clone(), port.to_string());
         given.insert("HOST".to_string(), "127.0.0.1".to_string());
         if let Some(c) = t.config_file() {
@@ -319,6 +353,18 @@ impl Session {
                         ));
                     }
                 }
+                if let Some(p) = counters_port {
+                    if let Err(e) = read_executions(p) {
+                        process.stop(Duration::from_secs(2));
+                        return Err(fail(
+                            TargetStatus::StartFailed,
+                            format!(
+                                "the scenario counts the target's executions, but it serves no counters on {COUNTERS_PORT_ENV} ({e:#}); a Node target gets them by importing targets/_node/counters.mjs"
+                            ),
+                            Some(process.log_tail(20)),
+                        ));
+                    }
+                }
                 Ok((
                     Session {
                         process,
@@ -335,6 +381,7 @@ impl Session {
                             t.customization.as_ref(),
                         ),
                         customization: t.customization.clone(),
+                        counters_port,
                     },
                     note,
                 ))
@@ -386,6 +433,12 @@ impl Session {
         }
     }
 
+    /// Root fields the server has resolved since it started, by its own count (when the
+    /// scenario counts them); None when it cannot be read.
+    pub fn executions(&self) -> Option<u64> {
+        read_executions(self.counters_port?).ok()
+    }
+
     /// The engine's plan for a run against this session (warm-up or measured): every
     /// closed-model connection primed before the start (docs/method.md, "The load"), and
     /// the customization's response headers required of every answer.
@@ -402,4 +455,12 @@ impl Session {
         p.response_headers = self.response_headers.clone();
         p
     }
+}
+
+/// A server's execution count from its counters port: `{"executions": N}`.
+fn read_executions(port: u16) -> anyhow::Result<u64> {
+    let v = super::loopback::get_json(port, "/counters")?;
+    v.get("executions")
+        .and_then(|x| x.as_u64())
+        .ok_or_else(|| anyhow::anyhow!("GET /counters answered {v}, without \"executions\""))
 }

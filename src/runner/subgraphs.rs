@@ -1,24 +1,39 @@
 //! The federation subgraphs a gateway talks to: one `gqlbench subgraphs serve` process per
-//! gateway, pinned away from the gateway, with the scenario's delays and the Federation
-//! version the gateway needs; its request counters give upstream calls per client request.
+//! gateway, pinned away from the gateway, serving the scenario's graph (the demo's four or
+//! the twelve generated ones) with its delays and the Federation version the gateway needs;
+//! its request counters give upstream calls per client request.
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 use gqlbench_engine::Endpoint;
+use gqlbench_subgraphs::graph::Graph;
 
 use super::ready::{wait_ready, Readiness};
 use crate::sys::cpus::CpuSet;
 use crate::sys::process::{free_port, SpawnSpec, TargetProcess};
 
-/// Subgraph names, in the order of their placeholder ports in the committed supergraph.
-pub const NAMES: [&str; 4] = ["accounts", "products", "reviews", "inventory"];
-/// The committed supergraph routes subgraph i to this port + i; the runner rewrites it.
-pub const PLACEHOLDER_BASE_PORT: u16 = 4201;
+/// The committed supergraph of a graph routes its subgraph i (in `Graph::names` order) to
+/// this port + i; the runner rewrites it (targets/_federation/compose.mjs uses the same).
+pub fn placeholder_base_port(graph: Graph) -> u16 {
+    match graph {
+        Graph::Demo => 4201,
+        Graph::Wide => 4301,
+    }
+}
+
+/// The committed supergraph of a graph, relative to the project root.
+pub fn supergraph_file(graph: Graph) -> &'static str {
+    match graph {
+        Graph::Demo => "scenarios/federation/supergraph.graphql",
+        Graph::Wide => "scenarios/federation/wide/supergraph.graphql",
+    }
+}
 
 pub struct Subgraphs {
     pub process: TargetProcess,
+    pub graph: Graph,
     pub ports: BTreeMap<String, u16>,
     pub supergraph: PathBuf,
 }
@@ -27,21 +42,34 @@ pub fn url(port: u16) -> String {
     format!("http://127.0.0.1:{port}/graphql")
 }
 
-/// Replace each subgraph's placeholder URL with its real one.
-pub fn rewrite_supergraph(text: &str, ports: &BTreeMap<String, u16>) -> Result<String> {
+/// Replace each subgraph's placeholder URL with its real one. Through markers first, so
+/// that a real port equal to another subgraph's placeholder is not rewritten twice.
+pub fn rewrite_supergraph(
+    text: &str,
+    graph: Graph,
+    ports: &BTreeMap<String, u16>,
+) -> Result<String> {
     let mut out = text.to_string();
-    for (i, name) in NAMES.iter().enumerate() {
-        let from = url(PLACEHOLDER_BASE_PORT + i as u16);
+    let marker = |i: usize| format!("\u{0}subgraph-{i}\u{0}");
+    for (i, name) in graph.names().iter().enumerate() {
+        let from = url(placeholder_base_port(graph) + i as u16);
         if !out.contains(&from) {
             bail!("the supergraph has no URL {from} for subgraph '{name}': recompose it (see docs/federation.md)");
         }
-        out = out.replace(&from, &url(ports[*name]));
+        out = out.replace(&from, &marker(i));
+    }
+    for (i, name) in graph.names().iter().enumerate() {
+        let port = ports
+            .get(*name)
+            .with_context(|| format!("no port for subgraph '{name}'"))?;
+        out = out.replace(&marker(i), &url(*port));
     }
     Ok(out)
 }
 
 pub struct Start<'a> {
     pub root: &'a Path,
+    pub graph: Graph,
     pub version: &'a str,
     pub delays: &'a BTreeMap<String, String>,
     pub cpus: Option<&'a CpuSet>,
@@ -52,22 +80,28 @@ pub struct Start<'a> {
 
 impl Subgraphs {
     pub fn start(o: Start<'_>) -> Result<Subgraphs> {
+        let names = o.graph.names();
         let mut ports = BTreeMap::new();
-        for n in NAMES {
+        for n in names {
             ports.insert(n.to_string(), free_port()?);
         }
-        let source = o.root.join("scenarios/federation/supergraph.graphql");
+        let source = o.root.join(supergraph_file(o.graph));
         let text = std::fs::read_to_string(&source)
             .with_context(|| format!("reading {}", source.display()))?;
-        std::fs::write(&o.supergraph_out, rewrite_supergraph(&text, &ports)?)
-            .with_context(|| format!("writing {}", o.supergraph_out.display()))?;
+        std::fs::write(
+            &o.supergraph_out,
+            rewrite_supergraph(&text, o.graph, &ports)?,
+        )
+        .with_context(|| format!("writing {}", o.supergraph_out.display()))?;
         let exe = crate::sys::process::own_exe().context("locating the gqlbench binary")?;
         let mut argv = vec![
             exe.display().to_string(),
             "subgraphs".into(),
             "serve".into(),
+            "--graph".into(),
+            o.graph.name().into(),
             "--ports".into(),
-            NAMES
+            names
                 .iter()
                 .map(|n| format!("{n}={}", ports[*n]))
                 .collect::<Vec<_>>()
@@ -89,8 +123,8 @@ impl Subgraphs {
             cpus: o.cpus.cloned(),
             cgroup_procs: vec![],
         })?;
-        for n in NAMES {
-            let ep = Endpoint::from_url(&url(ports[n])).map_err(|e| anyhow::anyhow!("{e}"))?;
+        for n in names {
+            let ep = Endpoint::from_url(&url(ports[*n])).map_err(|e| anyhow::anyhow!("{e}"))?;
             match wait_ready(
                 &mut process,
                 &ep,
@@ -113,18 +147,28 @@ impl Subgraphs {
         }
         Ok(Subgraphs {
             process,
+            graph: o.graph,
             ports,
             supergraph: o.supergraph_out,
         })
     }
 
-    /// Environment a gateway gets: where the supergraph is and each subgraph's URL.
+    /// Environment a gateway gets: where the supergraph is, each subgraph's URL, and all
+    /// of them in order as `GQLBENCH_SUBGRAPHS=name=url,...` (for gateways that compose
+    /// themselves and must know which subgraphs there are).
     pub fn env(&self) -> BTreeMap<String, String> {
         let mut env = BTreeMap::new();
         env.insert(
             "GQLBENCH_SUPERGRAPH".into(),
             self.supergraph.display().to_string(),
         );
+        let list: Vec<String> = self
+            .graph
+            .names()
+            .iter()
+            .filter_map(|n| Some(format!("{n}={}", url(*self.ports.get(*n)?))))
+            .collect();
+        env.insert("GQLBENCH_SUBGRAPHS".into(), list.join(","));
         for (n, p) in &self.ports {
             env.insert(
                 format!("GQLBENCH_SUBGRAPH_{}_URL", n.to_uppercase()),
@@ -200,20 +244,59 @@ mod tests {
     #[test]
     fn supergraph_urls_are_rewritten_per_subgraph() {
         let text = "accounts: url: \"http://127.0.0.1:4201/graphql\"\nproducts: \"http://127.0.0.1:4202/graphql\"\nreviews: \"http://127.0.0.1:4203/graphql\"\ninventory: \"http://127.0.0.1:4204/graphql\"";
-        let ports: BTreeMap<String, u16> = NAMES
+        let ports: BTreeMap<String, u16> = Graph::Demo
+            .names()
             .iter()
             .enumerate()
             .map(|(i, n)| (n.to_string(), 5000 + i as u16))
             .collect();
-        let out = rewrite_supergraph(text, &ports).unwrap();
+        let out = rewrite_supergraph(text, Graph::Demo, &ports).unwrap();
         assert!(
             out.contains("http://127.0.0.1:5000/graphql")
                 && out.contains("http://127.0.0.1:5003/graphql")
         );
         assert!(!out.contains(":4201/"));
-        let err = rewrite_supergraph("nothing", &ports)
+        let err = rewrite_supergraph("nothing", Graph::Demo, &ports)
             .unwrap_err()
             .to_string();
         assert!(err.contains("accounts"), "{err}");
+    }
+
+    #[test]
+    fn a_real_port_equal_to_another_placeholder_is_rewritten_once() {
+        let text = "a \"http://127.0.0.1:4201/graphql\" b \"http://127.0.0.1:4202/graphql\" c \"http://127.0.0.1:4203/graphql\" d \"http://127.0.0.1:4204/graphql\"";
+        // accounts gets products' placeholder as its real port.
+        let ports: BTreeMap<String, u16> = [
+            ("accounts", 4202),
+            ("products", 6001),
+            ("reviews", 6002),
+            ("inventory", 6003),
+        ]
+        .iter()
+        .map(|(n, p)| (n.to_string(), *p))
+        .collect();
+        let out = rewrite_supergraph(text, Graph::Demo, &ports).unwrap();
+        assert!(
+            out.starts_with("a \"http://127.0.0.1:4202/graphql\" b \"http://127.0.0.1:6001/"),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn the_committed_wide_supergraph_names_all_twelve_placeholders() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let text = std::fs::read_to_string(root.join(supergraph_file(Graph::Wide))).unwrap();
+        let ports: BTreeMap<String, u16> = Graph::Wide
+            .names()
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.to_string(), 7000 + i as u16))
+            .collect();
+        let out = rewrite_supergraph(&text, Graph::Wide, &ports).unwrap();
+        assert!(out.contains("http://127.0.0.1:7011/graphql"));
+        for i in 0..12 {
+            let placeholder = url(placeholder_base_port(Graph::Wide) + i);
+            assert!(!out.contains(&placeholder), "{placeholder} is left");
+        }
     }
 }

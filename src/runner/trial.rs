@@ -346,5 +346,6 @@ pub fn conclude(
         sweep,
         database: None,
         subscriptions: None,
+        executions: None,
     }
 }

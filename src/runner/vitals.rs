@@ -275,9 +275,10 @@ mod tests {
         p.stop(Duration::from_millis(200));
         assert!(v.rss_peak_bytes > 0, "{v:?}");
         // Every sample counted was of the living process: the average is near the peak
-        // (zeros after the exit would pull it to about a third).
+        // (zeros after the exit would pull it to about a third). Not closer than 0.6: the
+        // shell's own RSS moves by a fifth while it starts and forks `sleep` (CI saw 0.79).
         assert!(
-            v.rss_avg_bytes as f64 >= v.rss_peak_bytes as f64 * 0.8,
+            v.rss_avg_bytes as f64 >= v.rss_peak_bytes as f64 * 0.6,
             "avg {} peak {}",
             v.rss_avg_bytes,
             v.rss_peak_bytes

@@ -26,6 +26,21 @@ pub struct Limits {
     pub memory_bytes: Option<u64>,
 }
 
+impl Limits {
+    /// What to add to a process's exit status when it was SIGKILLed under a memory cap: the
+    /// kernel's OOM killer of the cgroup is what sends it there (a person reading only
+    /// "signal 9" would look for a crash instead of a memory limit).
+    pub fn kill_note(&self, status: &str) -> Option<String> {
+        let killed = status.contains("SIGKILL") || status.contains("signal: 9");
+        (killed && self.memory_bytes.is_some()).then(|| {
+            format!(
+                " — killed (SIGKILL) under the {} memory cap: the OOM killer",
+                crate::units::fmt_bytes(self.memory_bytes.unwrap_or_default())
+            )
+        })
+    }
+}
+
 /// Mount points of cgroup hierarchies: (controllers or "unified", mount point).
 fn mounts() -> Vec<(Vec<String>, PathBuf, bool)> {
     let text = fs::read_to_string("/proc/self/mountinfo").unwrap_or_default();

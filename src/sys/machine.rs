@@ -68,7 +68,13 @@ pub fn tool(root: &Path) -> ToolInfo {
     }
 }
 
+/// `node --version`, asked once per process (every target's row names it).
 pub fn node_version() -> Option<String> {
+    static V: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+    V.get_or_init(ask_node_version).clone()
+}
+
+fn ask_node_version() -> Option<String> {
     Command::new("node")
         .arg("--version")
         .output()

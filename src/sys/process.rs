@@ -252,9 +252,30 @@ pub fn log_tail(path: &Path, lines: usize) -> String {
 }
 
 /// A free port on 127.0.0.1 (bound and released; the target binds it right after).
+///
+/// The kernel may hand the same released port to the next bind, and a run asks for
+/// several before any is taken (four subgraphs, then the gateway): CI once saw two
+/// subgraphs given one port. So the ports handed out lately are remembered and never
+/// given twice within this process.
 pub fn free_port() -> Result<u16> {
-    let l = std::net::TcpListener::bind("127.0.0.1:0").context("finding a free port")?;
-    Ok(l.local_addr()?.port())
+    use std::sync::Mutex;
+    static RECENT: Mutex<std::collections::VecDeque<u16>> =
+        Mutex::new(std::collections::VecDeque::new());
+    const REMEMBERED: usize = 256;
+    let mut recent = RECENT.lock().unwrap_or_else(|p| p.into_inner());
+    for _ in 0..64 {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").context("finding a free port")?;
+        let port = l.local_addr()?.port();
+        if recent.contains(&port) {
+            continue;
+        }
+        if recent.len() == REMEMBERED {
+            recent.pop_front();
+        }
+        recent.push_back(port);
+        return Ok(port);
+    }
+    anyhow::bail!("finding a free port: the kernel kept handing out ports given out moments ago")
 }
 
 /// The path that starts this very program again, for helpers gqlbench runs as child
@@ -295,6 +316,15 @@ mod tests {
         assert_eq!(&b[..n], b"40213");
         let n = fmt_pid(7, &mut b);
         assert_eq!(&b[..n], b"7");
+    }
+
+    #[test]
+    fn free_ports_asked_in_a_row_are_all_different() {
+        // Released at once, as a run's subgraphs' ports are before they start: the
+        // kernel may offer one again, free_port must not.
+        let ports: Vec<u16> = (0..200).map(|_| free_port().unwrap()).collect();
+        let distinct: std::collections::HashSet<u16> = ports.iter().copied().collect();
+        assert_eq!(distinct.len(), ports.len(), "{ports:?}");
     }
 
     #[test]

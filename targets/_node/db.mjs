@@ -18,7 +18,7 @@
 
 import { ME_USER, TRENDING_DEFAULT_LIMIT, computedResolvers } from './social.mjs';
 import { authorsResolvers } from './authors.mjs';
-import { mergeResolvers, resolvers as memoryResolvers } from './index.mjs';
+import { countingRootFields, mergeResolvers, resolvers as memoryResolvers } from './index.mjs';
 
 export const RESOLVER_MODES = ['naive', 'dataloader'];
 export const DEFAULT_POOL_SIZE = 20;
@@ -43,7 +43,7 @@ export async function dataSourceFromEnv({ load, name = 'target', env = process.e
   console.log(`${name}: ${config.mode} resolvers on PostgreSQL (pool max ${config.poolSize})`);
   return {
     mode: config.mode,
-    resolvers: mergeResolvers(social, computedResolvers, authorsResolvers),
+    resolvers: countingRootFields(mergeResolvers(social, computedResolvers, authorsResolvers)),
     makeContext: config.mode === 'dataloader' ? () => ({ [LOADERS]: createLoaders(pool, DataLoader) }) : undefined,
     // pool.end() throws when called twice; shutdown may be reached from two signals.
     close: () => (ended ??= pool.end().catch((err) => console.error(`${name}: closing the pool:`, err))),

@@ -22,6 +22,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 import { typeDefs, attachResolvers } from './index.mjs';
+import { users } from './social.mjs';
 import { canonicalJson } from './canonical.mjs';
 import { listOperations, notGenerated } from './operations.mjs';
 
@@ -34,10 +35,33 @@ const expectedDir = join(repo, 'scenarios', 'expected');
 // Ids alternate between the "bench-user-N" and plain "N" forms (both must resolve to the
 // same user) and are spread over the id range by a fixed stride, so they are reproducible.
 const userId = (k, n) => (k % 2 === 0 ? `bench-user-${n}` : String(n));
+// The response-cache scenarios: ten users' pages, sent over and over (hits) and, with a
+// `limit` made unique per request (UNIQUE_VARIABLES), as pages never asked for before.
+const cachePages = Array.from({ length: 10 }, (_, k) => ({ id: `bench-user-${(k * 997 + 31) % 10_000}`, limit: 10 }));
+// The staleness check's user: renamed by the write's first case, given back its name by
+// the second.
+const STALE_USER = 7;
 export const VARIABLE_CASES = {
   'social/simple-var': Array.from({ length: 50 }, (_, k) => ({ id: userId(k, (k * 7_919 + 123) % 10_000) })),
   'social/medium-var': Array.from({ length: 20 }, (_, k) => ({ id: userId(k, (k * 4_999 + 77) % 10_000) })),
+  'social/cache-user': cachePages,
+  'social/cache-user-unique': cachePages,
+  'social/user-name': [{ id: `bench-user-${STALE_USER}` }, { id: `bench-user-${STALE_USER}` }],
+  'social/rename-user': [
+    { id: `bench-user-${STALE_USER}`, name: 'Renamed By The Staleness Check' },
+    { id: `bench-user-${STALE_USER}`, name: users[STALE_USER].name },
+  ],
 };
+
+// Variables a load makes unique per request, counting up from the case's value (the
+// answer must not depend on them): written as the case's "unique".
+const UNIQUE_VARIABLES = { 'social/cache-user-unique': 'limit' };
+
+// Operations whose cases are answered in turn with a write between them: `read`'s case k
+// is its answer after `write`'s cases before k ran (its first: before any write). Both
+// files come from the one sequence; the last write undoes the first, so other answers
+// are computed on unchanged data.
+const SEQUENCES = [{ read: 'social/user-name', write: 'social/rename-user' }];
 
 function loadGraphql(args) {
   const i = args.indexOf('--graphql-from');
@@ -56,16 +80,34 @@ function loadGraphql(args) {
   throw new Error('graphql not found: run `npm ci` in a target folder (e.g. targets/graphql-jit) or pass --graphql-from <dir>');
 }
 
-async function generate(graphql, schema, op) {
+async function answer(graphql, schema, op, variables) {
   const source = readFileSync(join(queriesDir, `${op}.graphql`), 'utf8');
+  const result = await graphql.graphql({ schema, source, variableValues: variables ?? undefined });
+  if (result.errors) throw new Error(`${op} ${JSON.stringify(variables)}: ${result.errors.map((e) => e.message).join('; ')}`);
+  const unique = UNIQUE_VARIABLES[op];
+  return { variables, ...(unique ? { unique } : {}), data: result.data };
+}
+
+// graphql-js returns null-prototype objects; round-trip to plain JSON for stable output.
+const plain = (cases) => JSON.parse(JSON.stringify(cases));
+
+async function generate(graphql, schema, op) {
   const cases = [];
-  for (const variables of VARIABLE_CASES[op] ?? [null]) {
-    const result = await graphql.graphql({ schema, source, variableValues: variables ?? undefined });
-    if (result.errors) throw new Error(`${op} ${JSON.stringify(variables)}: ${result.errors.map((e) => e.message).join('; ')}`);
-    cases.push({ variables, data: result.data });
+  for (const variables of VARIABLE_CASES[op] ?? [null]) cases.push(await answer(graphql, schema, op, variables));
+  return plain(cases);
+}
+
+// The read's and the write's cases of a sequence, in the order they must run.
+async function generateSequence(graphql, schema, { read, write }) {
+  const reads = VARIABLE_CASES[read];
+  const writes = VARIABLE_CASES[write];
+  const out = { [read]: [], [write]: [] };
+  for (let k = 0; k < reads.length; k++) {
+    out[read].push(await answer(graphql, schema, read, reads[k]));
+    if (k < writes.length) out[write].push(await answer(graphql, schema, write, writes[k]));
   }
-  // graphql-js returns null-prototype objects; round-trip to plain JSON for stable output.
-  return JSON.parse(JSON.stringify(cases));
+  for (let k = reads.length; k < writes.length; k++) out[write].push(await answer(graphql, schema, write, writes[k]));
+  return { [read]: plain(out[read]), [write]: plain(out[write]) };
 }
 
 async function main() {
@@ -76,6 +118,8 @@ async function main() {
   const ops = listOperations(queriesDir);
   for (const op of Object.keys(VARIABLE_CASES)) if (!ops.includes(op)) throw new Error(`variables for unknown operation ${op}`);
   console.error(`graphql ${graphql.version} from ${relative(repo, from) || '.'}; ${ops.length} operations`);
+  const sequenced = {};
+  for (const seq of SEQUENCES) Object.assign(sequenced, await generateSequence(graphql, schema, seq));
   let stale = 0;
   for (const op of ops) {
     const file = join(expectedDir, `${op}.json`);
@@ -87,7 +131,7 @@ async function main() {
       console.log(`${forbidden ? 'DIFF ' : 'skip '} ${op}: ${skip.why}${forbidden ? `, but ${relative(repo, file)} exists: delete it` : ''}`);
       continue;
     }
-    const cases = await generate(graphql, schema, op);
+    const cases = sequenced[op] ?? (await generate(graphql, schema, op));
     const text = `${JSON.stringify(cases, null, 2)}\n`;
     if (check) {
       const same = existsSync(file) && canonicalJson(JSON.parse(readFileSync(file, 'utf8'))) === canonicalJson(cases);

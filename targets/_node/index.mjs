@@ -7,13 +7,15 @@
 // own graphql copy, either from { typeDefs, resolvers } (Apollo, Yoga, Mercurius) or with
 // graphql-js `buildSchema(typeDefs)` followed by `attachResolvers(schema, resolvers)`.
 
-import { SOCIAL_TYPES, SOCIAL_QUERY_FIELDS, socialResolvers } from './social.mjs';
+import { SOCIAL_TYPES, SOCIAL_QUERY_FIELDS, SOCIAL_MUTATION_FIELDS, socialResolvers } from './social.mjs';
 import { AUTHORS_TYPES, AUTHORS_QUERY_FIELDS, authorsResolvers } from './authors.mjs';
 import { SUBSCRIPTION_TYPES } from './subscriptions.mjs';
+import { countExecution } from './counters.mjs';
 
 export const WORKLOADS = ['social', 'authors'];
 
 export const typeDefs = `type Query {${SOCIAL_QUERY_FIELDS}${AUTHORS_QUERY_FIELDS}}
+type Mutation {${SOCIAL_MUTATION_FIELDS}}
 ${SOCIAL_TYPES}${AUTHORS_TYPES}${SUBSCRIPTION_TYPES}`;
 
 // The maximum operation depth the servers with a limit are configured with, each in its own
@@ -36,7 +38,22 @@ export function mergeResolvers(...maps) {
   return out;
 }
 
-export const resolvers = mergeResolvers(socialResolvers, authorsResolvers);
+// A resolver map whose every root Query field counts one execution when resolved
+// (counters.mjs): a response cache's hits are the requests that never get here. One
+// increment per request costs nothing measurable, so every server counts, cached or not,
+// from memory or from PostgreSQL (db.mjs).
+export function countingRootFields(map) {
+  const query = {};
+  for (const [name, fn] of Object.entries(map.Query ?? {})) {
+    query[name] = (...args) => {
+      countExecution();
+      return fn(...args);
+    };
+  }
+  return { ...map, Query: query };
+}
+
+export const resolvers = countingRootFields(mergeResolvers(socialResolvers, authorsResolvers));
 
 // For servers that take a bare graphql-js GraphQLSchema (graphql-jit, the baseline, the
 // expected-answer generator): set `field.resolve` in place. Works on any graphql 15/16/17

@@ -24,7 +24,15 @@ function parsePort(v) {
 // One line on stdout once listening; harmless to parse, but gqlbench's readiness check is a
 // real `{ __typename }` query, not this line.
 export function logReady(name, port = PORT) {
-  console.log(`ready: ${name} listening on http://${HOST}:${port}${GRAPHQL_PATH} (node ${process.version}, pid ${process.pid})`);
+  console.log(`ready: ${name} listening on http://${HOST}:${port}${GRAPHQL_PATH} (${runtime()}, pid ${process.pid})`);
+}
+
+// Bun and Deno also answer process.version (with the Node version they are compatible with),
+// so ask for their own first.
+function runtime() {
+  if (globalThis.Bun) return `bun ${globalThis.Bun.version}`;
+  if (globalThis.Deno) return `deno ${globalThis.Deno.version.deno}`;
+  return `node ${process.version}`;
 }
 
 // Register `close` (may be async) to run on SIGTERM/SIGINT, then exit 0; exit anyway after

@@ -63,6 +63,13 @@ export const SOCIAL_QUERY_FIELDS = /* GraphQL */ `
   trendingPosts(limit: Int): [Post!]!
 `;
 
+// The one write: the response-cache scenarios' staleness check renames a user through the
+// server under test and back (scenarios/queries/social/rename-user.graphql). Nothing else
+// writes, so every other answer stays fixed for the whole run.
+export const SOCIAL_MUTATION_FIELDS = /* GraphQL */ `
+  renameUser(id: ID!, name: String!): User
+`;
+
 // A standalone SDL of this workload alone (not served by the targets; handy for tools).
 export const SOCIAL_SDL = `type Query {${SOCIAL_QUERY_FIELDS}}\n${SOCIAL_TYPES}`;
 
@@ -216,6 +223,14 @@ export const computedResolvers = {
 };
 
 export const socialResolvers = {
+  Mutation: {
+    // Renames the user in memory (null for an unknown id, like the query).
+    renameUser: (_root, args) => {
+      const user = getUser(args.id);
+      if (user) user.name = args.name;
+      return user;
+    },
+  },
   Query: {
     user: (_root, args) => getUser(args.id),
     me: () => users[ME_USER],

@@ -13,7 +13,9 @@
 // - subscriptions: Apollo Server has none of its own; its docs add graphql-ws on a `ws`
 //   WebSocketServer sharing the HTTP server and path, with one executable schema
 //   (@graphql-tools/schema) given to both, and a graphql-subscriptions PubSub;
-// - GQLBENCH_RESOLVERS: PostgreSQL resolvers, DataLoaders per request via `context`.
+// - GQLBENCH_RESOLVERS: PostgreSQL resolvers, DataLoaders per request via `context`;
+// - GQLBENCH_RESPONSE_CACHE=1 (targets/apollo-server-cache): the full response cache plugin,
+//   with a default cache hint of GQLBENCH_CACHE_TTL_MS (without a hint nothing is cached).
 
 import http from 'node:http';
 import { EventEmitter } from 'node:events';
@@ -30,6 +32,7 @@ import { typeDefs, DEPTH_LIMIT } from '../_node/index.mjs';
 import { dataSourceFromEnv } from '../_node/db.mjs';
 import { TICKS_TOPIC, closeWebSockets, tickerFromEnv } from '../_node/subscriptions.mjs';
 import { GRAPHQL_PATH, serveHttp } from '../_node/server-common.mjs';
+import { responseCacheFromEnv } from '../_node/response-cache.mjs';
 
 const ticker = tickerFromEnv('apollo-server');
 const data = await dataSourceFromEnv({
@@ -48,7 +51,15 @@ const schema = makeExecutableSchema({
 });
 const depthRule = depthLimit(DEPTH_LIMIT);
 
-const apollo = new ApolloServer({ schema, validationRules: [depthRule] });
+const cache = responseCacheFromEnv('apollo-server');
+const plugins = [];
+if (cache) {
+  const { default: responseCachePlugin } = await import('@apollo/server-plugin-response-cache');
+  const { ApolloServerPluginCacheControl } = await import('@apollo/server/plugin/cacheControl');
+  plugins.push(ApolloServerPluginCacheControl({ defaultMaxAge: cache.ttlMs / 1000 }), responseCachePlugin());
+}
+
+const apollo = new ApolloServer({ schema, validationRules: [depthRule], plugins });
 await apollo.start();
 
 const app = express();

@@ -10,7 +10,9 @@
 //   /graphql with Accept: text/event-stream) and graphql-ws on a `ws` WebSocketServer on the
 //   same port and path, executing through yoga.getEnveloped() so plugins (the depth limit,
 //   context) apply there too; Yoga's createPubSub carries the ticks;
-// - GQLBENCH_RESOLVERS: PostgreSQL resolvers, DataLoaders per request via `context`.
+// - GQLBENCH_RESOLVERS: PostgreSQL resolvers, DataLoaders per request via `context`;
+// - GQLBENCH_RESPONSE_CACHE=1 (targets/graphql-yoga-cache): Yoga's response cache plugin,
+//   one cache for everyone (session: () => null), entries kept GQLBENCH_CACHE_TTL_MS.
 
 import { createServer } from 'node:http';
 import { setMaxListeners } from 'node:events';
@@ -23,6 +25,7 @@ import { typeDefs, DEPTH_LIMIT } from '../_node/index.mjs';
 import { dataSourceFromEnv } from '../_node/db.mjs';
 import { TICKS_TOPIC, closeWebSockets, tickerFromEnv } from '../_node/subscriptions.mjs';
 import { GRAPHQL_PATH, serveHttp } from '../_node/server-common.mjs';
+import { responseCacheFromEnv } from '../_node/response-cache.mjs';
 
 const ticker = tickerFromEnv('graphql-yoga');
 const data = await dataSourceFromEnv({
@@ -35,6 +38,13 @@ const eventTarget = new EventTarget();
 setMaxListeners(0, eventTarget);
 const pubsub = createPubSub({ eventTarget });
 
+const cache = responseCacheFromEnv('graphql-yoga');
+const cachePlugins = [];
+if (cache) {
+  const { useResponseCache } = await import('@graphql-yoga/plugin-response-cache');
+  cachePlugins.push(useResponseCache({ session: () => null, ttl: cache.ttlMs }));
+}
+
 const yoga = createYoga({
   schema: createSchema({
     typeDefs,
@@ -43,7 +53,7 @@ const yoga = createYoga({
   graphqlEndpoint: GRAPHQL_PATH,
   graphiql: false,
   landingPage: false,
-  plugins: [maxDepthPlugin({ n: DEPTH_LIMIT })],
+  plugins: [maxDepthPlugin({ n: DEPTH_LIMIT }), ...cachePlugins],
   ...(data.makeContext ? { context: () => data.makeContext() } : {}),
 });
 

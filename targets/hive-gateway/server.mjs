@@ -8,12 +8,17 @@
 // runtime's memoized delegation plans per document, batching off (`batching` unset), no
 // response cache (`responseCaching` unset), inbound in-flight request deduplication off
 // (`inboundInflightRequestDeduplication` defaults to false), error masking on.
+// GQLBENCH_RESPONSE_CACHE=1 (targets/hive-gateway-cache): responseCaching, one cache for
+// everyone (session: () => null), entries kept GQLBENCH_CACHE_TTL_MS, in an in-memory LRU
+// (the runtime has no store of its own and refuses a response cache without one).
 
 import { createServer } from 'node:http';
 import { createGatewayRuntime } from '@graphql-hive/gateway';
 import { serveHttp } from '../_node/server-common.mjs';
 import { supergraphPath } from '../_federation/gateway-common.mjs';
 import { selectedPlugins } from './plugins.mjs';
+import { responseCacheFromEnv } from '../_node/response-cache.mjs';
+import { countExecution } from '../_node/counters.mjs';
 
 // The tracing variants (targets/hive-gateway-tracing-*): traces exported over OTLP/HTTP to
 // the run's collector, sampled at GQLBENCH_TRACE_SAMPLING; without GQLBENCH_OTLP_URL no
@@ -35,14 +40,26 @@ if (otlp) {
   tracing = (ctx) => useOpenTelemetry({ traces: true, log: ctx.log });
 }
 
+// Every operation the gateway executes counts once (counters.mjs): a response cache's
+// hits are answered before execution, so they are the requests that never get here.
+const countExecutions = { onExecute: () => countExecution() };
+
+const cache = responseCacheFromEnv('hive-gateway');
+let caching = {};
+if (cache) {
+  const { default: InMemoryLRUCache } = await import('@graphql-mesh/cache-inmemory-lru');
+  caching = { cache: new InMemoryLRUCache(), responseCaching: { session: () => null, ttl: cache.ttlMs } };
+}
+
 const gateway = createGatewayRuntime({
+  ...caching,
   supergraph: supergraphPath(),
   graphqlEndpoint: '/graphql',
   landingPage: false,
   graphiql: false,
   logging: 'warn',
   // The extensibility suite's variants (targets/hive-gateway-*) load one customization.
-  plugins: (ctx) => [...(tracing ? [tracing(ctx)] : []), ...selectedPlugins()],
+  plugins: (ctx) => [...(tracing ? [tracing(ctx)] : []), ...selectedPlugins(), countExecutions],
 });
 
 const server = serveHttp('hive-gateway', createServer(gateway));

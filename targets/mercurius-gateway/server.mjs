@@ -1,8 +1,8 @@
 // @mercuriusjs/gateway on Fastify 5 + Mercurius. It does not read a supergraph: it fetches
 // each subgraph's SDL (`_service { sdl }`) at start-up and composes itself, and it only
 // understands Federation v1 subgraph SDL (target.toml: [federation] version = "v1", so the
-// runner starts the subgraphs with --federation v1). Subgraph URLs come from
-// GQLBENCH_SUBGRAPH_<NAME>_URL.
+// runner starts the subgraphs with --federation v1). The subgraphs and their URLs come from
+// GQLBENCH_SUBGRAPHS (the demo's four or the wide graph's twelve).
 //
 // Off: Fastify's logger (per-request logging), GraphiQL, schema polling (pollingInterval
 // unset). Kept at defaults: Mercurius' LRU cache of parsed/validated documents, jit off

@@ -45,7 +45,8 @@ app.register(mercurius, {
   }),
   path: GRAPHQL_PATH,
   graphiql: false,
-  jit: 1,
+  // GQLBENCH_MERCURIUS_JIT=0 is the mercurius-nojit variant (Mercurius' default, jit: 0).
+  jit: process.env.GQLBENCH_MERCURIUS_JIT === '0' ? 0 : 1,
   queryDepth: DEPTH_LIMIT,
   subscription: true,
   ...(data.makeContext ? { context: () => data.makeContext() } : {}),

@@ -1,7 +1,7 @@
 //! Reading what a run wrote, through the library's own result model.
 use std::path::Path;
 
-use gqlbench::results::{RunResults, TargetResult};
+use gqlbench::results::{RunResults, TargetResult, TargetStatus};
 
 /// The run saved in `dir` (its results.json), read as `report` and `compare` read it.
 pub fn read_results(dir: &Path) -> RunResults {
@@ -15,4 +15,60 @@ pub fn target<'a>(results: &'a RunResults, scenario: usize, name: &str) -> &'a T
         .iter()
         .find(|t| t.name == name)
         .unwrap_or_else(|| panic!("target {name} missing"))
+}
+
+/// The row of target `name` in the first scenario, to edit.
+pub fn target_mut<'a>(v: &'a mut RunResults, name: &str) -> &'a mut TargetResult {
+    v.scenarios[0]
+        .targets
+        .iter_mut()
+        .find(|t| t.name == name)
+        .unwrap_or_else(|| panic!("target {name} missing"))
+}
+
+/// The same run with one target's req/s samples replaced (what another build would have
+/// measured), the row marked valid.
+pub fn with_samples(v: &RunResults, target: &str, samples: &[f64]) -> RunResults {
+    let mut v = v.clone();
+    // Without canary timings the change is judged on these samples as they are (with
+    // them, compare would scale the trials' own req/s by the machine's speed).
+    for s in &mut v.scenarios {
+        s.rounds = None;
+    }
+    let t = target_mut(&mut v, target);
+    t.status = TargetStatus::Ok;
+    let s = t.summary.as_mut().expect("a measured row has a summary");
+    s.valid = true;
+    s.saturated = false;
+    s.trials = samples.len() as u32;
+    s.valid_trials = samples.len() as u32;
+    let mut sorted = samples.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    s.rps.median = sorted[sorted.len() / 2];
+    s.rps.samples = samples.to_vec();
+    v
+}
+
+/// A real short run of the fixture catalogue (e2e/hello, three 300 ms trials of `targets`),
+/// whose figures tests then edit: verdicts that do not depend on how noisy the machine is.
+pub fn fixture_run(targets: &str) -> RunResults {
+    let dir = tempfile::tempdir().unwrap();
+    let out = super::Gqlbench::run("e2e")
+        .root(super::fixtures())
+        .scenarios("hello")
+        .targets(targets)
+        .trials(3)
+        .duration("300ms")
+        .out(dir.path().join("a"))
+        .go();
+    assert!(out.success());
+    read_results(&dir.path().join("a"))
+}
+
+/// `v` saved as a run folder `dir/name` (results.json), for `report` and `compare` to read.
+pub fn save_run(dir: &Path, name: &str, v: &RunResults) -> std::path::PathBuf {
+    let p = dir.join(name);
+    std::fs::create_dir_all(&p).unwrap();
+    v.save(&p).unwrap();
+    p
 }

@@ -115,6 +115,7 @@ fn main() {
             expected_data: Some(
                 serde_json::from_str::<serde_json::Value>(BODY).expect("json")["data"].clone(),
             ),
+            unique: None,
         }],
     };
     let schedule = if rate > 0.0 {

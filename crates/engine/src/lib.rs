@@ -42,8 +42,8 @@ pub use headers::HeaderRule;
 pub use hist::{decode_hist, encode_hist, new_latency, summarize as summarize_hist};
 pub use load::{run, LiveStats, Phase, LATE_THRESHOLD};
 pub use plan::{
-    Control, Endpoint, Extend, LoadPlan, Operation, Schedule, Stage, Stages, Stop, Variant,
-    MAX_PIPELINING, MAX_SPAN,
+    Control, Endpoint, Extend, LoadPlan, Operation, Schedule, Stage, Stages, Stop, UniqueNumber,
+    Variant, MAX_PIPELINING, MAX_SPAN,
 };
 pub use result::{
     ConnectionSpread, FailureExample, LatencySummary, LoadResult, OperationCounts, SecondSample,

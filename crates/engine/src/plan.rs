@@ -111,6 +111,20 @@ pub struct Variant {
     pub body: Bytes,
     /// Expected value of `data`; `None` checks only status, JSON, no errors, data non-null.
     pub expected_data: Option<serde_json::Value>,
+    /// A number in the body that every request replaces with one no other request of this
+    /// process has sent (a response cache then sees a new request each time).
+    pub unique: Option<UniqueNumber>,
+}
+
+/// Where a variant's body holds a decimal number to be made unique per request: the
+/// `len` bytes at `at` (the number the body was written with, so the body as it stands is
+/// a valid request) are replaced by `from + n`, with `n` counting up over the whole
+/// process (every run, every worker). The answer must not depend on the number.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct UniqueNumber {
+    pub at: usize,
+    pub len: usize,
+    pub from: u64,
 }
 
 /// A named GraphQL operation; its variants are used in turn so variables vary per request.
@@ -258,6 +272,19 @@ impl LoadPlan {
         for op in &self.operations {
             if op.weight > 0 && op.variants.is_empty() {
                 return bad(format!("operation {:?} has no variants", op.name));
+            }
+            for v in &op.variants {
+                if let Some(u) = v.unique {
+                    let digits = v.body.get(u.at..u.at.saturating_add(u.len));
+                    if u.len == 0 || !digits.is_some_and(|d| d.iter().all(u8::is_ascii_digit)) {
+                        return bad(format!(
+                            "operation {:?}: the unique number's place ({}..{}) is not a number in its body",
+                            op.name,
+                            u.at,
+                            u.at.saturating_add(u.len)
+                        ));
+                    }
+                }
             }
         }
         if self.threads == 0 {

@@ -1,6 +1,7 @@
 //! Requests built once before the run: each variant's full HTTP/1.1 request bytes, and the
 //! weighted choice of operations. Nothing here allocates per request.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use serde_json::Value;
@@ -13,11 +14,36 @@ pub struct ReadyVariant {
     /// Dense id over all variants of all operations (validator memo index).
     pub id: usize,
     /// Request bytes up to the point where the unique header goes (the whole request when
-    /// there is no unique header).
+    /// nothing in it changes per request).
     pub head: Vec<u8>,
-    /// The rest: end of headers and the body (empty without a unique header).
+    /// The rest: end of headers and the body (empty when `head` is the whole request, or
+    /// when the body has a unique number: then `number` holds it).
     pub tail: Vec<u8>,
+    /// The body around its unique number, when it has one.
+    pub number: Option<NumberedBody>,
     pub expected: Option<Value>,
+}
+
+/// A body whose number changes per request: the bytes before and after it, and the
+/// smallest number it takes. Its Content-Length is written per request.
+#[derive(Debug)]
+pub struct NumberedBody {
+    pub before: Vec<u8>,
+    pub after: Vec<u8>,
+    pub from: u64,
+}
+
+/// The next unique numbers of the process, handed to workers in blocks so that they do
+/// not contend on every request: no two requests of any run in this process get the same,
+/// and none gets 0, so no request repeats the body as written (which checks and priming
+/// send).
+static NEXT_NUMBERS: AtomicU64 = AtomicU64::new(1);
+const NUMBER_BLOCK: u64 = 1024;
+
+/// A block of numbers no one else in this process gets: `start..start + NUMBER_BLOCK`.
+pub fn take_number_block() -> std::ops::Range<u64> {
+    let start = NEXT_NUMBERS.fetch_add(NUMBER_BLOCK, Ordering::Relaxed);
+    start..start + NUMBER_BLOCK
 }
 
 /// One operation ready to send.
@@ -65,16 +91,25 @@ impl Prepared {
             let mut variants = Vec::new();
             for v in &op.variants {
                 let mut head = fixed.clone().into_bytes();
-                let mut tail = format!("Content-Length: {}\r\n\r\n", v.body.len()).into_bytes();
-                tail.extend_from_slice(&v.body);
-                if unique_header.is_none() {
-                    head.extend_from_slice(&tail);
-                    tail.clear();
+                let number = v.unique.map(|u| NumberedBody {
+                    before: v.body[..u.at].to_vec(),
+                    after: v.body[u.at + u.len..].to_vec(),
+                    from: u.from,
+                });
+                let mut tail = Vec::new();
+                if number.is_none() {
+                    tail = format!("Content-Length: {}\r\n\r\n", v.body.len()).into_bytes();
+                    tail.extend_from_slice(&v.body);
+                    if unique_header.is_none() {
+                        head.extend_from_slice(&tail);
+                        tail.clear();
+                    }
                 }
                 variants.push(ReadyVariant {
                     id,
                     head,
                     tail,
+                    number,
                     expected: v.expected_data.clone(),
                 });
                 id += 1;
@@ -109,16 +144,42 @@ impl Prepared {
         self.ops.iter().map(|o| o.name.clone()).collect()
     }
 
+    /// Whether (op, variant)'s body takes a unique number per request.
+    pub fn numbered(&self, op: usize, variant: usize) -> bool {
+        self.ops[op].variants[variant].number.is_some()
+    }
+
     /// Appends the request for (op, variant) to `out`; with a unique header, `unique` is
-    /// written as its value.
-    pub fn write_request(&self, op: usize, variant: usize, unique: &[u8], out: &mut Vec<u8>) {
+    /// written as its value; a numbered body gets `from + number`.
+    pub fn write_request(
+        &self,
+        op: usize,
+        variant: usize,
+        unique: &[u8],
+        number: u64,
+        out: &mut Vec<u8>,
+    ) {
         let v = &self.ops[op].variants[variant];
         out.extend_from_slice(&v.head);
         if let Some(h) = &self.unique_header {
             out.extend_from_slice(h);
             out.extend_from_slice(unique);
             out.extend_from_slice(b"\r\n");
-            out.extend_from_slice(&v.tail);
+        }
+        match &v.number {
+            None => out.extend_from_slice(&v.tail),
+            Some(n) => {
+                let mut d = [0u8; 20];
+                let mut l = [0u8; 20];
+                let digits = fmt_u64(n.from.saturating_add(number), &mut d);
+                let len = n.before.len() + digits.len() + n.after.len();
+                out.extend_from_slice(b"Content-Length: ");
+                out.extend_from_slice(fmt_u64(len as u64, &mut l));
+                out.extend_from_slice(b"\r\n\r\n");
+                out.extend_from_slice(&n.before);
+                out.extend_from_slice(digits);
+                out.extend_from_slice(&n.after);
+            }
         }
     }
 }
@@ -174,6 +235,7 @@ mod tests {
             variants: vec![Variant {
                 body: Bytes::from_static(br#"{"query":"{a}"}"#),
                 expected_data: None,
+                unique: None,
             }],
         };
         let mut p = LoadPlan::new(
@@ -199,19 +261,52 @@ mod tests {
     fn request_bytes() {
         let p = Prepared::new(&plan(None));
         let mut out = Vec::new();
-        p.write_request(0, 0, b"", &mut out);
+        p.write_request(0, 0, b"", 0, &mut out);
         let s = String::from_utf8(out).unwrap();
         assert!(s.starts_with("POST /graphql HTTP/1.1\r\nHost: h:1\r\n"));
         assert!(s.contains("authorization: Bearer x\r\n"));
         assert!(s.ends_with("Content-Length: 15\r\n\r\n{\"query\":\"{a}\"}"));
         let p = Prepared::new(&plan(Some("x-request-id")));
         let mut out = Vec::new();
-        p.write_request(2, 0, b"42", &mut out);
+        p.write_request(2, 0, b"42", 0, &mut out);
         let s = String::from_utf8(out).unwrap();
         assert!(
             s.contains("\r\nx-request-id: 42\r\nContent-Length: 15\r\n\r\n{"),
             "{s}"
         );
+    }
+
+    #[test]
+    fn a_numbered_body_gets_its_number_and_length_per_request() {
+        let mut p = plan(Some("x-request-id"));
+        let body = br#"{"query":"q","variables":{"limit":10}}"#;
+        let at = body.windows(2).position(|w| w == b"10").unwrap();
+        p.operations[0].variants[0] = Variant {
+            body: Bytes::from_static(body),
+            expected_data: None,
+            unique: Some(crate::plan::UniqueNumber {
+                at,
+                len: 2,
+                from: 10,
+            }),
+        };
+        let prep = Prepared::new(&p);
+        assert!(prep.numbered(0, 0) && !prep.numbered(2, 0));
+        let mut out = Vec::new();
+        prep.write_request(0, 0, b"7", 12345, &mut out);
+        let s = String::from_utf8(out).unwrap();
+        let want = r#"{"query":"q","variables":{"limit":12355}}"#;
+        assert!(
+            s.ends_with(&format!(
+                "x-request-id: 7\r\nContent-Length: {}\r\n\r\n{want}",
+                want.len()
+            )),
+            "{s}"
+        );
+        // Blocks never overlap, whoever takes them.
+        let a = take_number_block();
+        let b = take_number_block();
+        assert!(a.end <= b.start || b.end <= a.start);
     }
 
     #[test]

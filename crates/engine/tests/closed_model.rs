@@ -267,6 +267,45 @@ fn unique_request_header_values_are_unique() {
 }
 
 #[test]
+fn a_unique_number_makes_every_request_body_new_and_each_answer_is_still_checked() {
+    let s = start(Mode::Ok(HELLO.into()));
+    let mut p = plan(s.endpoint(), closed(3.0, 2), for_requests(500));
+    p.threads = 2;
+    let body = r#"{"query":"query Q($n: Int!) { hello(n: $n) }","variables":{"n":7}}"#;
+    let mut v = variant(body, Some(serde_json::json!({"hello": "world"})));
+    v.unique = Some(UniqueNumber {
+        at: body.find('7').unwrap(),
+        len: 1,
+        from: 7,
+    });
+    p.operations[0].variants = vec![v];
+    let r = run(&p, &Control::default()).unwrap();
+    assert_eq!((r.ok, r.failed), (500, 0));
+    // Every request had a number above the case's own (7), each a different one.
+    let bodies = s.stats.bodies.lock().unwrap();
+    let numbers: Vec<u64> = bodies
+        .iter()
+        .map(|b| {
+            serde_json::from_slice::<serde_json::Value>(b).unwrap()["variables"]["n"]
+                .as_u64()
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(numbers.len(), 500);
+    assert!(numbers.iter().all(|&n| n > 7), "{numbers:?}");
+    // A place in the body that is not a number is refused before anything is sent.
+    let mut bad = p.clone();
+    bad.operations[0].variants[0].unique = Some(UniqueNumber {
+        at: 0,
+        len: 2,
+        from: 7,
+    });
+    assert!(
+        matches!(bad.validate(), Err(EngineError::InvalidPlan(m)) if m.contains("not a number"))
+    );
+}
+
+#[test]
 fn ramping_connections_opens_them_over_time() {
     let s = start(Mode::Ok(HELLO.into()));
     let schedule = Schedule::Closed {

@@ -9,12 +9,13 @@ use anyhow::Context as _;
 use clap::{Args, Parser, Subcommand};
 
 use crate::delay::DelaySpec;
+use crate::graph::Graph;
 use crate::ports::Ports;
 use crate::server::{self, ServeConfig};
-use crate::subgraph::{Federation, Subgraph};
+use crate::subgraph::Federation;
 
-/// The four subgraphs (accounts, products, reviews, inventory) of the classic Apollo
-/// federation demo, for benchmarking gateways.
+/// Subgraphs for benchmarking gateways: the four of the classic Apollo federation demo
+/// (accounts, products, reviews, inventory) or twelve generated ones (--graph wide).
 #[derive(Debug, Parser)]
 #[command(name = "gqlbench-subgraphs")]
 struct Cli {
@@ -24,19 +25,26 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Serve the four subgraphs on 127.0.0.1, one port each; prints `ready` once listening.
+    /// Serve a graph's subgraphs on 127.0.0.1, one port each; prints `ready` once listening.
     Serve(ServeArgs),
     /// Print one subgraph's SDL (what `_service { sdl }` returns).
     Sdl {
-        /// accounts, products, reviews or inventory.
-        #[arg(long, value_parser = |s: &str| s.parse::<Subgraph>())]
-        subgraph: Subgraph,
+        /// A subgraph of the graph: accounts, products, reviews or inventory (demo).
+        #[arg(long)]
+        subgraph: String,
         #[arg(long, value_enum, default_value_t = Federation::V2)]
         federation: Federation,
+        #[arg(long, value_enum, default_value_t = Graph::Demo)]
+        graph: Graph,
     },
+    /// Print the operation that walks the whole wide graph (every subgraph, down the tree
+    /// of entity references): scenarios/queries/federation-wide/all12.graphql.
+    WalkQuery,
     /// Print `{"data": ...}` for a query run against a non-federated schema over the same
     /// data: the answer every gateway must give.
     Expected {
+        #[arg(long, value_enum, default_value_t = Graph::Demo)]
+        graph: Graph,
         /// File holding the GraphQL operation.
         #[arg(long)]
         query: PathBuf,
@@ -48,16 +56,20 @@ enum Command {
 
 #[derive(Debug, Args)]
 struct ServeArgs {
-    /// e.g. accounts=4001,products=4002,reviews=4003,inventory=4004
-    #[arg(long, value_parser = Ports::parse)]
-    ports: Ports,
+    /// Which subgraphs: the demo's four or the twelve generated ones.
+    #[arg(long, value_enum, default_value_t = Graph::Demo)]
+    graph: Graph,
+    /// One port per subgraph of the graph, e.g.
+    /// accounts=4001,products=4002,reviews=4003,inventory=4004
+    #[arg(long)]
+    ports: String,
     /// SDL flavour `_service { sdl }` returns (v1 for Mercurius' gateway).
     #[arg(long, value_enum, default_value_t = Federation::V2)]
     federation: Federation,
     /// Delay every response of a subgraph by a uniform draw in a range, e.g.
     /// reviews=20..150ms; repeatable, once per subgraph.
-    #[arg(long = "delay", value_parser = DelaySpec::parse)]
-    delays: Vec<DelaySpec>,
+    #[arg(long = "delay")]
+    delays: Vec<String>,
     /// Worker threads (default: the CPUs this process may use).
     #[arg(long)]
     threads: Option<usize>,
@@ -84,7 +96,16 @@ pub fn cli_main(args: Vec<String>) -> ExitCode {
             };
         }
     };
-    match run(cli.command) {
+    // Ports and delays name subgraphs of the graph chosen in the same command line, so they
+    // are read here, after it; a bad one is a usage error like any other (exit 2).
+    let command = match resolve(cli.command) {
+        Ok(command) => command,
+        Err(e) => {
+            eprintln!("error: {e}\n\nFor more information, try '--help'.");
+            return ExitCode::from(2);
+        }
+    };
+    match run(command) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("gqlbench-subgraphs: {e:#}");
@@ -93,29 +114,72 @@ pub fn cli_main(args: Vec<String>) -> ExitCode {
     }
 }
 
-fn run(command: Command) -> anyhow::Result<()> {
-    match command {
-        Command::Serve(args) => serve(args),
+/// A command with its subgraph names checked against its graph.
+enum Resolved {
+    Serve(ServeArgs, Ports, Vec<DelaySpec>),
+    Sdl(Graph, usize, Federation),
+    WalkQuery,
+    Expected(Graph, PathBuf, Option<String>),
+}
+
+fn resolve(command: Command) -> Result<Resolved, String> {
+    Ok(match command {
+        Command::Serve(args) => {
+            let ports = Ports::parse(&args.ports, args.graph).map_err(|e| {
+                format!("invalid value '{}' for '--ports <PORTS>': {e}", args.ports)
+            })?;
+            let mut delays: Vec<DelaySpec> = Vec::new();
+            for spec in &args.delays {
+                let d = DelaySpec::parse_for(spec, args.graph)
+                    .map_err(|e| format!("invalid value '{spec}' for '--delay <DELAYS>': {e}"))?;
+                if delays.iter().any(|e| e.index == d.index) {
+                    return Err(format!(
+                        "--delay is given twice for {}; give each subgraph one range, e.g. --delay reviews=20..150ms",
+                        d.subgraph
+                    ));
+                }
+                delays.push(d);
+            }
+            Resolved::Serve(args, ports, delays)
+        }
         Command::Sdl {
             subgraph,
             federation,
-        } => {
-            print!("{}", crate::sdl::sdl(subgraph, federation)?);
+            graph,
+        } => Resolved::Sdl(
+            graph,
+            graph
+                .index_of(&subgraph)
+                .map_err(|e| format!("invalid value '{subgraph}' for '--subgraph': {e}"))?,
+            federation,
+        ),
+        Command::WalkQuery => Resolved::WalkQuery,
+        Command::Expected {
+            graph,
+            query,
+            variables,
+        } => Resolved::Expected(graph, query, variables),
+    })
+}
+
+fn run(command: Resolved) -> anyhow::Result<()> {
+    match command {
+        Resolved::Serve(args, ports, delays) => serve(args, ports, delays),
+        Resolved::Sdl(graph, index, federation) => {
+            print!("{}", graph.sdl(index, federation)?);
             Ok(())
         }
-        Command::Expected { query, variables } => expected(&query, variables.as_deref()),
+        Resolved::WalkQuery => {
+            print!("{}", crate::wide::spec::walk_query());
+            Ok(())
+        }
+        Resolved::Expected(graph, query, variables) => {
+            expected(graph, &query, variables.as_deref())
+        }
     }
 }
 
-fn serve(args: ServeArgs) -> anyhow::Result<()> {
-    for (i, d) in args.delays.iter().enumerate() {
-        if args.delays[..i].iter().any(|e| e.subgraph == d.subgraph) {
-            anyhow::bail!(
-                "--delay is given twice for {}; give each subgraph one range, e.g. --delay reviews=20..150ms",
-                d.subgraph
-            );
-        }
-    }
+fn serve(args: ServeArgs, ports: Ports, delays: Vec<DelaySpec>) -> anyhow::Result<()> {
     let threads = match args.threads {
         Some(0) => anyhow::bail!("--threads must be at least 1"),
         Some(n) => n,
@@ -134,9 +198,10 @@ fn serve(args: ServeArgs) -> anyhow::Result<()> {
     }
     .context("cannot start the async runtime")?;
     let config = ServeConfig {
-        ports: args.ports.0,
+        graph: args.graph,
+        ports: ports.0,
         federation: args.federation,
-        delays: args.delays,
+        delays,
         seed: args.seed,
         response_cache: !args.no_response_cache,
     };
@@ -164,7 +229,7 @@ async fn shutdown_signal() -> anyhow::Result<()> {
     Ok(())
 }
 
-fn expected(query: &std::path::Path, variables: Option<&str>) -> anyhow::Result<()> {
+fn expected(graph: Graph, query: &std::path::Path, variables: Option<&str>) -> anyhow::Result<()> {
     let text = std::fs::read_to_string(query)
         .with_context(|| format!("cannot read the query file {}", query.display()))?;
     let variables: serde_json::Value = match variables {
@@ -176,7 +241,7 @@ fn expected(query: &std::path::Path, variables: Option<&str>) -> anyhow::Result<
     let runtime = tokio::runtime::Builder::new_current_thread()
         .build()
         .context("cannot start the async runtime")?;
-    let data = runtime.block_on(crate::monolith::expected(&text, variables))?;
+    let data = runtime.block_on(graph.expected(&text, variables))?;
     // Serialized from async-graphql's ordered map, so fields keep the query's order.
     #[derive(serde::Serialize)]
     struct Answer {

@@ -7,28 +7,35 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use crate::subgraph::Subgraph;
+use crate::graph::Graph;
 
 const EXAMPLE: &str =
     "e.g. --delay reviews=20..150ms (units: ms or s; a single value like 50ms is a fixed delay)";
 
 /// One parsed `--delay NAME=A..B` argument.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DelaySpec {
-    pub subgraph: Subgraph,
+    /// The subgraph's name and its index in the graph.
+    pub subgraph: String,
+    pub index: usize,
     pub min: Duration,
     pub max: Duration,
 }
 
 impl DelaySpec {
-    /// Parses `NAME=A..B<unit>` (or `NAME=A<unit>..B<unit>`, or `NAME=A<unit>`).
+    /// Parses `NAME=A..B<unit>` (or `NAME=A<unit>..B<unit>`, or `NAME=A<unit>`) for a
+    /// subgraph of the demo graph.
     pub fn parse(spec: &str) -> Result<DelaySpec, String> {
+        DelaySpec::parse_for(spec, Graph::Demo)
+    }
+
+    /// As [`DelaySpec::parse`], for a subgraph of `graph`.
+    pub fn parse_for(spec: &str, graph: Graph) -> Result<DelaySpec, String> {
         let (name, range) = spec.split_once('=').ok_or_else(|| {
             format!("delay '{spec}' has no '=' between subgraph and range; {EXAMPLE}")
         })?;
-        let subgraph: Subgraph = name
-            .trim()
-            .parse()
+        let index = graph
+            .index_of(name.trim())
             .map_err(|e| format!("delay '{spec}': {e}; {EXAMPLE}"))?;
         let range = range.trim();
         let (min, max) = match range.split_once("..") {
@@ -48,7 +55,12 @@ impl DelaySpec {
                 "delay '{spec}' has its lower bound above its upper bound; {EXAMPLE}"
             ));
         }
-        Ok(DelaySpec { subgraph, min, max })
+        Ok(DelaySpec {
+            subgraph: name.trim().to_string(),
+            index,
+            min,
+            max,
+        })
     }
 }
 
@@ -119,9 +131,7 @@ impl Delay {
             min_us,
             span_us: spec.max.as_micros() as u64 - min_us,
             // Distinct subgraphs draw distinct sequences from one seed.
-            stream: splitmix64(
-                seed ^ (spec.subgraph.index() as u64).wrapping_mul(0xA076_1D64_78BD_642F),
-            ),
+            stream: splitmix64(seed ^ (spec.index as u64).wrapping_mul(0xA076_1D64_78BD_642F)),
             draws: AtomicU64::new(0),
         }
     }
@@ -161,9 +171,13 @@ mod tests {
     fn parses_ranges_with_shared_or_separate_units() {
         let d = DelaySpec::parse("reviews=20..150ms").unwrap();
         assert_eq!(
-            (d.subgraph, d.min, d.max),
-            (Subgraph::Reviews, ms(20), ms(150))
+            (d.subgraph.as_str(), d.index, d.min, d.max),
+            ("reviews", 2, ms(20), ms(150))
         );
+        let d = DelaySpec::parse_for("users=5ms", Graph::Wide).unwrap();
+        assert_eq!((d.index, d.min), (11, ms(5)));
+        assert!(DelaySpec::parse_for("reviews=5ms", Graph::Demo).is_ok());
+        assert!(DelaySpec::parse_for("accounts=5ms", Graph::Wide).is_err());
         let d = DelaySpec::parse("products=100ms..1s").unwrap();
         assert_eq!((d.min, d.max), (ms(100), ms(1000)));
         let d = DelaySpec::parse("accounts=0.5..1s").unwrap();

@@ -4,6 +4,7 @@
 use async_graphql::{BatchRequest, BatchResponse, Request, Response};
 
 use crate::doc_cache::DocCache;
+use crate::graph::Graph;
 use crate::schemas::{accounts, inventory, products, reviews};
 use crate::service::{self, ServiceSchema};
 use crate::subgraph::{Federation, Subgraph};
@@ -13,6 +14,8 @@ enum SubgraphSchema {
     Products(products::ProductsSchema),
     Reviews(reviews::ReviewsSchema),
     Inventory(inventory::InventorySchema),
+    /// A generated subgraph of the wide graph.
+    Wide(async_graphql::dynamic::Schema),
 }
 
 pub struct Executor {
@@ -22,16 +25,23 @@ pub struct Executor {
 }
 
 impl Executor {
-    pub fn new(subgraph: Subgraph, federation: Federation) -> anyhow::Result<Executor> {
-        let schema = match subgraph {
-            Subgraph::Accounts => SubgraphSchema::Accounts(accounts::schema()),
-            Subgraph::Products => SubgraphSchema::Products(products::schema()),
-            Subgraph::Reviews => SubgraphSchema::Reviews(reviews::schema()),
-            Subgraph::Inventory => SubgraphSchema::Inventory(inventory::schema()),
+    /// The executor of subgraph `index` of `graph`.
+    pub fn new(graph: Graph, index: usize, federation: Federation) -> anyhow::Result<Executor> {
+        let schema = match graph {
+            Graph::Demo => match Subgraph::ALL[index] {
+                Subgraph::Accounts => SubgraphSchema::Accounts(accounts::schema()),
+                Subgraph::Products => SubgraphSchema::Products(products::schema()),
+                Subgraph::Reviews => SubgraphSchema::Reviews(reviews::schema()),
+                Subgraph::Inventory => SubgraphSchema::Inventory(inventory::schema()),
+            },
+            Graph::Wide => SubgraphSchema::Wide(
+                crate::wide::schema::subgraph(index)
+                    .map_err(|e| anyhow::anyhow!("wide subgraph {index}: {}", e.0))?,
+            ),
         };
         Ok(Executor {
             schema,
-            service: service::schema(crate::sdl::sdl(subgraph, federation)?),
+            service: service::schema(graph.sdl(index, federation)?),
             docs: DocCache::default(),
         })
     }
@@ -49,6 +59,7 @@ impl Executor {
             SubgraphSchema::Products(s) => s.execute(request).await,
             SubgraphSchema::Reviews(s) => s.execute(request).await,
             SubgraphSchema::Inventory(s) => s.execute(request).await,
+            SubgraphSchema::Wide(s) => s.execute(request).await,
         }
     }
 

@@ -1,6 +1,7 @@
-//! The four subgraphs of the classic Apollo federation demo (accounts, products, reviews,
-//! inventory) that gqlbench puts behind every federation gateway, plus a non-federated
-//! "monolith" over the same data that computes the expected answers.
+//! The subgraphs gqlbench puts behind every federation gateway: the four of the classic
+//! Apollo federation demo (accounts, products, reviews, inventory) and twelve generated ones
+//! (`wide`), each with a non-federated "monolith" over the same data that computes the
+//! expected answers.
 
 mod cli;
 pub mod counters;
@@ -8,6 +9,7 @@ pub mod data;
 pub mod delay;
 mod doc_cache;
 pub mod executor;
+pub mod graph;
 pub mod header_tally;
 pub mod monolith;
 pub mod ports;
@@ -17,5 +19,6 @@ pub mod sdl;
 pub mod server;
 mod service;
 pub mod subgraph;
+pub mod wide;
 
 pub use cli::cli_main;

@@ -20,6 +20,11 @@ pub fn schema() -> MonolithSchema {
 /// Runs `query` with `variables` (a JSON object, or null) and returns its `data`, fields in
 /// query order; any GraphQL error is a failure, since an expected answer must be clean.
 pub async fn expected(query: &str, variables: serde_json::Value) -> anyhow::Result<Value> {
+    data_of(schema().execute(request(query, variables)?).await)
+}
+
+/// The request for an expected answer; variables must be a JSON object or null.
+pub fn request(query: &str, variables: serde_json::Value) -> anyhow::Result<Request> {
     let mut request = Request::new(query);
     if !variables.is_null() {
         if !variables.is_object() {
@@ -27,7 +32,11 @@ pub async fn expected(query: &str, variables: serde_json::Value) -> anyhow::Resu
         }
         request = request.variables(Variables::from_json(variables));
     }
-    let response = schema().execute(request).await;
+    Ok(request)
+}
+
+/// The answer's `data`, or the monolith's errors.
+pub fn data_of(response: async_graphql::Response) -> anyhow::Result<Value> {
     if !response.errors.is_empty() {
         let messages: Vec<String> = response.errors.iter().map(|e| e.to_string()).collect();
         bail!("the monolith refused the query: {}", messages.join("; "));

@@ -45,7 +45,7 @@ const BUILTIN_DIRECTIVES: [&str; 5] = ["include", "skip", "deprecated", "specifi
 /// async-graphql prints definitions of the built-in `@include`/`@skip`; composition passes
 /// them into the supergraph, where Apollo Router's query planner refuses them ("Directive
 /// "@skip" has already been pre-inserted"). They are dropped, with their descriptions.
-fn without_builtin_directives(sdl: &str) -> String {
+pub(crate) fn without_builtin_directives(sdl: &str) -> String {
     let mut out = String::with_capacity(sdl.len());
     let mut pending = String::new(); // a description block waiting for what it describes
     let mut in_description = false;
@@ -96,7 +96,7 @@ const V1_DIRECTIVES: [&str; 4] = ["key", "external", "requires", "provides"];
 /// Re-prints the object types of a v2 SDL as Federation 1: no `@link`, no directive
 /// definitions (a v1 gateway brings its own), `extend type Query`, `extend type` plus
 /// `@external` keys for the types in `extended`, and only v1 directives.
-fn to_v1(v2: &str, extended: &[&str]) -> anyhow::Result<String> {
+pub(crate) fn to_v1(v2: &str, extended: &[&str]) -> anyhow::Result<String> {
     let doc = parse_schema(v2)?;
     let mut out = String::new();
     for definition in &doc.definitions {

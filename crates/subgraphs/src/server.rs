@@ -1,4 +1,4 @@
-//! HTTP for the four subgraphs: one listener per subgraph on 127.0.0.1, each serving
+//! HTTP for a graph's subgraphs: one listener per subgraph on 127.0.0.1, each serving
 //! `POST /graphql`, `GET /health`, `GET /counters` and `GET /headers` over HTTP/1.1
 //! keep-alive.
 
@@ -17,9 +17,10 @@ use tokio::net::TcpListener;
 use crate::counters::Counters;
 use crate::delay::{Delay, DelaySpec};
 use crate::executor::Executor;
+use crate::graph::Graph;
 use crate::header_tally::HeaderTally;
 use crate::response_cache::ResponseCache;
-use crate::subgraph::{Federation, Subgraph};
+use crate::subgraph::Federation;
 
 /// Far above any gateway request (the largest `_entities` batch is a few KB); a bound so a
 /// broken client cannot make us buffer without limit.
@@ -27,8 +28,9 @@ const MAX_BODY: usize = 16 << 20;
 
 #[derive(Debug, Clone)]
 pub struct ServeConfig {
-    /// Port per subgraph (by [`Subgraph::index`]); 0 picks a free one (tests).
-    pub ports: [u16; 4],
+    pub graph: Graph,
+    /// Port per subgraph (by its index in the graph); 0 picks a free one (tests).
+    pub ports: Vec<u16>,
     pub federation: Federation,
     pub delays: Vec<DelaySpec>,
     pub seed: u64,
@@ -38,14 +40,15 @@ pub struct ServeConfig {
 
 /// The listeners are bound and their accept loops spawned on the current runtime.
 pub struct Running {
-    /// Bound address per subgraph (by [`Subgraph::index`]).
-    pub addrs: [SocketAddr; 4],
+    /// Bound address per subgraph (by its index in the graph).
+    pub addrs: Vec<SocketAddr>,
     pub counters: Arc<Counters>,
     pub headers: Arc<HeaderTally>,
 }
 
 struct SubgraphService {
-    subgraph: Subgraph,
+    index: usize,
+    name: &'static str,
     executor: Executor,
     delay: Option<Delay>,
     counters: Arc<Counters>,
@@ -53,29 +56,38 @@ struct SubgraphService {
     cache: Option<ResponseCache>,
 }
 
-/// Binds all four ports, then serves them in the background until the runtime stops.
+/// Binds every subgraph's port, then serves them in the background until the runtime
+/// stops.
 pub async fn start(config: &ServeConfig) -> anyhow::Result<Running> {
-    let counters = Arc::new(Counters::default());
+    let names = config.graph.names();
+    anyhow::ensure!(
+        config.ports.len() == names.len(),
+        "{} ports for the {} subgraphs of the {} graph",
+        config.ports.len(),
+        names.len(),
+        config.graph
+    );
+    let counters = Arc::new(Counters::new(names));
     let headers = Arc::new(HeaderTally::default());
     let mut listeners = Vec::new();
-    for g in Subgraph::ALL {
-        let port = config.ports[g.index()];
+    for (name, &port) in names.iter().zip(&config.ports) {
         let listener = TcpListener::bind(("127.0.0.1", port))
             .await
-            .map_err(|e| anyhow::anyhow!("cannot listen on 127.0.0.1:{port} for {g}: {e}"))?;
-        listeners.push((g, listener));
+            .map_err(|e| anyhow::anyhow!("cannot listen on 127.0.0.1:{port} for {name}: {e}"))?;
+        listeners.push(listener);
     }
-    let mut addrs = [SocketAddr::from(([127, 0, 0, 1], 0)); 4];
-    for (g, listener) in listeners {
-        addrs[g.index()] = listener.local_addr()?;
+    let mut addrs = Vec::with_capacity(names.len());
+    for (index, listener) in listeners.into_iter().enumerate() {
+        addrs.push(listener.local_addr()?);
         let delay = config
             .delays
             .iter()
-            .find(|d| d.subgraph == g)
+            .find(|d| d.index == index)
             .map(|d| Delay::new(d, config.seed));
         let service = Arc::new(SubgraphService {
-            subgraph: g,
-            executor: Executor::new(g, config.federation)?,
+            index,
+            name: names[index],
+            executor: Executor::new(config.graph, index, config.federation)?,
             delay,
             counters: counters.clone(),
             headers: headers.clone(),
@@ -97,7 +109,7 @@ async fn accept_loop(listener: TcpListener, service: Arc<SubgraphService>) {
             Err(e) => {
                 // Typically out of file descriptors: wait for connections to close rather
                 // than spin or give up on the subgraph.
-                eprintln!("{}: accept failed: {e}", service.subgraph);
+                eprintln!("{}: accept failed: {e}", service.name);
                 tokio::time::sleep(Duration::from_millis(10)).await;
                 continue;
             }
@@ -137,7 +149,7 @@ impl SubgraphService {
     }
 
     async fn graphql(&self, req: Request<Incoming>) -> Response<Full<Bytes>> {
-        self.counters.hit(self.subgraph);
+        self.counters.hit(self.index);
         self.headers.record(req.headers());
         let body = match Limited::new(req.into_body(), MAX_BODY).collect().await {
             Ok(body) => body.to_bytes(),

@@ -3,6 +3,8 @@
 use std::fmt;
 use std::str::FromStr;
 
+use crate::graph::Graph;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Subgraph {
     Accounts,
@@ -20,22 +22,14 @@ impl Subgraph {
         Subgraph::Inventory,
     ];
 
+    /// Its name in the demo graph, which lists them in this order.
     pub fn name(self) -> &'static str {
-        match self {
-            Subgraph::Accounts => "accounts",
-            Subgraph::Products => "products",
-            Subgraph::Reviews => "reviews",
-            Subgraph::Inventory => "inventory",
-        }
+        Graph::Demo.names()[self.index()]
     }
 
     /// Position in [`Subgraph::ALL`], for per-subgraph arrays.
     pub fn index(self) -> usize {
         self as usize
-    }
-
-    pub fn valid_names() -> String {
-        Subgraph::ALL.map(Subgraph::name).join(", ")
     }
 }
 
@@ -49,15 +43,7 @@ impl FromStr for Subgraph {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Subgraph::ALL
-            .into_iter()
-            .find(|g| g.name() == s)
-            .ok_or_else(|| {
-                format!(
-                    "unknown subgraph '{s}' (valid: {})",
-                    Subgraph::valid_names()
-                )
-            })
+        Graph::Demo.index_of(s).map(|i| Subgraph::ALL[i])
     }
 }
 

@@ -196,6 +196,7 @@ pub fn run(a: &LoadArgs) -> Result<ExitCode> {
             .map(|(vars, data)| Variant {
                 body: request_body(&document, vars.as_ref()).into(),
                 expected_data: data.clone(),
+                unique: None,
             })
             .collect(),
     };

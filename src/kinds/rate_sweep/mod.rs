@@ -45,7 +45,7 @@ pub const DEF: KindDef = KindDef {
                 .unwrap_or(0.0)
         )
     },
-    skip_in_check: false,
+    skip_in_check: crate::kinds::never,
 };
 
 /// `[sweep]`: the rates to try and when a step holds.

@@ -51,23 +51,8 @@ fn trial(n: u32, latency_us: &[u64], reps: usize, rps: f64) -> TrialResult {
         ..Default::default()
     };
     TrialResult {
-        trial: n,
-        position: 1,
-        started_at: "2026-01-01T00:00:00Z".into(),
-        load,
         vitals,
-        generator: Default::default(),
-        saturation: vec![],
-        valid: true,
-        problems: vec![],
-        warmup: None,
-        noise: None,
-        tracing: None,
-        excluded: None,
-        upstream: None,
-        sweep: None,
-        database: None,
-        subscriptions: None,
+        ..TrialResult::of_load(n, "2026-01-01T00:00:00Z".into(), load)
     }
 }
 

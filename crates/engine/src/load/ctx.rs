@@ -54,6 +54,9 @@ pub struct Ctx {
     validator: RefCell<Validator>,
     variant_rr: Vec<Cell<usize>>,
     unique: Cell<u64>,
+    /// What is left of this worker's block of unique numbers (numbered bodies): the next
+    /// one and the end of the block.
+    numbers: Cell<(u64, u64)>,
     /// Tasks still running; the ticker ends the worker when it reaches zero.
     alive: Cell<usize>,
     all_done: Notify,
@@ -149,8 +152,20 @@ impl Ctx {
         (op, v)
     }
 
-    /// Appends a request; with a unique header its value is `<worker>-<counter>`.
+    /// Appends a request; with a unique header its value is `<worker>-<counter>`, and a
+    /// numbered body gets the next of this worker's unique numbers.
     pub fn write_request(&self, op: usize, variant: usize, out: &mut Vec<u8>) {
+        let number = if self.prep.numbered(op, variant) {
+            let (mut next, mut end) = self.numbers.get();
+            if next >= end {
+                let block = crate::prepare::take_number_block();
+                (next, end) = (block.start, block.end);
+            }
+            self.numbers.set((next + 1, end));
+            next
+        } else {
+            0
+        };
         if self.prep.unique_header.is_some() {
             let n = self.unique.get();
             self.unique.set(n + 1);
@@ -163,9 +178,9 @@ impl Ctx {
             tmp[w.len()] = b'-';
             tmp[w.len() + 1..w.len() + 1 + c.len()].copy_from_slice(c);
             self.prep
-                .write_request(op, variant, &tmp[..w.len() + 1 + c.len()], out);
+                .write_request(op, variant, &tmp[..w.len() + 1 + c.len()], number, out);
         } else {
-            self.prep.write_request(op, variant, b"", out);
+            self.prep.write_request(op, variant, b"", number, out);
         }
     }
 
@@ -249,6 +264,7 @@ impl Ctx {
             rec: RefCell::new(rec),
             variant_rr: (0..ops).map(|_| Cell::new(0)).collect(),
             unique: Cell::new(0),
+            numbers: Cell::new((0, 0)),
             alive: Cell::new(0),
             all_done: Notify::new(),
         }

@@ -190,7 +190,9 @@ async fn prime(
     let op = i % prep.ops.len().max(1);
     let unique = format!("prime-{worker}-{i}");
     let mut req = Vec::new();
-    prep.write_request(op, 0, unique.as_bytes(), &mut req);
+    // A numbered body is sent with the number it was written with: priming only opens
+    // the connection, and its answer is not counted.
+    prep.write_request(op, 0, unique.as_bytes(), 0, &mut req);
     let timer = tokio::time::sleep_until(deadline.into());
     tokio::pin!(timer);
     c.write_all(&req, deadline, timer.as_mut()).await.ok()?;

@@ -45,6 +45,8 @@ pub struct Stats {
     pub connections: AtomicU64,
     pub max_batch: AtomicU64,
     pub unique_values: Mutex<HashSet<String>>,
+    /// Every distinct request body received.
+    pub bodies: Mutex<HashSet<Vec<u8>>>,
 }
 
 pub struct Server {
@@ -129,6 +131,8 @@ fn take_requests(buf: &[u8], stats: &Stats) -> (usize, usize) {
         if buf.len() < pos + head + len {
             break;
         }
+        let body = buf[pos + head..pos + head + len].to_vec();
+        stats.bodies.lock().unwrap().insert(body);
         pos += head + len;
         n += 1;
     }
@@ -247,6 +251,7 @@ pub fn variant(body: &str, expected: Option<serde_json::Value>) -> Variant {
     Variant {
         body: bytes::Bytes::from(body.to_string()),
         expected_data: expected,
+        unique: None,
     }
 }
 

@@ -17,7 +17,8 @@ pub async fn start(federation: Federation, delays: &[&str]) -> Running {
 
 pub async fn start_with(federation: Federation, delays: &[&str], response_cache: bool) -> Running {
     let config = ServeConfig {
-        ports: [0; 4],
+        graph: gqlbench_subgraphs::graph::Graph::Demo,
+        ports: vec![0; 4],
         federation,
         delays: delays
             .iter()

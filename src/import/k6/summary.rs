@@ -1,0 +1,128 @@
+//! k6's end-of-test summary as JSON: the file of `k6 run --summary-export FILE` (metrics
+//! with their figures at the top level, checks as an object) or the `data` of
+//! `handleSummary` written with JSON.stringify (figures under `values`, checks as an array).
+//! A summary covers the whole test, warm-up included, and holds percentiles, not a
+//! histogram.
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use anyhow::Result;
+use gqlbench_engine::LatencySummary;
+use serde_json::Value;
+
+use crate::error::UserError;
+
+pub struct Summary {
+    /// `http_reqs` count and rate over the whole test.
+    pub requests: u64,
+    pub rate: f64,
+    /// Requests k6 counted as failed (`http_req_failed`: status 0 or >= 400 by default).
+    pub http_failed: Option<u64>,
+    /// `http_req_duration` as k6 summarized it, µs (count = requests).
+    pub latency: LatencySummary,
+    /// Percentiles the summary lacked (its summaryTrendStats), by name.
+    pub missing: Vec<&'static str>,
+    /// Check name -> (passes, fails).
+    pub checks: BTreeMap<String, (u64, u64)>,
+    /// "k6 summary (--summary-export)" or "k6 handleSummary data".
+    pub format: &'static str,
+}
+
+/// Whether the JSON document looks like a k6 summary (an object with a `metrics` object).
+pub fn sniff(v: &Value) -> bool {
+    v.get("metrics").is_some_and(Value::is_object)
+}
+
+pub fn read(file: &Path, v: &Value) -> Result<Summary> {
+    let bad = |message: String| -> anyhow::Error {
+        UserError::Manifest {
+            file: file.to_path_buf(),
+            message,
+        }
+        .into()
+    };
+    let metrics = v
+        .get("metrics")
+        .and_then(Value::as_object)
+        .ok_or_else(|| bad("no `metrics` object: not a k6 summary".into()))?;
+    // handleSummary's data nests each metric's figures under `values`.
+    let nested = metrics.values().any(|m| m.get("values").is_some());
+    let figures = |name: &str| -> Option<&Value> {
+        let m = metrics.get(name)?;
+        if nested {
+            m.get("values")
+        } else {
+            Some(m)
+        }
+    };
+    let reqs = figures("http_reqs").ok_or_else(|| {
+        bad("field `metrics.http_reqs` is missing: the test made no HTTP request, or this is not k6's summary of an HTTP test".into())
+    })?;
+    let requests =
+        reqs.get("count").and_then(Value::as_f64).ok_or_else(|| {
+            bad("field `metrics.http_reqs.count` is missing or not a number".into())
+        })? as u64;
+    let rate = reqs.get("rate").and_then(Value::as_f64).unwrap_or(0.0);
+    let dur = figures("http_req_duration")
+        .ok_or_else(|| bad("field `metrics.http_req_duration` is missing".into()))?;
+    let mut missing = Vec::new();
+    let mut ms = |key: &'static str| -> f64 {
+        match dur.get(key).and_then(Value::as_f64) {
+            Some(x) => x,
+            None => {
+                missing.push(key);
+                0.0
+            }
+        }
+    };
+    let us = |x: f64| (x * 1000.0).round().max(0.0) as u64;
+    let latency = LatencySummary {
+        count: requests,
+        mean_us: ms("avg") * 1000.0,
+        stdev_us: 0.0,
+        min_us: us(ms("min")),
+        p50_us: us(ms("med")),
+        p90_us: us(ms("p(90)")),
+        p95_us: us(ms("p(95)")),
+        p99_us: us(ms("p(99)")),
+        p999_us: us(ms("p(99.9)")),
+        max_us: us(ms("max")),
+    };
+    // `http_req_failed` is a rate metric: its passes are the failed requests.
+    let http_failed = figures("http_req_failed")
+        .and_then(|f| f.get("passes"))
+        .and_then(Value::as_u64);
+    let mut checks = BTreeMap::new();
+    match v.get("root_group").and_then(|g| g.get("checks")) {
+        Some(Value::Object(m)) => {
+            for (name, c) in m {
+                checks.insert(name.clone(), counts(c));
+            }
+        }
+        Some(Value::Array(a)) => {
+            for c in a {
+                let name = c.get("name").and_then(Value::as_str).unwrap_or_default();
+                checks.insert(name.to_string(), counts(c));
+            }
+        }
+        _ => {}
+    }
+    Ok(Summary {
+        requests,
+        rate,
+        http_failed,
+        latency,
+        missing,
+        checks,
+        format: if nested {
+            "k6 handleSummary data"
+        } else {
+            "k6 summary (--summary-export)"
+        },
+    })
+}
+
+fn counts(c: &Value) -> (u64, u64) {
+    let n = |k: &str| c.get(k).and_then(Value::as_u64).unwrap_or(0);
+    (n("passes"), n("fails"))
+}
