@@ -148,20 +148,26 @@ fn bad_response_cache_sections_exit_2_naming_the_file_and_field() {
     }
 }
 
-#[test]
-fn yoga_and_apollo_caches_answer_right_and_show_hits_and_their_staleness() {
+/// `suite`'s response-cache scenario on the real targets, `trials` short rounds; it must
+/// pass.
+fn real_cache_run(suite: &str, trials: u32) -> RunResults {
     let dir = tempfile::tempdir().unwrap();
-    let out = Gqlbench::run("servers")
+    let out = Gqlbench::run(suite)
         .root(repo())
         .scenarios("response-cache")
-        .trials(2)
+        .trials(trials)
         .warmup("0s")
         .duration("1s")
         .json()
         .out(dir.path())
         .go();
     out.assert_exit(0);
-    let r = out.results();
+    out.results()
+}
+
+#[test]
+fn yoga_and_apollo_caches_answer_right_and_show_hits_and_their_staleness() {
+    let r = real_cache_run("servers", 2);
     for name in ["graphql-yoga", "apollo-server"] {
         let base = target(&r, 0, name);
         for t in &base.trials {
@@ -195,18 +201,7 @@ fn yoga_and_apollo_caches_answer_right_and_show_hits_and_their_staleness() {
 
 #[test]
 fn hive_gateway_cache_saves_subgraph_calls_and_answers_right() {
-    let dir = tempfile::tempdir().unwrap();
-    let out = Gqlbench::run("federation")
-        .root(repo())
-        .scenarios("response-cache")
-        .trials(1)
-        .warmup("0s")
-        .duration("1s")
-        .json()
-        .out(dir.path())
-        .go();
-    out.assert_exit(0);
-    let r = out.results();
+    let r = real_cache_run("federation", 1);
     // Without the cache the gateway executes every request (and merges identical
     // in-flight subgraph fetches, so its subgraph calls say less).
     let base = target(&r, 0, "hive-gateway");

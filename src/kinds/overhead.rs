@@ -186,7 +186,8 @@ fn cpu_us_per_request(cpu_pct: f64, rps: f64) -> Option<f64> {
     (rps > 0.0 && cpu_pct.is_finite()).then(|| cpu_pct / 100.0 / rps * 1e6)
 }
 
-fn median_of(t: &TargetResult, f: impl Fn(&TrialResult) -> Option<f64>) -> Option<f64> {
+/// The median over a target's valid, counted trials of a figure they have.
+pub fn median_of(t: &TargetResult, f: impl Fn(&TrialResult) -> Option<f64>) -> Option<f64> {
     let xs: Vec<f64> = t
         .trials
         .iter()

@@ -23,7 +23,7 @@ use gqlbench_engine::{canonical_eq, check_with_headers, Endpoint, Variant};
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::overhead::paired;
+use super::overhead::{median_of, paired};
 use super::{Kind, KindDef, ResolveCx, TrialCx};
 use crate::catalog::target::humantime_serde_compat as hd;
 use crate::catalog::OperationDef;
@@ -399,17 +399,6 @@ pub fn hit_ratios(base: &TargetResult, variant: &TargetResult) -> Vec<f64> {
         .filter(|(b, v)| *b > 0.0 && v.is_finite())
         .map(|(b, v)| (1.0 - v / b).clamp(0.0, 1.0))
         .collect()
-}
-
-/// The median over a target's valid trials of a figure they have.
-fn median_of(t: &TargetResult, f: impl Fn(&TrialResult) -> Option<f64>) -> Option<f64> {
-    let xs: Vec<f64> = t
-        .trials
-        .iter()
-        .filter(|x| x.valid && x.excluded.is_none())
-        .filter_map(f)
-        .collect();
-    (!xs.is_empty()).then(|| crate::stats::median(&xs))
 }
 
 /// "fresh at once", "old answer for 1.9 s (TTL 2 s)", "STALE: ..." or "-".
