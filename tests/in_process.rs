@@ -52,10 +52,7 @@ fn only_a_results_file_of_a_readable_schema_is_read() {
 }
 
 /// What `load --expect` makes of a file holding `text`, with `--variables`.
-fn cases(
-    text: &str,
-    variables: Option<Value>,
-) -> anyhow::Result<Vec<(Option<Value>, Option<Value>)>> {
+fn cases(text: &str, variables: Option<Value>) -> anyhow::Result<gqlbench::commands::load::Cases> {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("expect.json");
     std::fs::write(&file, text).unwrap();
@@ -66,7 +63,7 @@ fn cases(
 fn an_expect_file_is_a_response_the_data_itself_or_a_list_of_cases() {
     let world = json!({"hello": "world"});
     // A whole response, or its data: one case, with the variables given.
-    let case = vec![(None, Some(world.clone()))];
+    let case = vec![(None, Some(world.clone()), None)];
     assert_eq!(
         cases(r#"{"data": {"hello": "world"}}"#, None).unwrap(),
         case
@@ -75,7 +72,7 @@ fn an_expect_file_is_a_response_the_data_itself_or_a_list_of_cases() {
     let id = json!({"id": "1"});
     assert_eq!(
         cases(r#"{"data": {"hello": "world"}}"#, Some(id.clone())).unwrap(),
-        [(Some(id.clone()), Some(world.clone()))]
+        [(Some(id.clone()), Some(world.clone()), None)]
     );
 
     // The catalogue's own answer files: a list of cases, every one sent in turn ...
@@ -87,15 +84,32 @@ fn an_expect_file_is_a_response_the_data_itself_or_a_list_of_cases() {
     assert_eq!(
         cases(list, None).unwrap(),
         [
-            (Some(id.clone()), Some(json!({"n": 1}))),
-            (Some(json!({"id": "2"})), Some(json!({"n": 2})))
+            (Some(id.clone()), Some(json!({"n": 1})), None),
+            (Some(json!({"id": "2"})), Some(json!({"n": 2})), None)
         ]
     );
     // ... unless --variables picks one.
     assert_eq!(
         cases(list, Some(json!({"id": "2"}))).unwrap(),
-        [(Some(json!({"id": "2"})), Some(json!({"n": 2})))]
+        [(Some(json!({"id": "2"})), Some(json!({"n": 2})), None)]
     );
+    // A case's unique variable comes along, and one that is not an integer is refused.
+    let unique = r#"[{"variables": {"n": 3}, "unique": "n", "data": {"hello": "world"}}]"#;
+    assert_eq!(
+        cases(unique, None).unwrap(),
+        [(
+            Some(json!({"n": 3})),
+            Some(world.clone()),
+            Some("n".to_string())
+        )]
+    );
+    let e = cases(
+        r#"[{"variables": {"n": "x"}, "unique": "n", "data": {}}]"#,
+        None,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("expect.json") && e.contains("case 0"), "{e}");
     // One that no case has is refused, listing the cases' variables.
     let e = cases(list, Some(json!({"id": "nope"})))
         .unwrap_err()

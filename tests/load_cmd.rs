@@ -185,6 +185,27 @@ fn load_takes_the_projects_own_answer_files() {
 }
 
 #[test]
+fn a_case_with_a_unique_variable_sends_a_new_request_every_time() {
+    // The fixture's cache executes only bodies it has not seen: every request, here.
+    let counters = free_port();
+    let s = start_with_env("cache", &[("GQLBENCH_COUNTERS_PORT", counters.to_string())]);
+    let doc = fixtures().join("scenarios/queries/fixture/hello-unique.graphql");
+    let answers = fixtures().join("scenarios/expected/fixture/hello-unique.json");
+    let out = Gqlbench::load(&s.url, doc)
+        .args(["-c", "4", "-n", "300", "--json", "--expect"])
+        .arg(&answers)
+        .go();
+    assert!(out.success(), "{}", out.stderr);
+    let r = out.load_report();
+    assert_eq!((r.result.ok, r.result.failed), (300, 0));
+    let executions = gqlbench::runner::loopback::get_json(counters, "/counters").unwrap()
+        ["executions"]
+        .as_u64()
+        .unwrap();
+    assert!(executions >= 300, "{executions} executions of 300 requests");
+}
+
+#[test]
 fn a_low_rate_raises_no_false_shortfall() {
     let s = start_fixture_server("good");
     let out = load(&s.url, &["--rate", "1.5", "-d", "1s", "--json"]).go();

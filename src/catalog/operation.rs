@@ -32,42 +32,16 @@ const UNIQUE_MARK: &str = "\u{1}gqlbench-unique\u{1}";
 impl OperationCase {
     /// The request body, and where its unique number is when it has one.
     pub fn body(&self, document: &str) -> (Vec<u8>, Option<gqlbench_engine::UniqueNumber>) {
-        let from = self.unique_start();
-        let (Some(name), Some(from)) = (&self.unique, from) else {
-            return (request_body(document, self.variables.as_ref()), None);
-        };
-        let mut vars = self.variables.clone().unwrap_or(Value::Null);
-        vars[name.as_str()] = Value::String(UNIQUE_MARK.into());
-        let marked = request_body(document, Some(&vars));
-        let mark = serde_json::to_vec(&Value::String(UNIQUE_MARK.into())).unwrap_or_default();
-        let Some(at) = marked.windows(mark.len()).position(|w| w == mark) else {
-            return (request_body(document, self.variables.as_ref()), None);
-        };
-        let digits = from.to_string();
-        let mut body = marked[..at].to_vec();
-        body.extend_from_slice(digits.as_bytes());
-        body.extend_from_slice(&marked[at + mark.len()..]);
-        let unique = gqlbench_engine::UniqueNumber {
-            at,
-            len: digits.len(),
-            from,
-        };
-        (body, Some(unique))
-    }
-
-    /// The unique variable's value in this case, when it names one that is an integer.
-    fn unique_start(&self) -> Option<u64> {
-        let name = self.unique.as_ref()?;
-        self.variables.as_ref()?.get(name)?.as_u64()
+        numbered_body(document, self.variables.as_ref(), self.unique.as_deref())
     }
 
     /// Refuses a `unique` that does not name an integer variable of the case (case `i` of
     /// the file `path`).
-    fn check_unique(&self, i: usize, path: &Path) -> Result<(), UserError> {
+    pub fn check_unique(&self, i: usize, path: &Path) -> Result<(), UserError> {
         let Some(name) = &self.unique else {
             return Ok(());
         };
-        match self.unique_start() {
+        match unique_start(self.variables.as_ref(), name) {
             Some(v) if v <= UNIQUE_MAX_START => Ok(()),
             _ => Err(UserError::Manifest {
                 file: path.to_path_buf(),
@@ -109,6 +83,41 @@ impl OperationDef {
                 .collect(),
         }
     }
+}
+
+/// The value of the variable `name` when it is an integer.
+fn unique_start(variables: Option<&Value>, name: &str) -> Option<u64> {
+    variables?.get(name)?.as_u64()
+}
+
+/// The request body of `document` with `variables`, and, when `unique` names one of them
+/// (an integer), where its value is in the body: the engine writes a new number there for
+/// every request.
+pub fn numbered_body(
+    document: &str,
+    variables: Option<&Value>,
+    unique: Option<&str>,
+) -> (Vec<u8>, Option<gqlbench_engine::UniqueNumber>) {
+    let (Some(name), Some(from)) = (unique, unique.and_then(|n| unique_start(variables, n))) else {
+        return (request_body(document, variables), None);
+    };
+    let mut vars = variables.cloned().unwrap_or(Value::Null);
+    vars[name] = Value::String(UNIQUE_MARK.into());
+    let marked = request_body(document, Some(&vars));
+    let mark = serde_json::to_vec(&Value::String(UNIQUE_MARK.into())).unwrap_or_default();
+    let Some(at) = marked.windows(mark.len()).position(|w| w == mark) else {
+        return (request_body(document, variables), None);
+    };
+    let digits = from.to_string();
+    let mut body = marked[..at].to_vec();
+    body.extend_from_slice(digits.as_bytes());
+    body.extend_from_slice(&marked[at + mark.len()..]);
+    let unique = gqlbench_engine::UniqueNumber {
+        at,
+        len: digits.len(),
+        from,
+    };
+    (body, Some(unique))
 }
 
 /// `{"query": ..., "variables": ...}` as sent on the wire.

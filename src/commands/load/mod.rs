@@ -8,7 +8,7 @@ use gqlbench_engine::{Control, Endpoint, LoadResult, Operation, Stop, Variant};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::catalog::operation::request_body;
+use crate::catalog::operation::numbered_body;
 use crate::cli::LoadArgs;
 use crate::error::UserError;
 use crate::plan::load::{Arrival, Load};
@@ -38,8 +38,9 @@ fn parse_header(h: &str) -> Result<(String, String)> {
     Ok((k.trim().to_string(), v.trim().to_string()))
 }
 
-/// The requests `load` sends: one per case, each with its variables and expected data.
-type Cases = Vec<(Option<Value>, Option<Value>)>;
+/// The requests `load` sends: one per case, each with its variables, its expected data
+/// and the variable made unique per request (a case's `unique`), if any.
+pub type Cases = Vec<(Option<Value>, Option<Value>, Option<String>)>;
 
 /// Reads `--expect`: a whole response (`{"data": ...}`), the data itself, or the project's
 /// own answer files (`scenarios/expected/...`: a list of `{"variables", "data"}` cases).
@@ -63,6 +64,9 @@ pub fn cases_from_file(path: &std::path::Path, variables: Option<&Value>) -> Res
             if cases.is_empty() {
                 return Err(bad("an empty list of cases".into()).into());
             }
+            for (i, c) in cases.iter().enumerate() {
+                c.check_unique(i, path)?;
+            }
             let null = Value::Null;
             let same = |a: Option<&Value>, b: Option<&Value>| {
                 gqlbench_engine::canonical_eq(a.unwrap_or(&null), b.unwrap_or(&null))
@@ -70,7 +74,7 @@ pub fn cases_from_file(path: &std::path::Path, variables: Option<&Value>) -> Res
             let picked: Cases = cases
                 .iter()
                 .filter(|c| variables.is_none() || same(c.variables.as_ref(), variables))
-                .map(|c| (c.variables.clone(), Some(c.data.clone())))
+                .map(|c| (c.variables.clone(), Some(c.data.clone()), c.unique.clone()))
                 .collect();
             if picked.is_empty() {
                 return Err(bad(format!(
@@ -91,7 +95,7 @@ pub fn cases_from_file(path: &std::path::Path, variables: Option<&Value>) -> Res
         }
         other => other,
     };
-    Ok(vec![(variables.cloned(), Some(data))])
+    Ok(vec![(variables.cloned(), Some(data), None)])
 }
 
 /// `ws://` and `wss://` name a subscription endpoint; `load` sends queries over HTTP POST,
@@ -150,7 +154,7 @@ pub fn run(a: &LoadArgs) -> Result<ExitCode> {
     }
     let cases: Cases = match &a.expect {
         Some(path) => cases_from_file(path, variables.as_ref())?,
-        None => vec![(variables.clone(), None)],
+        None => vec![(variables.clone(), None, None)],
     };
     let headers = a
         .headers
@@ -193,10 +197,13 @@ pub fn run(a: &LoadArgs) -> Result<ExitCode> {
         weight: 1,
         variants: cases
             .iter()
-            .map(|(vars, data)| Variant {
-                body: request_body(&document, vars.as_ref()).into(),
-                expected_data: data.clone(),
-                unique: None,
+            .map(|(vars, data, unique)| {
+                let (body, unique) = numbered_body(&document, vars.as_ref(), unique.as_deref());
+                Variant {
+                    body: body.into(),
+                    expected_data: data.clone(),
+                    unique,
+                }
             })
             .collect(),
     };
@@ -319,7 +326,7 @@ pub fn run(a: &LoadArgs) -> Result<ExitCode> {
         load: load.info(),
         generator,
         saturation,
-        expected_answer: cases.iter().any(|(_, d)| d.is_some()),
+        expected_answer: cases.iter().any(|(_, d, _)| d.is_some()),
         result,
     };
     ExportManager::console(a.json).write(&report)?;
