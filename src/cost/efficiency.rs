@@ -189,36 +189,24 @@ mod tests {
     /// by `source` ("" = not measured).
     fn trial(n: u32, rps: f64, cpu: f64, rss_mib: u64, source: &str) -> TrialResult {
         TrialResult {
-            trial: n,
-            position: 1,
-            started_at: "2026-01-01T00:00:00Z".into(),
-            load: gqlbench_engine::LoadResult {
-                requests: 1000,
-                ok: 1000,
-                elapsed_s: 1.0,
-                throughput_rps: rps,
-                ok_rps: rps,
-                ..Default::default()
-            },
             vitals: Vitals {
                 cpu_source: source.into(),
                 cpu_avg_pct: cpu,
                 rss_peak_bytes: rss_mib << 20,
                 ..Default::default()
             },
-            generator: Default::default(),
-            saturation: vec![],
-            valid: true,
-            problems: vec![],
-            warmup: None,
-            noise: None,
-            tracing: None,
-            excluded: None,
-            upstream: None,
-            sweep: None,
-            database: None,
-            subscriptions: None,
-            executions: None,
+            ..TrialResult::of_load(
+                n,
+                "2026-01-01T00:00:00Z".into(),
+                gqlbench_engine::LoadResult {
+                    requests: 1000,
+                    ok: 1000,
+                    elapsed_s: 1.0,
+                    throughput_rps: rps,
+                    ok_rps: rps,
+                    ..Default::default()
+                },
+            )
         }
     }
 

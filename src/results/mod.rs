@@ -150,6 +150,38 @@ pub struct ScenarioResult {
     pub catalogue_fault: Option<String>,
 }
 
+impl ScenarioResult {
+    /// A scenario's result before anything ran: its names and load, no operations, targets
+    /// or kind-specific parts (the runner fills them in from the plan, an import from what
+    /// the file holds).
+    pub fn new(suite: String, name: String, load: LoadInfo) -> Self {
+        ScenarioResult {
+            suite,
+            name,
+            description: String::new(),
+            workload: String::new(),
+            operations: Vec::new(),
+            load,
+            trials_planned: 0,
+            warmup_s: 0.0,
+            duration_s: 0.0,
+            limits: LimitsInfo::default(),
+            targets: Vec::new(),
+            ranking: None,
+            kind: ScenarioKind::Load,
+            database: None,
+            connection_sweep: None,
+            long_run: None,
+            overhead: None,
+            response_cache: None,
+            depth_limit: None,
+            subscriptions: None,
+            rounds: None,
+            catalogue_fault: None,
+        }
+    }
+}
+
 /// An overhead scenario's `[overhead]`: every variant (a target with a `base`) is compared
 /// with its base, round by round.
 #[derive(Deserialize, Serialize, Debug, Clone, PartialEq, Default)]

@@ -30,8 +30,6 @@ pub fn empty_target_result(t: &TargetDef) -> TargetResult {
 /// The scenario's result before anything ran: its plan, and what its kind says of itself.
 pub fn result(sp: &ScenarioPlan) -> ScenarioResult {
     let mut s = ScenarioResult {
-        suite: sp.suite.clone(),
-        name: sp.name.clone(),
         description: sp.description.clone(),
         workload: sp.workload.clone(),
         operations: sp
@@ -43,7 +41,6 @@ pub fn result(sp: &ScenarioPlan) -> ScenarioResult {
                 cases: o.cases.len(),
             })
             .collect(),
-        load: sp.load.info(),
         trials_planned: sp.trials,
         warmup_s: sp.warmup.as_secs_f64(),
         duration_s: sp.duration.as_secs_f64(),
@@ -53,17 +50,7 @@ pub fn result(sp: &ScenarioPlan) -> ScenarioResult {
             applied: String::new(),
         },
         targets: sp.targets.iter().map(empty_target_result).collect(),
-        ranking: None,
-        kind: ScenarioKind::Load,
-        database: None,
-        connection_sweep: None,
-        long_run: None,
-        overhead: None,
-        response_cache: None,
-        depth_limit: None,
-        subscriptions: None,
-        rounds: None,
-        catalogue_fault: None,
+        ..ScenarioResult::new(sp.suite.clone(), sp.name.clone(), sp.load.info())
     };
     sp.kind.describe(&mut s);
     s

@@ -268,17 +268,18 @@ pub fn import(o: &Options) -> Result<RunResults> {
         timeout_s: 0.0,
         unique_request_header: false,
     };
+    let suite = o
+        .suite
+        .clone()
+        .or_else(|| m.map(|m| m.suite.clone()))
+        .unwrap_or_else(|| "k6".into());
+    let name = o
+        .scenario
+        .clone()
+        .or_else(|| m.map(|m| m.scenario.clone()))
+        .unwrap_or_else(|| "import".into());
+    let duration_s = target.trials[0].load.elapsed_s;
     let scenario = ScenarioResult {
-        suite: o
-            .suite
-            .clone()
-            .or_else(|| m.map(|m| m.suite.clone()))
-            .unwrap_or_else(|| "k6".into()),
-        name: o
-            .scenario
-            .clone()
-            .or_else(|| m.map(|m| m.scenario.clone()))
-            .unwrap_or_else(|| "import".into()),
         description: match m {
             Some(m) => format!(
                 "k6 run of `gqlbench export k6 {}/{}` against {}",
@@ -286,25 +287,11 @@ pub fn import(o: &Options) -> Result<RunResults> {
             ),
             None => "a k6 run".into(),
         },
-        workload: String::new(),
-        operations: Vec::new(),
-        load: load_info,
         trials_planned: 1,
         warmup_s: m.map_or(0.0, |m| m.warmup_s),
-        duration_s: target.trials[0].load.elapsed_s,
-        limits: LimitsInfo::default(),
+        duration_s,
         targets: vec![target],
-        ranking: None,
-        kind: ScenarioKind::Load,
-        database: None,
-        connection_sweep: None,
-        long_run: None,
-        overhead: None,
-        response_cache: None,
-        depth_limit: None,
-        subscriptions: None,
-        rounds: None,
-        catalogue_fault: None,
+        ..ScenarioResult::new(suite, name, load_info)
     };
     if let Some((f, _)) = &meta {
         notes.push(format!("scenario from {}", f.display()));
