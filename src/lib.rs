@@ -20,6 +20,7 @@ pub mod stats;
 pub mod summary;
 pub mod sys;
 pub mod units;
+pub mod urls;
 pub mod verdict;
 
 use std::process::ExitCode;

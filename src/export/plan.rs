@@ -290,7 +290,7 @@ mod tests {
     }
 }
 
-/// The host of an http(s) URL, checked for what k6 needs: a scheme it sends with and a
+/// An http(s) URL checked for what k6 needs: a scheme it sends with and a
 /// host (resolved where k6 runs, so not here: it may be a cluster service name).
 pub fn check_url(url: &str) -> Result<(), UserError> {
     let bad = |why: &str| {
@@ -301,35 +301,13 @@ pub fn check_url(url: &str) -> Result<(), UserError> {
         ),
     }
     };
-    let rest = url
-        .strip_prefix("http://")
-        .or_else(|| url.strip_prefix("https://"))
-        .ok_or_else(|| bad("is not an http:// or https:// URL"))?;
-    if host(rest).is_empty() {
+    if !(url.starts_with("http://") || url.starts_with("https://")) {
+        return Err(bad("is not an http:// or https:// URL"));
+    }
+    if crate::urls::host(url).is_empty() {
         return Err(bad("has no host"));
     }
     Ok(())
-}
-
-fn host(rest: &str) -> &str {
-    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
-    let authority = authority.rsplit('@').next().unwrap_or(authority);
-    if let Some(v6) = authority.strip_prefix('[') {
-        return v6.split(']').next().unwrap_or("");
-    }
-    authority.split(':').next().unwrap_or("")
-}
-
-/// Whether the URL's host is on loopback (127.0.0.0/8, ::1, localhost).
-pub fn is_loopback(url: &str) -> bool {
-    let rest = url
-        .strip_prefix("http://")
-        .or_else(|| url.strip_prefix("https://"))
-        .unwrap_or(url);
-    let h = host(rest);
-    h.eq_ignore_ascii_case("localhost")
-        || h.parse::<std::net::IpAddr>()
-            .is_ok_and(|ip| ip.is_loopback())
 }
 
 #[cfg(test)]
@@ -337,15 +315,11 @@ mod url_tests {
     use super::*;
 
     #[test]
-    fn urls_are_checked_and_loopback_recognized() {
+    fn urls_are_checked() {
         assert!(check_url("http://127.0.0.1:4000/graphql").is_ok());
         assert!(check_url("https://api.example.com/graphql").is_ok());
         assert!(check_url("ftp://x/graphql").is_err());
         assert!(check_url("http:///graphql").is_err());
-        assert!(is_loopback("http://127.0.0.2:1/graphql"));
-        assert!(is_loopback("http://[::1]:4000/graphql"));
-        assert!(is_loopback("http://localhost/graphql"));
-        assert!(!is_loopback("http://gateway.default.svc:4000/graphql"));
-        assert!(!is_loopback("http://10.0.0.1:4000/"));
+        assert!(check_url("http://:4000/graphql").is_err());
     }
 }

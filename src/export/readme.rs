@@ -29,7 +29,7 @@ fn load_line(p: &ExportPlan) -> String {
 pub fn readme(p: &ExportPlan) -> String {
     let name = k8s_name(p);
     let mut caveats = p.caveats.clone();
-    if !super::plan::is_loopback(&p.url) {
+    if !crate::urls::is_loopback(&p.url) {
         caveats.push(format!(
             "the URL {} is not on loopback: the load goes over the network to it; make sure it is yours to load",
             p.url

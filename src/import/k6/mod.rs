@@ -235,7 +235,7 @@ pub fn import(o: &Options) -> Result<RunResults> {
     let target_name = o
         .target
         .clone()
-        .or_else(|| m.map(|m| host_of(&m.url)))
+        .or_else(|| m.map(|m| crate::urls::authority(&m.url).to_string()))
         .unwrap_or_else(|| "k6-target".into());
     // k6 does not know what served its requests: no package, version or runtime.
     let mut target = TargetResult {
@@ -335,15 +335,6 @@ fn executor_vus(e: &Executor) -> u32 {
         Executor::ConstantArrivalRate { max_vus, .. }
         | Executor::RampingArrivalRate { max_vus, .. } => *max_vus,
     }
-}
-
-/// "host:port" of a URL, the default name of the target it points at.
-fn host_of(url: &str) -> String {
-    let rest = url.split("://").nth(1).unwrap_or(url);
-    rest.split(['/', '?', '#'])
-        .next()
-        .unwrap_or(rest)
-        .to_string()
 }
 
 fn from_points(p: &points::Points, m: Option<&ExportMetadata>) -> (LoadResult, bool) {
