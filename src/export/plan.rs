@@ -13,16 +13,6 @@ use crate::error::UserError;
 use crate::plan::load::Arrival;
 use crate::plan::ScenarioPlan;
 
-/// Kinds whose measurement is a plain load on one endpoint, which k6 reproduces; for the
-/// others, why not.
-const NOT_EXPORTABLE: &[(&str, &str)] = &[
-    ("sweep", "a rate sweep picks its next rate from how the last one went (adaptive); k6 runs a fixed schedule: export the load scenario at one rate instead"),
-    ("connection_sweep", "a sweep is one run per connection count; export it once per level with --connections N"),
-    ("subscriptions", "subscriptions hold WebSocket/SSE streams and count ticks, not request/response pairs"),
-    ("cold_start", "cold starts time a process's start, which k6 cannot do"),
-    ("depth", "a depth probe expects the server to refuse the query; there is no expected answer to check"),
-];
-
 /// One k6 executor and its settings, from the scenario's load.
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
 #[serde(tag = "executor", rename_all = "kebab-case")]
@@ -121,12 +111,20 @@ impl ExportPlan {
     /// scenario resolved as `run` resolves it.
     pub fn new(cat: &Catalog, sp: &ScenarioPlan, url: &str, parallelism: u32) -> Result<Self> {
         let def = cat.scenario(&sp.suite, &sp.name)?;
-        for (section, why) in NOT_EXPORTABLE {
-            if def.file.sections.contains_key(*section) {
+        for kind in crate::kinds::REGISTRY {
+            let Some(why) = kind.not_in_k6 else { continue };
+            if def.file.sections.contains_key(kind.section) {
+                let exportable: Vec<&str> = crate::kinds::REGISTRY
+                    .iter()
+                    .filter(|k| k.not_in_k6.is_none())
+                    .map(|k| k.section)
+                    .collect();
                 return Err(UserError::Manifest {
                     file: def.path.clone(),
                     message: format!(
-                        "a `{section}` scenario cannot be exported to k6: {why}. Exportable: plain load scenarios (also database, long_run, overhead and response_cache ones)"
+                        "a `{}` scenario cannot be exported to k6: {why}. Exportable: plain load scenarios (also {} ones)",
+                        kind.section,
+                        exportable.join(", ")
                     ),
                 }
                 .into());

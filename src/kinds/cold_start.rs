@@ -35,6 +35,7 @@ pub const DEF: KindDef = KindDef {
         )
     },
     skip_in_check: super::never,
+    not_in_k6: Some("cold starts time a process's start, which k6 cannot do"),
 };
 
 /// `[cold_start]`.

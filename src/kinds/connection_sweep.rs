@@ -36,6 +36,9 @@ pub const DEF: KindDef = KindDef {
         format!("sweep {} conn", counts.join(", "))
     },
     skip_in_check: super::never,
+    not_in_k6: Some(
+        "a sweep is one run per connection count; export it once per level with --connections N",
+    ),
 };
 
 /// The connection counts, run in this order in every trial.

@@ -27,6 +27,7 @@ pub const DEF: KindDef = KindDef {
         )
     },
     skip_in_check: super::always,
+    not_in_k6: None,
 };
 
 #[derive(Deserialize, Serialize, Debug, Clone, Copy, PartialEq, Eq)]

@@ -34,6 +34,9 @@ pub const DEF: KindDef = KindDef {
         )
     },
     skip_in_check: super::always,
+    not_in_k6: Some(
+        "a depth probe expects the server to refuse the query; there is no expected answer to check",
+    ),
 };
 
 /// `[depth]`.

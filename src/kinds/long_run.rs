@@ -26,6 +26,7 @@ pub const DEF: KindDef = KindDef {
     html,
     list: |_, _, line| format!("{line}, long run"),
     skip_in_check: super::never,
+    not_in_k6: None,
 };
 
 /// The leak thresholds around the kind this decorates.

@@ -303,6 +303,9 @@ pub struct KindDef {
     /// `gqlbench check` leaves a scenario of this kind out: its run checks what it needs
     /// (no expected answers, refusals by design, the same operations served elsewhere).
     pub skip_in_check: fn(&ScenarioFile, &Catalog) -> bool,
+    /// Why `gqlbench export k6` cannot reproduce a scenario of this kind; None when its
+    /// measurement is a load on one endpoint that a k6 script reproduces.
+    pub not_in_k6: Option<&'static str>,
 }
 
 /// Every kind but plain load (the default base), base kinds first.

@@ -36,6 +36,7 @@ pub const DEF: KindDef = KindDef {
             })
         })
     },
+    not_in_k6: None,
 };
 
 #[derive(Debug)]

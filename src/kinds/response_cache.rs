@@ -49,6 +49,7 @@ pub const DEF: KindDef = KindDef {
         format!("{line}, response cache on vs off (TTL {ttl}): hit ratio, speed-up, staleness")
     },
     skip_in_check: super::never,
+    not_in_k6: None,
 };
 
 /// The environment variable that gives every target the caches' time to live, in ms.

@@ -41,6 +41,9 @@ pub const DEF: KindDef = KindDef {
         )
     },
     skip_in_check: super::always,
+    not_in_k6: Some(
+        "subscriptions hold WebSocket/SSE streams and count ticks, not request/response pairs",
+    ),
 };
 
 #[derive(Deserialize, Serialize, Debug, Clone, Copy, PartialEq, Eq)]

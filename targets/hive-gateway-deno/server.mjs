@@ -1,8 +1,8 @@
 // Hive Gateway 2 on Deno: its runtime (a fetch handler) served by Deno.serve, as Hive
 // Gateway's Deno page shows. The same gateway options as the hive-gateway target
-// (_federation/hive-fetch.mjs); modules from this folder's node_modules.
+// (_federation/hive-runtime.mjs); modules from this folder's node_modules.
 import { createGatewayRuntime } from '@graphql-hive/gateway';
-import { makeGateway } from '../_federation/hive-fetch.mjs';
+import { makeGateway } from '../_federation/hive-runtime.mjs';
 import { HOST, PORT, logReady, onShutdown } from '../_node/server-common.mjs';
 
 const gateway = makeGateway(createGatewayRuntime);

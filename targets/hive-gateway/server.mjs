@@ -15,7 +15,7 @@
 import { createServer } from 'node:http';
 import { createGatewayRuntime } from '@graphql-hive/gateway';
 import { serveHttp } from '../_node/server-common.mjs';
-import { supergraphPath } from '../_federation/gateway-common.mjs';
+import { makeGateway } from '../_federation/hive-runtime.mjs';
 import { selectedPlugins } from './plugins.mjs';
 import { responseCacheFromEnv } from '../_node/response-cache.mjs';
 import { countExecution } from '../_node/counters.mjs';
@@ -51,13 +51,8 @@ if (cache) {
   caching = { cache: new InMemoryLRUCache(), responseCaching: { session: () => null, ttl: cache.ttlMs } };
 }
 
-const gateway = createGatewayRuntime({
+const gateway = makeGateway(createGatewayRuntime, {
   ...caching,
-  supergraph: supergraphPath(),
-  graphqlEndpoint: '/graphql',
-  landingPage: false,
-  graphiql: false,
-  logging: 'warn',
   // The extensibility suite's variants (targets/hive-gateway-*) load one customization.
   plugins: (ctx) => [...(tracing ? [tracing(ctx)] : []), ...selectedPlugins(), countExecutions],
 });

@@ -46,6 +46,9 @@ pub const DEF: KindDef = KindDef {
         )
     },
     skip_in_check: crate::kinds::never,
+    not_in_k6: Some(
+        "a rate sweep picks its next rate from how the last one went (adaptive); k6 runs a fixed schedule: export the load scenario at one rate instead",
+    ),
 };
 
 /// `[sweep]`: the rates to try and when a step holds.
