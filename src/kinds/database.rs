@@ -84,12 +84,8 @@ impl Kind for Database {
         let before = cx.db.as_ref().map(|d| d.probe());
         let mut t = self.inner.trial(cx);
         if let (Some(d), Some(before)) = (cx.db.as_mut(), before) {
-            // The database counts every request the trial sent: warm-up (in the measured
-            // run, or a run of its own until steady) and priming too.
-            let primed = t.load.connections.primed.unwrap_or(0);
-            let warm = t.warmup.as_ref().map_or(0, |w| w.requests);
-            let sent = t.load.requests + t.load.unanswered + t.load.warmup_requests + primed + warm;
-            let usage = d.finish(&before, sent);
+            // The database counts every request the trial sent, warm-up and priming too.
+            let usage = d.finish(&before, t.requests_sent());
             if !usage.db_alive {
                 t.valid = false;
                 t.problems.push(format!(

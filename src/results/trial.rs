@@ -66,6 +66,16 @@ pub struct ExecutionUsage {
 }
 
 impl TrialResult {
+    /// Every request the trial sent, answered or not: a separate warm-up run until steady,
+    /// the measured run's warm-up, priming and window. What a count kept by the server or
+    /// the database over the whole trial is divided by.
+    pub fn requests_sent(&self) -> u64 {
+        let l = &self.load;
+        let primed = l.connections.primed.unwrap_or(0);
+        let warm = self.warmup.as_ref().map_or(0, |w| w.requests);
+        l.requests + l.unanswered + l.warmup_requests + primed + warm
+    }
+
     /// A valid trial of `load` with nothing else measured (no vitals, no flags): what an
     /// import knows of a k6 run, and the base that tests edit.
     pub fn of_load(trial: u32, started_at: String, load: LoadResult) -> Self {
