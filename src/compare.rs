@@ -1,5 +1,6 @@
-//! Comparing two saved runs row by row (scenario × target): the change of median req/s and
-//! p99 with a bootstrap interval, a verdict with its reason for every row, and the CI gate
+//! Comparing two saved runs row by row (scenario × target): the change of req/s and of p99
+//! as a ratio of the two runs' geometric means over their trials, with a Welch t interval on
+//! the logarithms (`stats::relative_change`), a verdict with its reason for every row, and the CI gate
 //! of `compare --fail-if-slower PCT` with every reason it trips. The rules are written down
 //! in docs/method.md ("Exit codes and gates"). The verdict of one row is in
 //! `compare/judge.rs`; the text and JSON of a comparison are exporters of `report/`.

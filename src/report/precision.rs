@@ -161,3 +161,42 @@ pub fn sentinel_note(s: &ScenarioResult) -> Option<String> {
         )
     })
 }
+
+/// The run's precision in one line, counted over its throughput scenarios (those whose
+/// rounds aim at a precision): rows whose interval is within it, scenarios that named a
+/// fastest target, and adjacent pairs of the rankings decided (faster or equivalent). None
+/// when the run has no such scenario.
+pub fn run_line(r: &crate::results::RunResults) -> Option<String> {
+    let (mut rows, mut within, mut scenarios, mut named, mut pairs, mut decided) =
+        (0, 0, 0, 0, 0, 0);
+    let mut wanted = Vec::new();
+    for s in &r.scenarios {
+        let Some(p) = s.rounds.as_ref().and_then(|x| x.target_pct) else {
+            continue;
+        };
+        if !super::has_main_table(s) {
+            continue;
+        }
+        if !wanted.contains(&pct(p)) {
+            wanted.push(pct(p));
+        }
+        scenarios += 1;
+        for t in &s.targets {
+            if let Some(hw) = half_width_pct(t) {
+                rows += 1;
+                within += usize::from(hw <= p);
+            }
+        }
+        if let Some(k) = &s.ranking {
+            named += usize::from(k.significant);
+            pairs += k.pairs.len();
+            decided += k.pairs.iter().filter(|x| x.state != "undecided").count();
+        }
+    }
+    (scenarios > 0).then(|| {
+        format!(
+            "precision: {within} of {rows} throughput rows within ±{}%; a fastest target named in {named} of {scenarios} throughput scenarios; {decided} of {pairs} adjacent pairs decided (faster or equivalent)",
+            wanted.join("% or ±")
+        )
+    })
+}

@@ -158,6 +158,7 @@ pub fn provenance_lines(r: &RunResults) -> Vec<String> {
                 .join(" ")
         ));
     }
+    v.extend(super::precision::run_line(r));
     v
 }
 

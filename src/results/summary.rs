@@ -1,5 +1,6 @@
-//! What is derived from a target's trials and stored with them: its summary (medians with
-//! intervals, merged latency), the leak verdict, the subscription summary, and a
+//! What is derived from a target's trials and stored with them: its summary (estimates: the
+//! geometric mean with a 95% t interval, the median and the spread; merged latency), the
+//! leak verdict, the subscription summary, and a
 //! scenario's ranking.
 use std::collections::BTreeMap;
 
@@ -78,7 +79,8 @@ pub struct SubscriptionSummary {
     pub gaps: u64,
 }
 
-/// Median of trials with a 95% bootstrap confidence interval.
+/// A figure over trials: the geometric mean (`center`) with a 95% t interval on the
+/// logarithms (`stats::estimate`), beside the median, extremes and spread.
 #[derive(Serialize, Deserialize, Debug, Clone, Default, PartialEq)]
 pub struct Estimate {
     pub n: u32,

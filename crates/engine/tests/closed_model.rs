@@ -335,6 +335,37 @@ fn ramping_connections_opens_them_over_time() {
     );
 }
 
+/// A ramp's later connections are opened (and primed) before the load and wait for their
+/// stage; a server that closes idle keep-alive connections meanwhile is doing ordinary
+/// HTTP, so their first request goes out again on a fresh connection instead of failing.
+#[test]
+fn a_ramp_reconnects_where_the_server_closed_idle_connections() {
+    let s = start(Mode::IdleClose {
+        body: HELLO.into(),
+        idle: Duration::from_millis(150),
+    });
+    let schedule = Schedule::Closed {
+        connections: Stages {
+            start: 1.0,
+            stages: vec![Stage {
+                duration: Duration::from_millis(800),
+                target: 6.0,
+            }],
+        },
+        pipelining: 1,
+        think_time: Duration::from_millis(5),
+    };
+    let mut p = plan(s.endpoint(), schedule, for_duration(1000));
+    p.prime = true;
+    let r = run(&p, &Control::default()).unwrap();
+    assert_eq!(r.connections.primed, Some(6), "{:?}", r.connections);
+    assert_eq!(r.failed, 0, "{:?}", r.failure_examples);
+    assert_eq!(r.connections.connections_used, 6, "{:?}", r.connections);
+    // The connections that waited longer than 150 ms were closed and opened again.
+    assert!(r.reconnects >= 3, "{}", r.reconnects);
+    assert!(s.stats.connections.load(std::sync::atomic::Ordering::SeqCst) >= 9);
+}
+
 #[test]
 fn invalid_plans_are_refused() {
     let s = start(Mode::Ok(HELLO.into()));

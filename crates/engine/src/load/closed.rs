@@ -64,6 +64,9 @@ pub async fn run_connection(ctx: Rc<Ctx>, cfg: ClosedConn, conn: Option<Conn>) {
                 continue;
             }
         }
+        // A connection kept from before (opened ahead of the load, or answered before) may
+        // have been closed by the server while it sat idle: see `stale` below.
+        let reused = conn.is_some();
         let c = match &mut conn {
             Some(c) => c,
             None => match conn::connect(ctx.addr, ctx.timeout).await {
@@ -142,6 +145,18 @@ pub async fn run_connection(ctx: Rc<Ctx>, cfg: ClosedConn, conn: Option<Conn>) {
                     conn = None;
                     ctx.count_reconnect(!ctx.finished(done));
                 }
+            }
+            Err(e) if reused && e.never_answered() => {
+                // A kept-alive connection the server closed while it was idle (a ramp's
+                // later connections wait seconds for their stage; Node closes idle ones
+                // after 5 s): ordinary HTTP, not a failure of the target. The requests
+                // never got a byte of answer, so they are sent again on a fresh connection,
+                // whose own failure would count.
+                for p in inflight.drain(..) {
+                    ctx.refund(&p);
+                }
+                conn = None;
+                ctx.count_reconnect(!ctx.finished(Instant::now()));
             }
             Err(e) => {
                 let done = Instant::now();

@@ -192,10 +192,7 @@ async fn run_connection(ctx: Rc<Ctx>, pool: Rc<Pool>, index: usize, slot: Rc<Slo
                 Ok(()) => c.next_response(deadline, timer.as_mut()).await,
                 Err(e) => Err(e),
             };
-            let stale = matches!(
-                r,
-                Err(ReadError::Closed { partial: false }) | Err(ReadError::Io(_))
-            );
+            let stale = r.as_ref().is_err_and(ReadError::never_answered);
             if stale && !fresh && attempt == 1 {
                 conn = None;
                 ctx.count_reconnect(p.in_window);

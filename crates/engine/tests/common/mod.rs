@@ -34,6 +34,9 @@ pub enum Mode {
     CloseEvery { body: String, n: u64 },
     /// Like Ok, but every answer takes this long (a slow target).
     Slow { body: String, delay: Duration },
+    /// Like Ok, but a connection idle this long (no request since the last answer, or
+    /// since it was opened) is closed without a word, as a keep-alive timeout does.
+    IdleClose { body: String, idle: Duration },
     /// Like Ok, with headers `guid-1`..`guid-3` of distinct values, except that every
     /// `skip_every`th answer leaves out `guid-2` (a plugin that sometimes does not run).
     Guids { body: String, skip_every: u64 },
@@ -168,7 +171,15 @@ async fn serve(mut sock: tokio::net::TcpStream, mode: Mode, stats: Arc<Stats>, e
     let mut tmp = vec![0u8; 65536];
     let mut answered = 0u64;
     loop {
-        let n = match sock.read(&mut tmp).await {
+        let read = sock.read(&mut tmp);
+        let n = match &mode {
+            Mode::IdleClose { idle, .. } => match tokio::time::timeout(*idle, read).await {
+                Ok(r) => r,
+                Err(_) => return,
+            },
+            _ => read.await,
+        };
+        let n = match n {
             Ok(0) | Err(_) => return,
             Ok(n) => n,
         };
@@ -197,7 +208,9 @@ async fn serve(mut sock: tokio::net::TcpStream, mode: Mode, stats: Arc<Stats>, e
         for _ in 0..count {
             answered += 1;
             match &mode {
-                Mode::Ok(b) | Mode::Batch { body: b, .. } => out.extend(response(200, b, false)),
+                Mode::Ok(b) | Mode::Batch { body: b, .. } | Mode::IdleClose { body: b, .. } => {
+                    out.extend(response(200, b, false))
+                }
                 Mode::Chunked(b, piece) => out.extend(chunked(b, *piece)),
                 Mode::Status(s) => out.extend(response(*s, "oops", false)),
                 Mode::Silent => {}
