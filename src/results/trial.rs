@@ -70,10 +70,8 @@ impl TrialResult {
     /// the measured run's warm-up, priming and window. What a count kept by the server or
     /// the database over the whole trial is divided by.
     pub fn requests_sent(&self) -> u64 {
-        let l = &self.load;
-        let primed = l.connections.primed.unwrap_or(0);
         let warm = self.warmup.as_ref().map_or(0, |w| w.requests);
-        l.requests + l.unanswered + l.warmup_requests + primed + warm
+        self.load.sent() + warm
     }
 
     /// A valid trial of `load` with nothing else measured (no vitals, no flags): what an

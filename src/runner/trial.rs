@@ -186,8 +186,9 @@ pub fn measure(
         .min(result.threads.max(1));
     let generator = GeneratorUsage::measure(result.generator_cpu_s, result.elapsed_s, cores);
     let mut saturation = saturation::check(load, &result, &generator);
-    // Counters cover warm-up and window alike, so ratios use both request counts.
-    let client = result.requests + result.warmup_requests;
+    // The counters were read before the engine run and after it, so they count what every
+    // request it sent caused: priming, warm-up, the window and requests never answered.
+    let client = result.sent();
     let mut variant = variant.finish(sess, client, &load.headers, &|| ctx.cancelled());
     problems.append(&mut variant.problems);
     let upstream = match (sess.subgraphs.as_ref(), sub_sampler) {

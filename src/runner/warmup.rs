@@ -134,7 +134,7 @@ pub fn until_steady(
         // The run's figures are discarded (its errors show in the measured run), all but
         // how many requests it sent.
         if let Ok(Ok(r)) = run.join() {
-            sent = r.requests + r.unanswered + r.connections.primed.unwrap_or(0);
+            sent = r.sent();
         }
     });
     WarmupInfo {

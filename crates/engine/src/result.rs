@@ -88,6 +88,18 @@ pub struct LoadResult {
     pub warmup_requests: u64,
 }
 
+impl LoadResult {
+    /// Every request this run sent to the target, answered or not: the priming requests
+    /// answered before the load, the warm-up's, the window's answered and unanswered. What
+    /// a count the server (or its subgraphs) kept over the whole run is divided by.
+    pub fn sent(&self) -> u64 {
+        self.requests
+            + self.unanswered
+            + self.warmup_requests
+            + self.connections.primed.unwrap_or(0)
+    }
+}
+
 /// Latency figures of one histogram, in microseconds.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct LatencySummary {
