@@ -9,13 +9,14 @@ use serde::{Deserialize, Serialize};
 use crate::results::{
     RunResults, RunStatus, ScenarioKind, ScenarioResult, TargetResult, TargetSummary,
 };
+use crate::stats::between::{self, Between, LogChange};
 use crate::stats::{relative_change, Change};
 
 mod judge;
 pub mod speed;
 #[cfg(test)]
 mod tests;
-pub use judge::{judge, Side, Verdict};
+pub use judge::{judge, judge_with, Side, Verdict};
 use judge::{side_of, state};
 
 #[derive(Serialize, Deserialize, Debug, Clone)]
@@ -95,6 +96,10 @@ pub struct Comparison {
     /// Problems of the runs as a whole (partial run, nothing in common), reported with or
     /// without a gate.
     pub problems: Vec<Problem>,
+    /// The variance between target processes estimated over the rows compared, added to
+    /// every row's interval; null when fewer than 3 rows were compared.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub between_processes: Option<Between>,
     /// Whether the gate passed; null without `--fail-if-slower`.
     pub gate_passed: Option<bool>,
     /// Every reason the gate tripped: `problems` first, then the rows; empty without a gate.
@@ -226,6 +231,7 @@ fn row(
     ta: Option<&TargetResult>,
     tb: Option<&TargetResult>,
     gate: Option<f64>,
+    between: Option<&Between>,
 ) -> CompareRow {
     let (state_a, state_b) = (
         ta.map(state).unwrap_or_default(),
@@ -261,7 +267,7 @@ fn row(
         (Some((x, y, _, _)), (Side::Valid(_), Side::Valid(_))) => (Side::Valid(x), Side::Valid(y)),
         (_, s) => s,
     };
-    let (verdict, mut reason) = judge(sides.0, sides.1, throughput, gate);
+    let (verdict, mut reason) = judge_with(sides.0, sides.1, throughput, gate, between);
     let machine_speed_change_pct = adjusted
         .as_ref()
         .and_then(|(_, _, ca, cb)| Some((ca.as_ref()? / cb.as_ref()? - 1.0) * 100.0));
@@ -278,9 +284,10 @@ fn row(
         (Some(x), Some(y)) => relative_change(f(x), f(y)),
         _ => None,
     };
-    let rps_change = match &adjusted {
-        Some((x, y, _, _)) => relative_change(x, y),
-        None => change(|s| &s.rps.samples),
+    let rps_change = match (&adjusted, key_a, key_b) {
+        (Some((x, y, _, _)), _, _) => judge::change(x, y, between),
+        (None, Some(x), Some(y)) => judge::change(&x.rps.samples, &y.rps.samples, between),
+        _ => None,
     };
     let comparable = matches!(
         (ta, tb),
@@ -317,26 +324,41 @@ pub fn compare(
     b_name: &str,
     gate: Option<f64>,
 ) -> Comparison {
-    let mut rows = Vec::new();
-    let mut in_common = 0;
     // Baseline rows first, in the baseline's order (a missing row shows where it was),
     // then the rows only the candidate has.
+    let mut specs: Vec<RowSpec> = Vec::new();
     for sa in &a.scenarios {
         let sb = find_scenario(b, sa);
         for ta in &sa.targets {
-            let tb = find_target(sb, &ta.name);
-            in_common += usize::from(tb.is_some());
-            rows.push(row(sa, sb, Some(ta), tb, gate));
+            specs.push((sa, sb, Some(ta), find_target(sb, &ta.name)));
         }
     }
     for sb in &b.scenarios {
         let sa = find_scenario(a, sb);
         for tb in &sb.targets {
             if find_target(sa, &tb.name).is_none() {
-                rows.push(row(sb, sa, None, Some(tb), gate));
+                specs.push((sb, sa, None, Some(tb)));
             }
         }
     }
+    let in_common = specs
+        .iter()
+        .filter(|(_, _, ta, tb)| ta.is_some() && tb.is_some())
+        .count();
+    // Every row valid in both runs, each its own pair of processes, shows how far the
+    // changes scatter beyond their within-run intervals.
+    let logs: Vec<LogChange> = specs
+        .iter()
+        .filter_map(|s| {
+            let (x, y) = row_samples(s)?;
+            LogChange::of(&x, &y)
+        })
+        .collect();
+    let between_processes = between::estimate(&logs);
+    let rows: Vec<CompareRow> = specs
+        .iter()
+        .map(|&(named, other, ta, tb)| row(named, other, ta, tb, gate, between_processes.as_ref()))
+        .collect();
     let compared = rows.iter().filter(|r| r.verdict.compared()).count();
     let problems = run_problems(
         (a.status, b.status),
@@ -372,8 +394,63 @@ pub fn compare(
         regressions,
         problems,
         gate_passed: gate.map(|_| gate_failures.is_empty()),
-        notes: engine_note(a, b).into_iter().collect(),
+        notes: engine_note(a, b)
+            .into_iter()
+            .chain(std::iter::once(between_note(
+                between_processes.as_ref(),
+                logs.len(),
+            )))
+            .collect(),
+        between_processes,
         gate_failures,
+    }
+}
+
+/// A row to compare: the scenario it is named after, the same scenario in the other run,
+/// and the target in the baseline and in the candidate.
+type RowSpec<'a> = (
+    &'a ScenarioResult,
+    Option<&'a ScenarioResult>,
+    Option<&'a TargetResult>,
+    Option<&'a TargetResult>,
+);
+
+/// The req/s samples of a row valid in both runs, as its change is judged: scaled by the
+/// canary when both sides have one, else as measured.
+fn row_samples(&(named, other, ta, tb): &RowSpec) -> Option<(Vec<f64>, Vec<f64>)> {
+    let (a, b, sb) = (ta?, tb?, other?);
+    if named.kind == ScenarioKind::ColdStart
+        || !crate::summary::rankable(a)
+        || !crate::summary::rankable(b)
+    {
+        return None;
+    }
+    match speed::adjusted_samples(named, a).zip(speed::adjusted_samples(sb, b)) {
+        Some(xy) => Some(xy),
+        None => Some((
+            a.summary.as_ref()?.rps.samples.clone(),
+            b.summary.as_ref()?.rps.samples.clone(),
+        )),
+    }
+}
+
+/// What the rows' scatter added to every interval, or why nothing could be added.
+fn between_note(b: Option<&Between>, rows: usize) -> String {
+    match b {
+        Some(b) if b.tau2 > 0.0 => format!(
+            "each row's interval includes the variance between target processes that the {} rows compared show beyond their own intervals (one process pair per row; sd {:.1}% of req/s, DerSimonian–Laird over the rows): two runs cannot tell a change confined to some rows from that luck, which costs the gate power",
+            b.rows,
+            b.sd_pct()
+        ),
+        Some(b) => format!(
+            "the {} rows compared scatter no more than their own intervals say: no variance between target processes was added",
+            b.rows
+        ),
+        None => format!(
+            "the variance between target processes could not be estimated ({rows} row(s) valid in both runs with {} trials a side, need {}): each interval covers the noise within the runs only, not the luck of each run's target process",
+            crate::stats::MIN_TRIALS,
+            between::MIN_ROWS
+        ),
     }
 }
 

@@ -599,3 +599,76 @@ fn a_slower_machine_is_told_apart_from_a_slower_build_by_the_canary() {
     assert_eq!(r.verdict, Verdict::Slower, "{}", r.reason);
     assert!((r.rps_change.unwrap().pct + 9.1).abs() < 0.5);
 }
+
+/// `v` with four more rows copied from fx-good (fx-row0 .. fx-row3): six rows in all, each
+/// standing for its own pair of target processes.
+fn six_rows(v: &RunResults) -> RunResults {
+    let mut v = v.clone();
+    let good = target(&v, 0, "fx-good").clone();
+    for i in 0..4 {
+        let mut t = good.clone();
+        t.name = format!("fx-row{i}");
+        v.scenarios[0].targets.push(t);
+    }
+    v
+}
+
+/// Every row's trials: `base` req/s scaled by `level`, with the same ±0.1% spread.
+fn rows_at(v: &RunResults, levels: &[(&str, f64)]) -> RunResults {
+    levels.iter().fold(v.clone(), |v, (name, level)| {
+        let t: Vec<f64> = [1000.0, 1001.0, 999.0, 1000.5, 999.5]
+            .iter()
+            .map(|x| x * level)
+            .collect();
+        with_samples(&v, name, &t)
+    })
+}
+
+/// An A/A comparison of real targets: each process carries its own luck, so the rows'
+/// changes scatter far beyond their tight within-run intervals. The interval of one row
+/// alone would call its -7% a regression; widened by the scatter the six rows show, it
+/// does not trip the gate. A slowdown of every row by 15% still does.
+#[test]
+fn compare_widens_each_interval_by_the_scatter_between_process_pairs() {
+    let dir = tempfile::tempdir().unwrap();
+    let v = six_rows(measured());
+    let names = ["fx-good", "fx-chunked", "fx-row0", "fx-row1", "fx-row2", "fx-row3"];
+    let base = rows_at(&v, &names.map(|n| (n, 1.0)));
+    let luck = [1.03, 0.93, 1.02, 0.97, 1.04, 0.99];
+    let aa = rows_at(&v, &std::array::from_fn::<_, 6, _>(|i| (names[i], luck[i])));
+    let (base, aa) = (save_run(dir.path(), "a", &base), save_run(dir.path(), "a2", &aa));
+    let out = compare(&base, &aa, GATE_JSON);
+    let c = out.comparison();
+    let between = c.between_processes.expect("estimated over six rows");
+    assert_eq!(between.rows, 6);
+    assert!(between.sd_pct() > 2.0, "{between:?}");
+    let r = row(&c, "fx-chunked");
+    let change = r.rps_change.unwrap();
+    assert!((change.pct + 7.0).abs() < 0.1, "{change:?}");
+    assert!(!r.regression, "{}", r.reason);
+    assert!(c.notes.iter().any(|n| n.contains("variance between target processes")));
+    out.assert_exit(0);
+    // The same row judged on its own interval (no other rows to show the scatter) trips.
+    let alone = |v: &RunResults| {
+        let mut v = v.clone();
+        v.scenarios[0].targets.retain(|t| t.name == "fx-chunked");
+        v
+    };
+    let (b1, a1) = (
+        save_run(dir.path(), "b1", &alone(&read_results(&base))),
+        save_run(dir.path(), "a1", &alone(&read_results(&aa))),
+    );
+    let out = compare(&b1, &a1, GATE_JSON);
+    let c = out.comparison();
+    assert!(c.between_processes.is_none());
+    assert!(c.notes.iter().any(|n| n.contains("could not be estimated")), "{:?}", c.notes);
+    assert!(row(&c, "fx-chunked").regression);
+    out.assert_exit(1);
+    // Every row 15% slower, each with its own luck: still a regression in every row.
+    let slow = rows_at(&v, &std::array::from_fn::<_, 6, _>(|i| (names[i], luck[i] * 0.85)));
+    let slow = save_run(dir.path(), "slow", &slow);
+    let out = compare(&aa, &slow, GATE_JSON);
+    let c = out.comparison();
+    assert_eq!(c.regressions, 6, "{:?}", c.rows);
+    out.assert_exit(1);
+}

@@ -6,7 +6,8 @@ use serde::{Deserialize, Serialize};
 
 use super::ProblemKind;
 use crate::results::TargetResult;
-use crate::stats::{relative_change, MIN_TRIALS};
+use crate::stats::between::{Between, LogChange};
+use crate::stats::{Change, MIN_TRIALS};
 
 /// What the comparison of one row says, for scripts; `CompareRow::reason` says it in words.
 #[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
@@ -97,13 +98,26 @@ fn fmt_pct(p: f64) -> String {
     format!("{p}%")
 }
 
-/// The verdict of one row and its reason. `throughput` is false for scenarios without a
-/// req/s figure; `gate` is the allowance of `--fail-if-slower` in %.
+/// The verdict of one row and its reason, on the within-run interval alone: `judge_with`
+/// without a between-process variance.
 pub fn judge(
     baseline: Side,
     candidate: Side,
     throughput: bool,
     gate: Option<f64>,
+) -> (Verdict, String) {
+    judge_with(baseline, candidate, throughput, gate, None)
+}
+
+/// The verdict of one row and its reason. `throughput` is false for scenarios without a
+/// req/s figure; `gate` is the allowance of `--fail-if-slower` in %; `between`, the
+/// variance between process pairs that the row's interval is widened by.
+pub fn judge_with(
+    baseline: Side,
+    candidate: Side,
+    throughput: bool,
+    gate: Option<f64>,
+    between: Option<&Between>,
 ) -> (Verdict, String) {
     let candidate_state = || match candidate {
         Side::Missing => "missing from candidate".to_string(),
@@ -142,12 +156,23 @@ pub fn judge(
             Verdict::CandidateInvalid,
             format!("not comparable: candidate invalid ({s}), valid in baseline"),
         ),
-        (Side::Valid(a), Side::Valid(b)) => judge_change(a, b, gate),
+        (Side::Valid(a), Side::Valid(b)) => judge_change(a, b, gate, between),
     }
 }
 
-fn judge_change(a: &[f64], b: &[f64], gate: Option<f64>) -> (Verdict, String) {
-    let Some(c) = relative_change(a, b) else {
+/// The row's change of req/s: the within-run interval, widened by `between` when given.
+pub fn change(a: &[f64], b: &[f64], between: Option<&Between>) -> Option<Change> {
+    let c = LogChange::of(a, b)?;
+    Some(between.map_or_else(|| c.change(), |x| c.widened(x)))
+}
+
+fn judge_change(
+    a: &[f64],
+    b: &[f64],
+    gate: Option<f64>,
+    between: Option<&Between>,
+) -> (Verdict, String) {
+    let Some(c) = change(a, b, between) else {
         return (
             Verdict::NoEstimate,
             "no estimate of the change (the baseline's median is 0 req/s)".into(),

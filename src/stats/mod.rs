@@ -8,6 +8,7 @@
 //! positive and their noise is multiplicative (a machine 5% slower is 5% slower at any
 //! speed), so the logarithms are close to normal and Student's t gives the nominal coverage;
 //! the center is then the geometric mean. `tests::coverage_*` check it by simulation.
+pub mod between;
 pub mod t;
 
 use crate::results::Estimate;
@@ -122,6 +123,7 @@ impl Change {
     }
 }
 
+/// The logarithms of `xs`, or None when any is not positive.
 fn logs(xs: &[f64]) -> Option<Vec<f64>> {
     xs.iter()
         .map(|x| (*x > 0.0).then(|| x.ln()))
@@ -131,22 +133,7 @@ fn logs(xs: &[f64]) -> Option<Vec<f64>> {
 /// The change from independent trials `a` to `b` (two runs): the ratio of geometric means
 /// with a Welch t interval on the logarithms (the two runs' spreads may differ).
 pub fn relative_change(a: &[f64], b: &[f64]) -> Option<Change> {
-    let (la, lb) = (logs(a)?, logs(b)?);
-    if la.is_empty() || lb.is_empty() {
-        return None;
-    }
-    let (na, nb) = (la.len() as f64, lb.len() as f64);
-    let d = mean(&lb) - mean(&la);
-    let (va, vb) = (stdev(&la).powi(2) / na, stdev(&lb).powi(2) / nb);
-    let se = (va + vb).sqrt();
-    // Welch–Satterthwaite; undefined with one trial on a side (no spread to estimate).
-    let df = if na >= 2.0 && nb >= 2.0 && se > 0.0 {
-        (va + vb).powi(2) / (va * va / (na - 1.0) + vb * vb / (nb - 1.0))
-    } else {
-        0.0
-    };
-    let enough = la.len() >= MIN_TRIALS && lb.len() >= MIN_TRIALS;
-    Some(Change::from_log(d, se, df, enough))
+    between::LogChange::of(a, b).map(|c| c.change())
 }
 
 /// The change from `a` to `b` measured in the same rounds (each pair one round, the round
