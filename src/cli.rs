@@ -127,7 +127,8 @@ pub struct RunArgs {
     /// (repeatable; recorded in the results and shown in the report)
     #[arg(long = "target-env", value_name = "NAME=VALUE")]
     pub target_env: Vec<String>,
-    /// The run's time budget for added trials (e.g. 10m)
+    /// The run's one time budget, counted after the installs: every scenario does its
+    /// minimum, and what they add beyond it (rounds, sweep steps) stops when it is spent (e.g. 10m)
     #[arg(long, value_parser = parse_duration)]
     pub max_time: Option<std::time::Duration>,
     /// Override the number of connections of closed-model scenarios

@@ -5,11 +5,12 @@ use crate::results::{GeneratorUsage, SaturationFlag};
 use gqlbench_engine::LoadResult;
 
 /// Flags that qualify a figure without making it the generator's or the schedule's: the
-/// warm-up never settled (`unsteady`) or other processes ran on the run's CPUs during a
-/// trial measured twice (`interference`). The row stays valid, ranked and comparable, and
-/// the report names the caveat; a compare gate failing on machine noise would be switched
-/// off.
-pub const CAVEATS: [&str; 2] = ["unsteady", "interference"];
+/// warm-up never settled (`unsteady`), other processes ran on the run's CPUs during a
+/// trial measured twice (`interference`), or the run's time budget ended a sweep before it
+/// had found the limit to its resolution (`budget`: its figure is a lower bound). The row
+/// stays valid, ranked and comparable, and the report names the caveat; a compare gate
+/// failing on machine noise would be switched off.
+pub const CAVEATS: [&str; 3] = ["unsteady", "interference", "budget"];
 
 pub fn is_caveat(f: &SaturationFlag) -> bool {
     CAVEATS.contains(&f.kind.as_str())

@@ -632,11 +632,21 @@ fn rows_at(v: &RunResults, levels: &[(&str, f64)]) -> RunResults {
 fn compare_widens_each_interval_by_the_scatter_between_process_pairs() {
     let dir = tempfile::tempdir().unwrap();
     let v = six_rows(measured());
-    let names = ["fx-good", "fx-chunked", "fx-row0", "fx-row1", "fx-row2", "fx-row3"];
+    let names = [
+        "fx-good",
+        "fx-chunked",
+        "fx-row0",
+        "fx-row1",
+        "fx-row2",
+        "fx-row3",
+    ];
     let base = rows_at(&v, &names.map(|n| (n, 1.0)));
     let luck = [1.03, 0.93, 1.02, 0.97, 1.04, 0.99];
     let aa = rows_at(&v, &std::array::from_fn::<_, 6, _>(|i| (names[i], luck[i])));
-    let (base, aa) = (save_run(dir.path(), "a", &base), save_run(dir.path(), "a2", &aa));
+    let (base, aa) = (
+        save_run(dir.path(), "a", &base),
+        save_run(dir.path(), "a2", &aa),
+    );
     let out = compare(&base, &aa, GATE_JSON);
     let c = out.comparison();
     let between = c.between_processes.expect("estimated over six rows");
@@ -646,7 +656,10 @@ fn compare_widens_each_interval_by_the_scatter_between_process_pairs() {
     let change = r.rps_change.unwrap();
     assert!((change.pct + 7.0).abs() < 0.1, "{change:?}");
     assert!(!r.regression, "{}", r.reason);
-    assert!(c.notes.iter().any(|n| n.contains("variance between target processes")));
+    assert!(c
+        .notes
+        .iter()
+        .any(|n| n.contains("variance between target processes")));
     out.assert_exit(0);
     // The same row judged on its own interval (no other rows to show the scatter) trips.
     let alone = |v: &RunResults| {
@@ -661,11 +674,18 @@ fn compare_widens_each_interval_by_the_scatter_between_process_pairs() {
     let out = compare(&b1, &a1, GATE_JSON);
     let c = out.comparison();
     assert!(c.between_processes.is_none());
-    assert!(c.notes.iter().any(|n| n.contains("could not be estimated")), "{:?}", c.notes);
+    assert!(
+        c.notes.iter().any(|n| n.contains("could not be estimated")),
+        "{:?}",
+        c.notes
+    );
     assert!(row(&c, "fx-chunked").regression);
     out.assert_exit(1);
     // Every row 15% slower, each with its own luck: still a regression in every row.
-    let slow = rows_at(&v, &std::array::from_fn::<_, 6, _>(|i| (names[i], luck[i] * 0.85)));
+    let slow = rows_at(
+        &v,
+        &std::array::from_fn::<_, 6, _>(|i| (names[i], luck[i] * 0.85)),
+    );
     let slow = save_run(dir.path(), "slow", &slow);
     let out = compare(&aa, &slow, GATE_JSON);
     let c = out.comparison();

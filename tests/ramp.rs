@@ -20,11 +20,7 @@ fn a_ramp_against_a_one_second_keep_alive_timeout_is_valid() {
         .go();
     let r = out.results();
     let trial = &target(&r, 0, "fx-good").trials[0];
-    assert_eq!(
-        trial.load.failed, 0,
-        "{:?}",
-        trial.load.failure_examples
-    );
+    assert_eq!(trial.load.failed, 0, "{:?}", trial.load.failure_examples);
     assert!(trial.valid, "{:?}", trial.problems);
     // Connections 3 to 8 waited more than the server's 1 s before their stage.
     assert!(trial.load.reconnects >= 4, "{}", trial.load.reconnects);

@@ -51,6 +51,9 @@ pub struct TrialCx<'a> {
     pub position: u32,
     /// "<scenario> trial k/n <target>", for progress lines.
     pub label: &'a str,
+    /// What this trial may do beyond its minimum ends by then (its share of the run's time
+    /// budget; `runner::budget`): a rate sweep's further steps.
+    pub deadline: Option<std::time::Instant>,
     pub progress: &'a mut Progress,
     /// The run's PostgreSQL, for database scenarios.
     pub db: Option<&'a mut RunDatabase>,
@@ -114,6 +117,8 @@ pub struct ScenarioCx<'a> {
     pub db: Option<&'a mut RunDatabase>,
     /// Rounds added for precision end by then (the run's time budget).
     pub deadline: Option<std::time::Instant>,
+    /// The run's time budget, which learns how long trials and starts take.
+    pub budget: &'a mut crate::runner::budget::Budget,
 }
 
 /// What a scenario measures, at run time. Every method has a default: a decorator's is its
@@ -167,6 +172,15 @@ pub trait Kind: std::fmt::Debug + Send + Sync {
         match self.inner() {
             Some(k) => k.trial_secs(sp),
             None => (sp.warmup + sp.duration).as_secs_f64(),
+        }
+    }
+
+    /// Seconds of load the shortest trial takes that the run's time budget may cut it to
+    /// (`runner::budget`): a whole trial, unless the kind stops early when told.
+    fn min_trial_secs(&self, sp: &ScenarioPlan) -> f64 {
+        match self.inner() {
+            Some(k) => k.min_trial_secs(sp),
+            None => self.trial_secs(sp),
         }
     }
 

@@ -200,3 +200,63 @@ pub fn run_line(r: &crate::results::RunResults) -> Option<String> {
         )
     })
 }
+
+/// The run's time budget in one line: how long it was and what the run used, and what it
+/// cut (rounds stopped by it, sweeps it ended). None for runs without one.
+pub fn budget_line(r: &crate::results::RunResults) -> Option<String> {
+    let b = r.budget?;
+    let rounds: Vec<String> = r
+        .scenarios
+        .iter()
+        .filter(|s| {
+            s.rounds
+                .as_ref()
+                .is_some_and(|x| x.stop == StopReason::Time)
+        })
+        .map(|s| s.name.clone())
+        .collect();
+    let sweeps: Vec<String> = r
+        .scenarios
+        .iter()
+        .flat_map(|s| {
+            s.targets
+                .iter()
+                .filter(|t| {
+                    t.trials
+                        .iter()
+                        .any(|x| x.saturation.iter().any(|f| f.kind == "budget"))
+                })
+                .map(move |t| format!("{}/{}", s.name, t.name))
+        })
+        .collect();
+    let mut cut = Vec::new();
+    if !rounds.is_empty() {
+        cut.push(format!(
+            "rounds added for precision in {} ({})",
+            plural(rounds.len(), "scenario"),
+            rounds.join(", ")
+        ));
+    }
+    if !sweeps.is_empty() {
+        cut.push(format!(
+            "{} before its limit was found to its resolution ({}; caveat `budget`)",
+            plural(sweeps.len(), "sweep"),
+            sweeps.join(", ")
+        ));
+    }
+    let mins = |s: f64| format!("{}m {:02}s", (s / 60.0).floor(), (s % 60.0).floor());
+    Some(format!(
+        "time budget: {} after the installs, {} used; {}",
+        mins(b.max_s),
+        mins(b.used_s),
+        if cut.is_empty() {
+            "it cut nothing".to_string()
+        } else {
+            format!("it cut {}", cut.join("; "))
+        }
+    ))
+}
+
+fn plural(n: usize, what: &str) -> String {
+    format!("{n} {what}{}", if n == 1 { "" } else { "s" })
+}

@@ -159,6 +159,7 @@ pub fn provenance_lines(r: &RunResults) -> Vec<String> {
         ));
     }
     v.extend(super::precision::run_line(r));
+    v.extend(super::precision::budget_line(r));
     v
 }
 

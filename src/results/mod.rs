@@ -53,9 +53,21 @@ pub struct RunResults {
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub target_env: BTreeMap<String, String>,
     pub scenarios: Vec<ScenarioResult>,
+    /// The run's time budget (`max_time`) and what it used; null without one (imports,
+    /// and runs of older versions, whose budget held only rounds added for precision).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget: Option<BudgetInfo>,
     /// What the run's exit code says, and why (set when the run ends).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verdict: Option<crate::verdict::RunVerdict>,
+}
+
+/// The run's one time budget (`runner::budget`), counted from the end of the installs.
+#[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq)]
+pub struct BudgetInfo {
+    pub max_s: f64,
+    /// Seconds from the end of the installs to the end of the last scenario.
+    pub used_s: f64,
 }
 
 #[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq)]

@@ -3,6 +3,7 @@
 //! kind's trials interleaved), saving results after every trial so an interrupted run
 //! loses nothing.
 pub mod answers;
+pub mod budget;
 pub mod collector;
 pub mod config_render;
 pub mod coprocessor;
@@ -171,6 +172,7 @@ pub fn new_results(
         runtimes: machine::runtimes(),
         target_env: plan.target_env.clone(),
         scenarios: Vec::new(),
+        budget: None,
         verdict: None,
     }
 }
@@ -222,7 +224,8 @@ pub fn run_plan(
     }
     results.save(out)?;
     // The time budget counts from here: installs are not load.
-    let run_started = std::time::Instant::now();
+    let mut budget = budget::Budget::new(plan.budget);
+    progress.line(&budget.expectation(&plan.scenarios));
 
     // The database lives from the first database scenario to the last one (stopped then,
     // so later scenarios do not share the machine with it); Drop stops it on any exit.
@@ -287,19 +290,12 @@ pub fn run_plan(
                 }
             }
         }
-        // Rounds added for precision end when the rest of the run's budget is what the
-        // later scenarios need at least.
-        let later: f64 = plan.scenarios[k + 1..]
-            .iter()
-            .map(|s| s.planned_load_secs())
-            .sum();
-        let deadline = plan.budget.map(|b| {
-            let end = run_started + b;
-            end.checked_sub(std::time::Duration::from_secs_f64(later))
-                .unwrap_or(run_started)
-        });
+        // What the scenario does beyond its minimum ends when the rest of the run's budget
+        // is what the later scenarios need at least.
+        let deadline = budget.deadline(&plan.scenarios[k + 1..]);
         let mut cx = crate::kinds::ScenarioCx {
             deadline,
+            budget: &mut budget,
             sp,
             si,
             plan,
@@ -320,6 +316,10 @@ pub fn run_plan(
         }
         let s = &mut results.scenarios[si];
         s.ranking = summary::rank(s);
+        results.budget = budget.total().map(|t| BudgetInfo {
+            max_s: t.as_secs_f64(),
+            used_s: budget.elapsed().as_secs_f64(),
+        });
         results.save(out)?;
     }
     Ok(())

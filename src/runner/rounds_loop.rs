@@ -9,6 +9,7 @@ use std::time::Instant;
 
 use anyhow::Result;
 
+use super::budget::{fits, share};
 use super::rounds::{self, Row, StopReason};
 use super::session::Session;
 use crate::catalog::TargetKind;
@@ -24,11 +25,6 @@ fn rows(s: &ScenarioResult) -> Vec<Row> {
         .filter(|t| t.status == TargetStatus::Ok)
         .map(|t| Row::of(t, summary::rankable(t) && t.kind != TargetKind::Baseline))
         .collect()
-}
-
-/// Whether `secs` more of load fit before the deadline.
-fn fits(deadline: Option<Instant>, secs: f64) -> bool {
-    deadline.is_none_or(|d| Instant::now() + std::time::Duration::from_secs_f64(secs) <= d)
 }
 
 /// The canary on the CPUs the run uses.
@@ -67,7 +63,8 @@ pub fn run(
         if alive.is_empty() || ctx.cancelled() {
             break StopReason::Ended;
         }
-        let round_secs = per_trial * alive.len() as f64;
+        // A round beyond the minimum costs what trials have cost so far.
+        let round_secs = per_trial * alive.len() as f64 * cx.budget.pace();
         let time_left = fits(cx.deadline, round_secs);
         if let Some(why) = rounds::decide(&rows(&cx.results.scenarios[si]), round, &p, time_left) {
             break why;
@@ -87,7 +84,19 @@ pub fn run(
             if ctx.cancelled() {
                 break;
             }
-            one_trial(cx, sessions, engine_ops, ti, round, pos as u32 + 1)?;
+            // This trial and the others left to the minimum share the scenario's time.
+            let left = (order.len() - pos) as u32
+                + alive.len() as u32 * p.min_rounds.saturating_sub(round);
+            let deadline = share(cx.deadline, left);
+            one_trial(
+                cx,
+                sessions,
+                engine_ops,
+                ti,
+                round,
+                pos as u32 + 1,
+                deadline,
+            )?;
         }
         info.run = round;
         info.canary.push(canary(plan, round));
@@ -107,6 +116,7 @@ fn one_trial(
     ti: usize,
     round: u32,
     position: u32,
+    deadline: Option<Instant>,
 ) -> Result<()> {
     let (sp, si, plan, ctx) = (cx.sp, cx.si, cx.plan, cx.ctx);
     let t = &sp.targets[ti];
@@ -123,6 +133,7 @@ fn one_trial(
             t.name,
             if again { " (again)" } else { "" }
         );
+        let began = Instant::now();
         let mut trial_result = sp.kind.trial(&mut TrialCx {
             sp,
             plan,
@@ -132,9 +143,15 @@ fn one_trial(
             trial: round,
             position,
             label: &label,
+            deadline,
             progress: cx.progress,
             db: cx.db.as_deref_mut(),
         });
+        // Kinds whose trial stops early at its deadline would teach the budget nothing
+        // about the nominal length of a trial.
+        if sp.kind.adaptive_rounds() {
+            cx.budget.record_trial(per_trial, began.elapsed());
+        }
         let crashed = sess.process.exited();
         let noisy = trial_result
             .noise
@@ -147,7 +164,7 @@ fn one_trial(
             && crashed.is_none()
             && !ctx.cancelled()
             && trial_result.valid
-            && fits(cx.deadline, per_trial);
+            && fits(cx.deadline, per_trial * cx.budget.pace());
         if let Some(why) = &noisy {
             if repeat {
                 trial_result.excluded = Some(format!("interference, measured again: {why}"));

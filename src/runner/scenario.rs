@@ -123,6 +123,7 @@ fn run_trials(cx: &mut ScenarioCx<'_>) -> Result<()> {
         let log_rel = format!("logs/{}-{}.log", sp.name, t.name);
         tr.log_file = Some(log_rel.clone());
         progress.message(format!("{}: starting {}", sp.name, t.name));
+        let starting = std::time::Instant::now();
         let mut options =
             StartOptions::for_scenario(plan, sp, &ctx.root, env, &log_rel, &cancelled, false);
         options.federation =
@@ -217,6 +218,7 @@ fn run_trials(cx: &mut ScenarioCx<'_>) -> Result<()> {
                 } else {
                     sessions.push(Some(s));
                 }
+                cx.budget.record_start(starting.elapsed());
             }
         }
         results.save(out)?;

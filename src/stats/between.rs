@@ -142,7 +142,9 @@ mod tests {
 
     /// `n` trials of a process whose level is `level` (log scale), each with noise `sd`.
     fn trials(g: &mut Normal, level: f64, sd: f64, n: usize) -> Vec<f64> {
-        (0..n).map(|_| (10.0 + level + sd * g.next()).exp()).collect()
+        (0..n)
+            .map(|_| (10.0 + level + sd * g.next()).exp())
+            .collect()
     }
 
     #[test]

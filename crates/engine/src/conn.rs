@@ -53,7 +53,10 @@ impl ReadError {
     /// The connection was closed or reset before any byte of a response arrived: on a
     /// kept-alive connection, what a server's idle timeout looks like to the next request.
     pub fn never_answered(&self) -> bool {
-        matches!(self, ReadError::Closed { partial: false } | ReadError::Io(_))
+        matches!(
+            self,
+            ReadError::Closed { partial: false } | ReadError::Io(_)
+        )
     }
 
     /// How a request that got this instead of a response is counted. Only a malformed

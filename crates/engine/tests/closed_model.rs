@@ -363,7 +363,12 @@ fn a_ramp_reconnects_where_the_server_closed_idle_connections() {
     assert_eq!(r.connections.connections_used, 6, "{:?}", r.connections);
     // The connections that waited longer than 150 ms were closed and opened again.
     assert!(r.reconnects >= 3, "{}", r.reconnects);
-    assert!(s.stats.connections.load(std::sync::atomic::Ordering::SeqCst) >= 9);
+    assert!(
+        s.stats
+            .connections
+            .load(std::sync::atomic::Ordering::SeqCst)
+            >= 9
+    );
 }
 
 #[test]

@@ -324,6 +324,7 @@ pub fn import(o: &Options) -> Result<RunResults> {
         runtimes: BTreeMap::new(),
         target_env: BTreeMap::new(),
         scenarios: vec![scenario],
+        budget: None,
         verdict: None,
     })
 }

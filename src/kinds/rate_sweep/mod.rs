@@ -108,18 +108,42 @@ fn resolve(cx: &ResolveCx<'_>, _: Option<Arc<dyn Kind>>) -> Result<Option<Arc<dy
 #[derive(Debug)]
 pub struct RateSweep(pub SweepSpec);
 
+/// Measured steps every sweep makes whatever the run's time budget: with the probe, the
+/// least that says where a target stands.
+const MIN_STEPS: usize = 2;
+
+impl RateSweep {
+    /// What one step costs beyond its window: connecting, and the drain of requests still
+    /// in flight at its end (bounded by the p99 limit in a step that holds).
+    fn step_secs(&self) -> f64 {
+        (self.0.step_duration + self.0.p99_limit).as_secs_f64() + 0.5
+    }
+}
+
 impl Kind for RateSweep {
     fn adaptive_rounds(&self) -> bool {
         false
     }
 
+    /// The probe, the warm-up and the steps it always makes: the least a sweep takes; the
+    /// steps beyond are added to the progress as they start.
+    fn trial_secs(&self, sp: &crate::plan::ScenarioPlan) -> f64 {
+        let probe = if self.0.probe {
+            self.0.step_duration.min(PROBE_MAX).as_secs_f64()
+        } else {
+            0.0
+        };
+        sp.warmup.as_secs_f64() + probe + MIN_STEPS as f64 * self.step_secs()
+    }
+
     fn trial(&self, cx: &mut TrialCx<'_>) -> TrialResult {
         let started_at = now_rfc3339();
-        let out = run(cx, &self.0);
+        let out = run(cx, self);
         let mut m = out.measured;
         // The generator ended the sweep: the row is flagged, never called the target's.
         let generator_stop = out.generator_stop;
         m.saturation.extend(generator_stop.clone());
+        m.saturation.extend(out.cut);
         let rates: Vec<&SweepStep> = out.steps.iter().filter(|x| x.rate.is_some()).collect();
         if generator_stop.is_none() && !rates.iter().any(|x| x.held) {
             if let Some(first) = rates.first() {
@@ -141,7 +165,13 @@ struct SweepOutcome {
     pub steps: Vec<SweepStep>,
     /// Set when the generator, not the target, ended the sweep.
     pub generator_stop: Option<SaturationFlag>,
+    /// Set when the run's time budget ended the sweep before it had found the limit to
+    /// its resolution.
+    pub cut: Option<SaturationFlag>,
 }
+
+/// The longest the probe runs.
+const PROBE_MAX: Duration = Duration::from_secs(3);
 
 /// Closed-loop connections of the probe: enough to keep a server busy, few enough that the
 /// probe measures the target and not its queue.
@@ -215,12 +245,7 @@ impl Sweeper<'_> {
         let load = cx.sp.load.with_connections(PROBE_CONNECTIONS);
         let warmup = self.warmup(cx);
         let label = format!("{} probe", cx.label);
-        let m = cx.measure(
-            &load,
-            warmup,
-            self.sw.step_duration.min(Duration::from_secs(3)),
-            &label,
-        );
+        let m = cx.measure(&load, warmup, self.sw.step_duration.min(PROBE_MAX), &label);
         let ok = m.load.failed == 0 && m.problems.is_empty() && m.load.ok > 0;
         self.steps.push(SweepStep {
             rate: None,
@@ -243,8 +268,40 @@ fn alive(cx: &mut TrialCx<'_>) -> bool {
     cx.sess.process.exited().is_none()
 }
 
+/// Whether the run's time budget leaves room for one more step after the first
+/// [`MIN_STEPS`]; if not, what it cut, as the trial's caveat.
+fn room(
+    cx: &mut TrialCx<'_>,
+    kind: &RateSweep,
+    s: &Sweeper<'_>,
+    what: &str,
+) -> Result<(), SaturationFlag> {
+    let measured = s.steps.iter().filter(|x| x.rate.is_some()).count();
+    if measured < MIN_STEPS {
+        return Ok(());
+    }
+    if crate::runner::budget::fits(cx.deadline, kind.step_secs()) {
+        // The progress counted the first steps only.
+        cx.progress.extend(kind.step_secs());
+        return Ok(());
+    }
+    Err(SaturationFlag {
+        kind: "budget".into(),
+        detail: format!(
+            "the run's time budget ended the sweep after {measured} steps, before {what}: {}",
+            match s.best.as_ref() {
+                Some((r, _)) => format!(
+                    "the highest rate held ({r:.0} req/s) is a lower bound of the target's limit"
+                ),
+                None => "no step held".into(),
+            }
+        ),
+    })
+}
+
 /// Runs the sweep against a started target.
-fn run(cx: &mut TrialCx<'_>, sw: &SweepSpec) -> SweepOutcome {
+fn run(cx: &mut TrialCx<'_>, kind: &RateSweep) -> SweepOutcome {
+    let sw = &kind.0;
     let mut s = Sweeper {
         sw,
         steps: Vec::new(),
@@ -260,8 +317,13 @@ fn run(cx: &mut TrialCx<'_>, sw: &SweepSpec) -> SweepOutcome {
     }
     let mut failed_at: Option<f64> = None;
     let mut generator_stop = None;
+    let mut cut = None;
     // Coarse: grow until a step is lost.
     while rate <= sw.max_rate + 1e-9 && !cx.ctx.cancelled() && alive(cx) {
+        if let Err(flag) = room(cx, kind, &s, "a step was lost") {
+            cut = Some(flag);
+            break;
+        }
         match s.step(cx, rate, "coarse") {
             StepVerdict::Held => {}
             StepVerdict::Target(_) => {
@@ -286,6 +348,15 @@ fn run(cx: &mut TrialCx<'_>, sw: &SweepSpec) -> SweepOutcome {
             }
             let mid = (lo * hi).sqrt().round();
             if mid <= lo || mid >= hi {
+                break;
+            }
+            if let Err(flag) = room(
+                cx,
+                kind,
+                &s,
+                &format!("the limit was bisected to within {:.0}%", res * 100.0),
+            ) {
+                cut = Some(flag);
                 break;
             }
             match s.step(cx, mid, "refine") {
@@ -316,6 +387,7 @@ fn run(cx: &mut TrialCx<'_>, sw: &SweepSpec) -> SweepOutcome {
         measured,
         steps: s.steps,
         generator_stop,
+        cut,
     }
 }
 

@@ -1,0 +1,182 @@
+//! The run's one time budget (the profile's `max_time`, or `--max-time`), counted from the
+//! end of the installs and shared by every scenario. Each scenario always does its minimum
+//! (its `trials` rounds of every target; a rate sweep's probe and first two steps); what it
+//! does beyond (rounds added for precision, repeated disturbed trials, a sweep's further
+//! steps) stops once the rest of the budget is what the later scenarios need at least.
+//!
+//! That need is estimated from the plan's nominal seconds and learned as the run goes: the
+//! wall time trials took against their nominal length (warm-ups until steady, connecting,
+//! drains and window extensions are not in it) and what starting and checking a target took.
+use std::time::{Duration, Instant};
+
+use crate::plan::ScenarioPlan;
+
+/// Seconds to start and check one target, until the run has timed some.
+const START_GUESS_S: f64 = 3.0;
+/// Wall seconds per nominal second of a trial, until the run has timed some: a closed
+/// trial warms up until steady (up to its `warmup_max`), connects and drains.
+const PACE_GUESS: f64 = 1.3;
+
+#[derive(Debug)]
+pub struct Budget {
+    started: Instant,
+    total: Option<Duration>,
+    nominal_s: f64,
+    actual_s: f64,
+    starts: u32,
+    start_s: f64,
+}
+
+impl Budget {
+    /// A budget of `total` from now (None: no limit).
+    pub fn new(total: Option<Duration>) -> Budget {
+        Budget {
+            started: Instant::now(),
+            total,
+            nominal_s: 0.0,
+            actual_s: 0.0,
+            starts: 0,
+            start_s: 0.0,
+        }
+    }
+
+    pub fn total(&self) -> Option<Duration> {
+        self.total
+    }
+
+    pub fn elapsed(&self) -> Duration {
+        self.started.elapsed()
+    }
+
+    /// Wall seconds per nominal second of the trials timed so far (at least 1).
+    pub fn pace(&self) -> f64 {
+        if self.nominal_s > 0.0 {
+            (self.actual_s / self.nominal_s).max(1.0)
+        } else {
+            PACE_GUESS
+        }
+    }
+
+    /// Seconds starting and checking a target took, on average so far.
+    pub fn start_s(&self) -> f64 {
+        if self.starts > 0 {
+            self.start_s / self.starts as f64
+        } else {
+            START_GUESS_S
+        }
+    }
+
+    /// A trial of `nominal` seconds took `actual`.
+    pub fn record_trial(&mut self, nominal: f64, actual: Duration) {
+        if nominal > 0.0 {
+            self.nominal_s += nominal;
+            self.actual_s += actual.as_secs_f64();
+        }
+    }
+
+    /// Starting and checking a target took `actual`.
+    pub fn record_start(&mut self, actual: Duration) {
+        self.starts += 1;
+        self.start_s += actual.as_secs_f64();
+    }
+
+    /// The least time `sp` takes: every target started and checked, and its minimum rounds
+    /// at the pace measured so far.
+    pub fn minimum_s(&self, sp: &ScenarioPlan) -> f64 {
+        sp.targets.len() as f64
+            * (self.start_s()
+                + sp.kind.min_trial_secs(sp) * sp.kind.trials(sp.trials) as f64 * self.pace())
+    }
+
+    /// The least time `scenarios` take together.
+    pub fn minimum_of(&self, scenarios: &[ScenarioPlan]) -> f64 {
+        scenarios.iter().map(|s| self.minimum_s(s)).sum()
+    }
+
+    /// When work beyond the minimum must stop in a scenario that `later` follow: the end
+    /// of the budget less what they need at least (the start of the budget when that is
+    /// already past). None without a budget.
+    pub fn deadline(&self, later: &[ScenarioPlan]) -> Option<Instant> {
+        let end = self.started + self.total?;
+        let need = Duration::from_secs_f64(self.minimum_of(later));
+        Some(
+            end.checked_sub(need)
+                .unwrap_or(self.started)
+                .max(self.started),
+        )
+    }
+
+    /// The line printed before the first scenario: what the run needs at least, and the
+    /// budget that what it does beyond that shares.
+    pub fn expectation(&self, scenarios: &[ScenarioPlan]) -> String {
+        let min = fmt_min(self.minimum_of(scenarios));
+        match self.total {
+            None => format!(
+                "expected time: about {min} for every scenario's minimum (no time budget: rounds are added until each is decided or at its most)"
+            ),
+            Some(t) if self.minimum_of(scenarios) > t.as_secs_f64() => format!(
+                "expected time: about {min}, beyond the {} budget: every scenario does its minimum and adds nothing (fewer --scenarios or --targets, or a larger --max-time)",
+                fmt_min(t.as_secs_f64())
+            ),
+            Some(t) => format!(
+                "expected time: {min} to {} (every scenario's minimum, then rounds and sweep steps added within the budget)",
+                fmt_min(t.as_secs_f64())
+            ),
+        }
+    }
+}
+
+/// Whether `secs` more fit before `deadline` (always, without one).
+pub fn fits(deadline: Option<Instant>, secs: f64) -> bool {
+    deadline.is_none_or(|d| Instant::now() + Duration::from_secs_f64(secs.max(0.0)) <= d)
+}
+
+/// The deadline of one trial when `trials_left` trials (this one included) share what is
+/// left before `deadline`.
+pub fn share(deadline: Option<Instant>, trials_left: u32) -> Option<Instant> {
+    let d = deadline?;
+    let now = Instant::now();
+    Some(now + d.saturating_duration_since(now) / trials_left.max(1))
+}
+
+/// "7 min", "45 s".
+fn fmt_min(secs: f64) -> String {
+    if secs >= 90.0 {
+        format!("{:.0} min", secs / 60.0)
+    } else {
+        format!("{secs:.0} s")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_pace_and_start_time_are_learned_from_what_was_timed() {
+        let mut b = Budget::new(Some(Duration::from_secs(600)));
+        assert_eq!(b.pace(), PACE_GUESS);
+        assert_eq!(b.start_s(), START_GUESS_S);
+        b.record_trial(2.0, Duration::from_secs(5));
+        b.record_trial(2.0, Duration::from_secs(3));
+        assert_eq!(b.pace(), 2.0);
+        // Trials never count as faster than nominal: a window is never shorter.
+        let mut fast = Budget::new(None);
+        fast.record_trial(4.0, Duration::from_secs(1));
+        assert_eq!(fast.pace(), 1.0);
+        b.record_start(Duration::from_secs(1));
+        b.record_start(Duration::from_secs(5));
+        assert_eq!(b.start_s(), 3.0);
+    }
+
+    #[test]
+    fn a_trial_gets_its_share_of_what_is_left() {
+        assert!(share(None, 3).is_none());
+        let d = Instant::now() + Duration::from_secs(30);
+        let s = share(Some(d), 3).unwrap();
+        let left = s.saturating_duration_since(Instant::now()).as_secs_f64();
+        assert!((9.0..=10.0).contains(&left), "{left}");
+        assert!(fits(None, 1e9));
+        assert!(!fits(Some(Instant::now()), 1.0));
+    }
+}
