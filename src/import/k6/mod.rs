@@ -174,7 +174,7 @@ pub fn import(o: &Options) -> Result<RunResults> {
         notes.push("a summary alone: k6's figures over the whole test, warm-up included, and its own percentiles (no histogram to merge); import the JSON lines (--out json) for the measured window".into());
         if !s.missing.is_empty() {
             notes.push(format!(
-                "the summary lacks {} of http_req_duration (k6's summaryTrendStats): shown as 0",
+                "the summary lacks {} of http_req_duration (k6's summaryTrendStats): shown as -",
                 s.missing.join(", ")
             ));
         }

@@ -18,9 +18,10 @@ pub struct Summary {
     pub rate: f64,
     /// Requests k6 counted as failed (`http_req_failed`: status 0 or >= 400 by default).
     pub http_failed: Option<u64>,
-    /// `http_req_duration` as k6 summarized it, µs (count = requests).
+    /// `http_req_duration` as k6 summarized it, µs (count = requests); the figures it
+    /// lacked are listed as unmeasured.
     pub latency: LatencySummary,
-    /// Percentiles the summary lacked (its summaryTrendStats), by name.
+    /// Statistics the summary lacked (its summaryTrendStats), by k6's name.
     pub missing: Vec<&'static str>,
     /// Check name -> (passes, fails).
     pub checks: BTreeMap<String, (u64, u64)>,
@@ -66,28 +67,33 @@ pub fn read(file: &Path, v: &Value) -> Result<Summary> {
     let dur = figures("http_req_duration")
         .ok_or_else(|| bad("field `metrics.http_req_duration` is missing".into()))?;
     let mut missing = Vec::new();
-    let mut ms = |key: &'static str| -> f64 {
-        match dur.get(key).and_then(Value::as_f64) {
-            Some(x) => x,
-            None => {
-                missing.push(key);
-                0.0
-            }
+    let mut unmeasured = Vec::new();
+    // k6's statistic, ms, or None (listed as missing, and its field as unmeasured).
+    let mut ms = |key: &'static str, field: &str| -> Option<f64> {
+        let v = dur.get(key).and_then(Value::as_f64);
+        if v.is_none() {
+            missing.push(key);
+            unmeasured.push(field.to_string());
         }
+        v
     };
-    let us = |x: f64| (x * 1000.0).round().max(0.0) as u64;
-    let latency = LatencySummary {
+    let us = |x: Option<f64>| x.map_or(0, |x| (x * 1000.0).round().max(0.0) as u64);
+    let mean = ms("avg", "mean_us");
+    let mut latency = LatencySummary {
         count: requests,
-        mean_us: ms("avg") * 1000.0,
-        stdev_us: 0.0,
-        min_us: us(ms("min")),
-        p50_us: us(ms("med")),
-        p90_us: us(ms("p(90)")),
-        p95_us: us(ms("p(95)")),
-        p99_us: us(ms("p(99)")),
-        p999_us: us(ms("p(99.9)")),
-        max_us: us(ms("max")),
+        mean_us: mean.unwrap_or(0.0) * 1000.0,
+        min_us: us(ms("min", "min_us")),
+        p50_us: us(ms("med", "p50_us")),
+        p90_us: us(ms("p(90)", "p90_us")),
+        p95_us: us(ms("p(95)", "p95_us")),
+        p99_us: us(ms("p(99)", "p99_us")),
+        p999_us: us(ms("p(99.9)", "p999_us")),
+        max_us: us(ms("max", "max_us")),
+        ..Default::default()
     };
+    // k6's summary has no standard deviation.
+    unmeasured.push("stdev_us".into());
+    latency.unmeasured = unmeasured;
     // `http_req_failed` is a rate metric: its passes are the failed requests.
     let http_failed = figures("http_req_failed")
         .and_then(|f| f.get("passes"))
