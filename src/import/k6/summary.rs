@@ -23,6 +23,8 @@ pub struct Summary {
     pub latency: LatencySummary,
     /// Statistics the summary lacked (its summaryTrendStats), by k6's name.
     pub missing: Vec<&'static str>,
+    /// `dropped_iterations` over the whole test.
+    pub dropped_iterations: u64,
     /// Check name -> (passes, fails).
     pub checks: BTreeMap<String, (u64, u64)>,
     /// "k6 summary (--summary-export)" or "k6 handleSummary data".
@@ -63,7 +65,23 @@ pub fn read(file: &Path, v: &Value) -> Result<Summary> {
         reqs.get("count").and_then(Value::as_f64).ok_or_else(|| {
             bad("field `metrics.http_reqs.count` is missing or not a number".into())
         })? as u64;
-    let rate = reqs.get("rate").and_then(Value::as_f64).unwrap_or(0.0);
+    // The rate is the throughput: a summary without it has none to give (not 0 req/s).
+    let field = if nested {
+        "metrics.http_reqs.values.rate"
+    } else {
+        "metrics.http_reqs.rate"
+    };
+    let rate = match reqs.get("rate") {
+        None => return Err(bad(format!("field `{field}` is missing: k6 writes it in every summary; export the summary again (k6 run --summary-export=FILE), or import the JSON lines (--out json)"))),
+        Some(r) => r.as_f64().filter(|r| r.is_finite() && *r >= 0.0).ok_or_else(|| {
+            bad(format!("field `{field}` is {r}, not a rate (requests per second, at least 0)"))
+        })?,
+    };
+    if rate == 0.0 && requests > 0 {
+        return Err(bad(format!(
+            "field `{field}` is 0 while {requests} requests are counted: the file is damaged; export the summary again"
+        )));
+    }
     let dur = figures("http_req_duration")
         .ok_or_else(|| bad("field `metrics.http_req_duration` is missing".into()))?;
     let mut missing = Vec::new();
@@ -94,6 +112,10 @@ pub fn read(file: &Path, v: &Value) -> Result<Summary> {
     // k6's summary has no standard deviation.
     unmeasured.push("stdev_us".into());
     latency.unmeasured = unmeasured;
+    let dropped_iterations = figures("dropped_iterations")
+        .and_then(|d| d.get("count"))
+        .and_then(Value::as_f64)
+        .map_or(0, |n| n.max(0.0) as u64);
     // `http_req_failed` is a rate metric: its passes are the failed requests.
     let http_failed = figures("http_req_failed")
         .and_then(|f| f.get("passes"))
@@ -119,6 +141,7 @@ pub fn read(file: &Path, v: &Value) -> Result<Summary> {
         http_failed,
         latency,
         missing,
+        dropped_iterations,
         checks,
         format: if nested {
             "k6 handleSummary data"
