@@ -272,7 +272,9 @@ fn export_refuses_what_k6_cannot_run_naming_the_cause() {
 fn measured_cases(file: &Path) -> Vec<String> {
     let f = std::fs::File::open(file).unwrap();
     let r: Box<dyn BufRead> = if file.extension().is_some_and(|e| e == "gz") {
-        Box::new(std::io::BufReader::new(flate2::read::MultiGzDecoder::new(f)))
+        Box::new(std::io::BufReader::new(flate2::read::MultiGzDecoder::new(
+            f,
+        )))
     } else {
         Box::new(std::io::BufReader::new(f))
     };

@@ -172,7 +172,19 @@ fn files_that_are_not_k6_output_are_refused_naming_them() {
         "{\"type\":\"Metric\",\"metric\":\"http_reqs\",\"data\":{}}\n{\"type\":\"Poi",
     )
     .unwrap();
+    // A gzipped output cut short (a runner killed before k6 closed it).
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    for i in 0..2000 {
+        std::io::Write::write_all(
+            &mut gz,
+            format!("{{\"type\":\"Point\",\"metric\":\"http_reqs\",\"data\":{{\"time\":\"2026-01-01T00:00:0{}Z\",\"value\":1,\"tags\":{{}}}}}}\n", i % 10).as_bytes(),
+        )
+        .unwrap();
+    }
+    let gz = gz.finish().unwrap();
+    std::fs::write(d.join("cut.json.gz"), &gz[..gz.len() / 2]).unwrap();
     let cases = [
+        ("cut.json.gz", "cut.json.gz: is cut short"),
         ("data.csv", "data.csv: is neither"),
         (
             "other.json",

@@ -47,8 +47,9 @@ pub fn output_file(name: &str, i: impl std::fmt::Display) -> String {
 
 /// Memory each runner requests (and is limited to), MiB: a base for k6 itself, and per VU
 /// its JavaScript runtime, which holds its own copy of the script (the plan with every
-/// case). About 1.5 times what k6 v1.8.1 used with the largest script shipped
-/// (servers/mix, 557 kB: 109 MB at 10 VUs, 436 MB at 100, so ~3.6 MB a VU).
+/// case). With the largest script shipped (servers/mix, 557 kB), k6 v1.8.1 used 106 MiB at
+/// 10 VUs and 426 MiB at 100 (~3.5 MiB a VU, docs/k6.md): this gives 309 and 782 MiB, room
+/// for the samples k6 keeps for its summary as a run goes on.
 pub fn runner_memory_mib(vus_per_pod: u32, script_bytes: usize) -> u64 {
     let per_vu_kib = 1024 + 8 * script_bytes as u64 / 1024;
     256 + (vus_per_pod as u64 * per_vu_kib).div_ceil(1024)
@@ -131,7 +132,7 @@ mod tests {
 
     #[test]
     fn memory_grows_with_the_vus_and_the_script() {
-        // The measured case: 100 VUs of a 557 kB script used 436 MB.
+        // The measured case: 100 VUs of a 557 kB script used 426 MiB.
         let m = runner_memory_mib(100, 557_594);
         assert!((600..=800).contains(&m), "{m} MiB");
         assert!(runner_memory_mib(10, 557_594) < m);

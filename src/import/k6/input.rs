@@ -39,7 +39,7 @@ pub fn read_error(file: &Path, e: std::io::Error) -> anyhow::Error {
     if e.kind() == std::io::ErrorKind::UnexpectedEof {
         bad(
             file,
-            format!("ends before its end ({e}): the file is cut short (was k6 stopped before it closed its output, or the copy incomplete?); copy it again, or run again"),
+            format!("is cut short ({e}): was k6 stopped before it closed its output, or the copy incomplete? Copy it again, or run again"),
         )
     } else {
         bad(file, format!("cannot be read as text: {e}"))
