@@ -284,6 +284,11 @@ fn row(
         (Some(x), Some(y)) => relative_change(f(x), f(y)),
         _ => None,
     };
+    // A p99 the source did not measure (an imported k6 summary without it) is no figure.
+    let p99 = |k: Option<&TargetSummary>| {
+        k.filter(|s| s.latency.measured("p99_us"))
+            .map(|s| s.p99_us.median)
+    };
     let rps_change = match (&adjusted, key_a, key_b) {
         (Some((x, y, _, _)), _, _) => judge::change(x, y, between),
         (None, Some(x), Some(y)) => judge::change(&x.rps.samples, &y.rps.samples, between),
@@ -300,9 +305,9 @@ fn row(
         baseline_rps: key_a.map(|s| s.rps.center_or_median()),
         candidate_rps: key_b.map(|s| s.rps.center_or_median()),
         rps_change,
-        baseline_p99_us: key_a.map(|s| s.p99_us.median),
-        candidate_p99_us: key_b.map(|s| s.p99_us.median),
-        p99_change: change(|s| &s.p99_us.samples),
+        baseline_p99_us: p99(key_a),
+        candidate_p99_us: p99(key_b),
+        p99_change: change(|s| &s.p99_us.samples).filter(|_| p99(key_a).and(p99(key_b)).is_some()),
         baseline_trials: key_a.map(|s| s.rps.samples.len()),
         candidate_trials: key_b.map(|s| s.rps.samples.len()),
         comparable,

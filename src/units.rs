@@ -12,6 +12,16 @@ pub fn fmt_bytes(b: u64) -> String {
     }
 }
 
+/// One figure of a latency summary (`field` its name, `us` its value) as `fmt_ms`, or "-"
+/// when the source did not measure it (an imported k6 summary without that statistic).
+pub fn fmt_latency(l: &gqlbench_engine::LatencySummary, field: &str, us: f64) -> String {
+    if l.measured(field) {
+        fmt_ms(us)
+    } else {
+        "-".into()
+    }
+}
+
 /// Microseconds as milliseconds: two decimals below 10 ms, one below 100, none above.
 pub fn fmt_ms(us: f64) -> String {
     let ms = us / 1000.0;

@@ -1,8 +1,14 @@
 //! End-to-end: `gqlbench export k6` writes a script that the real k6 (v1.8.1, pinned in
 //! tools/k6) runs against a fixture server for 2 s, with every response checked: a right
-//! server passes every check, a wrong or failing one fails the run (k6 exits 99). Scenario
-//! kinds k6 cannot reproduce, bad URLs and occupied folders are refused with exit 2.
+//! server passes every check, a wrong or failing one fails the run (k6 exits 99). Run as
+//! the k6-operator runs it (execution segments), every pod sends the scenario's mix; every
+//! send of an operation takes its next case. The TestRun pins the tested k6 and gives each
+//! pod a CPU, a node and a file on the results volume. Scenario kinds k6 cannot reproduce,
+//! bad URLs and occupied folders are refused with exit 2; a connection sweep exports one
+//! level with -c.
 mod common;
+use std::collections::BTreeMap;
+use std::io::BufRead;
 use std::path::Path;
 use std::process::Command;
 
@@ -259,4 +265,225 @@ fn export_refuses_what_k6_cannot_run_naming_the_cause() {
         .arg("--force")
         .go()
         .assert_exit(0);
+}
+
+/// The `case` tag of every measured request of a k6 JSON lines file (gzipped when its name
+/// ends in .gz, as k6 writes it), in the file's order.
+fn measured_cases(file: &Path) -> Vec<String> {
+    let f = std::fs::File::open(file).unwrap();
+    let r: Box<dyn BufRead> = if file.extension().is_some_and(|e| e == "gz") {
+        Box::new(std::io::BufReader::new(flate2::read::MultiGzDecoder::new(
+            f,
+        )))
+    } else {
+        Box::new(std::io::BufReader::new(f))
+    };
+    r.lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(&l.unwrap()).unwrap())
+        .filter(|v| v["type"] == "Point" && v["metric"] == "http_reqs")
+        .filter(|v| v["data"]["tags"]["scenario"] == "measured")
+        .map(|v| v["data"]["tags"]["case"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn every_pod_of_a_testrun_sends_the_scenarios_mix() {
+    // federation/dedup: large 4, small 1. Picked by `iteration % 5` on 5 pods, each pod's
+    // iterations (every 5th) went all to one operation: four pods sent only `large`.
+    let server = start_fixture_server("good");
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("dedup");
+    Gqlbench::new(["export", "k6", "federation/dedup", "--profile", "quick"])
+        .args(["--url", &server.url, "--parallelism", "5"])
+        .args(["--warmup", "0s", "--duration", "1s", "--out"])
+        .arg(&out)
+        .root(repo())
+        .go()
+        .assert_exit(0);
+    let results = dir.path().join("results");
+    std::fs::create_dir(&results).unwrap();
+    // The fixture answers no federation query right: the checks fail, the counts stand.
+    let codes = run_testrun(&out, &results);
+    assert_eq!(codes.len(), 5);
+    for i in 1..=5 {
+        let file = results.join(format!("gqlbench-federation-dedup-{i}.json.gz"));
+        let mut by_op: BTreeMap<String, u64> = BTreeMap::new();
+        for c in measured_cases(&file) {
+            let op = c.split('#').next().unwrap().to_string();
+            *by_op.entry(op).or_default() += 1;
+        }
+        let small = by_op.get("federation/small").copied().unwrap_or(0) as f64;
+        let total: u64 = by_op.values().sum();
+        assert!(total >= 50, "pod {i}: only {total} requests ({by_op:?})");
+        let share = small / total as f64;
+        assert!(
+            (0.12..=0.28).contains(&share),
+            "pod {i}: {:.0}% small, want about 20%: {by_op:?}",
+            share * 100.0
+        );
+    }
+}
+
+#[test]
+fn each_send_of_an_operation_takes_its_next_case() {
+    // servers/mix: simple-var (60, 50 cases), medium-var (30, 20 cases), complex (10). One
+    // case per turn of a 100-long table sent `simple-var#0` 60 times in a row.
+    let server = start_fixture_server("good");
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("mix");
+    Gqlbench::new([
+        "export",
+        "k6",
+        "servers/mix",
+        "--profile",
+        "quick",
+        "-c",
+        "1",
+    ])
+    .args([
+        "--url",
+        &server.url,
+        "--warmup",
+        "0s",
+        "--duration",
+        "1s",
+        "--out",
+    ])
+    .arg(&out)
+    .root(repo())
+    .go()
+    .assert_exit(0);
+    k6_run(&out);
+    let cases = measured_cases(&out.join("points.json"));
+    assert!(cases.len() > 200, "only {} requests", cases.len());
+    let longest = cases
+        .chunk_by(|a, b| a == b)
+        .map(<[String]>::len)
+        .max()
+        .unwrap();
+    assert_eq!(longest, 1, "one case sent {longest} times in a row");
+    let simple: std::collections::BTreeSet<&String> = cases
+        .iter()
+        .filter(|c| c.starts_with("social/simple-var#"))
+        .collect();
+    assert_eq!(
+        simple.len(),
+        50,
+        "simple-var's cases sent: {}",
+        simple.len()
+    );
+}
+
+/// The YAML documents of a file.
+fn yaml_docs(file: &Path) -> Vec<serde_yaml_ng::Value> {
+    let text = std::fs::read_to_string(file).unwrap();
+    serde_yaml_ng::Deserializer::from_str(&text)
+        .map(|d| serde::Deserialize::deserialize(d).unwrap())
+        .collect()
+}
+
+#[test]
+fn the_testrun_pins_k6_and_gives_each_pod_a_cpu_a_node_and_a_results_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("x");
+    let url = "http://api.example:4000/graphql";
+    export("e2e/hello", url, &out)
+        .args(["--parallelism", "3", "-c", "12"])
+        .go()
+        .assert_exit(0);
+    let tr = &yaml_docs(&out.join("testrun.yaml"))[0];
+    let spec = &tr["spec"];
+    let runner = &spec["runner"];
+    assert_eq!(runner["image"], "grafana/k6:1.8.1");
+    assert_eq!(spec["separate"], true);
+    for side in ["requests", "limits"] {
+        assert_eq!(runner["resources"][side]["cpu"], "1", "{side}");
+        let mem = runner["resources"][side]["memory"].as_str().unwrap();
+        assert!(mem.ends_with("Mi") && mem.len() > 2, "{side}: {mem}");
+    }
+    let env = |name: &str| {
+        runner["env"]
+            .as_sequence()
+            .unwrap()
+            .iter()
+            .find(|e| e["name"] == name)
+            .unwrap_or_else(|| panic!("no env {name}"))
+            .clone()
+    };
+    assert_eq!(env("GQLBENCH_URL")["value"], url);
+    assert_eq!(
+        env("GQLBENCH_POD")["valueFrom"]["fieldRef"]["fieldPath"],
+        "metadata.labels['job-name']"
+    );
+    assert_eq!(
+        spec["arguments"],
+        "--out json=/results/$(GQLBENCH_POD).json.gz"
+    );
+    assert_eq!(runner["volumeMounts"][0]["mountPath"], "/results");
+    let claim = &runner["volumes"][0]["persistentVolumeClaim"]["claimName"];
+    assert_eq!(
+        runner["volumes"][0]["name"],
+        runner["volumeMounts"][0]["name"]
+    );
+    // results.yaml: that claim, writable from many nodes, and a pod that mounts it.
+    let docs = yaml_docs(&out.join("results.yaml"));
+    let pvc = docs
+        .iter()
+        .find(|d| d["kind"] == "PersistentVolumeClaim")
+        .unwrap();
+    assert_eq!(&pvc["metadata"]["name"], claim);
+    assert_eq!(pvc["spec"]["accessModes"][0], "ReadWriteMany");
+    let pod = docs.iter().find(|d| d["kind"] == "Pod").unwrap();
+    assert_eq!(
+        &pod["spec"]["volumes"][0]["persistentVolumeClaim"]["claimName"],
+        claim
+    );
+    assert_eq!(
+        pod["spec"]["containers"][0]["volumeMounts"][0]["mountPath"],
+        "/results"
+    );
+    // The README: install, run, pass or fail, collect, run again, the URL.
+    let readme = std::fs::read_to_string(out.join("README.md")).unwrap();
+    for want in [
+        "kubectl apply -f https://raw.githubusercontent.com/grafana/k6-operator/v1.6.0/bundle.yaml",
+        "kubectl apply -f results.yaml",
+        "kubectl create configmap gqlbench-e2e-hello --from-file=script.js --dry-run=client -o yaml | kubectl apply -f -",
+        "kubectl delete testrun gqlbench-e2e-hello",
+        "kubectl get testrun gqlbench-e2e-hello",
+        "kubectl get pods -l k6_cr=gqlbench-e2e-hello,runner=true",
+        "99",
+        "for i in $(seq 1 3); do kubectl cp gqlbench-e2e-hello-results:/results/gqlbench-e2e-hello-$i.json.gz",
+        "gqlbench import k6 gqlbench-e2e-hello-*.json.gz",
+        "`GQLBENCH_URL` in `testrun.yaml`",
+    ] {
+        assert!(readme.contains(want), "README lacks {want:?}:\n{readme}");
+    }
+}
+
+#[test]
+fn a_connection_sweep_exports_the_level_given_with_c() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = "http://127.0.0.1:9/graphql";
+    // Without a level: refused, saying how to give one.
+    let o = export("e2e/sweep", url, &dir.path().join("none")).go();
+    o.assert_exit(2);
+    assert!(o.stderr.contains("--connections N"), "{}", o.stderr);
+    // With -c: that level, as a plain load, and the README says it is one level.
+    let out = dir.path().join("level");
+    export("e2e/sweep", url, &out)
+        .args(["-c", "6"])
+        .go()
+        .assert_exit(0);
+    let meta: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("gqlbench-export.json")).unwrap())
+            .unwrap();
+    assert_eq!(
+        meta["executor"],
+        serde_json::json!({"executor": "constant-vus", "vus": 6})
+    );
+    let readme = std::fs::read_to_string(out.join("README.md")).unwrap();
+    assert!(
+        readme.contains("one level of it, 6 connections"),
+        "{readme}"
+    );
 }

@@ -1,5 +1,6 @@
 //! `gqlbench export k6`: the scenario resolved as `run` would resolve it, written as a k6
-//! script, a k6-operator TestRun manifest, a README and the metadata import reads back.
+//! script, a k6-operator TestRun manifest with the volume its pods write to, a README and
+//! the metadata import reads back.
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -9,7 +10,7 @@ use clap::Parser;
 use crate::catalog::Catalog;
 use crate::cli::{ExportK6Args, RunArgs};
 use crate::error::UserError;
-use crate::export::{k6, plan, readme, testrun, Executor, ExportPlan, METADATA_FILE};
+use crate::export::{collect, k6, plan, readme, testrun, ExportPlan, METADATA_FILE};
 
 /// `run`'s arguments with their defaults, so that an export resolves its scenario with the
 /// same profiles, overrides and checks as a run of it.
@@ -20,7 +21,13 @@ struct RunDefaults {
 }
 
 /// The files an export writes: only these are replaced by --force.
-const FILES: [&str; 4] = ["script.js", "testrun.yaml", "README.md", METADATA_FILE];
+const FILES: [&str; 5] = [
+    "script.js",
+    "testrun.yaml",
+    "results.yaml",
+    "README.md",
+    METADATA_FILE,
+];
 
 pub fn k6(root: &Path, a: &ExportK6Args) -> Result<ExitCode> {
     let (suite, name) = a
@@ -55,7 +62,7 @@ pub fn k6(root: &Path, a: &ExportK6Args) -> Result<ExitCode> {
         .scenarios
         .first()
         .context("the scenario resolved to nothing")?;
-    let mut p = ExportPlan::new(&cat, sp, &a.url, a.parallelism)?;
+    let mut p = ExportPlan::new(&cat, sp, &a.url, a.parallelism, a.connections)?;
     p.profile = a.profile.clone();
     check_parallelism(&p)?;
     let out = a
@@ -67,8 +74,11 @@ pub fn k6(root: &Path, a: &ExportK6Args) -> Result<ExitCode> {
         let path = out.join(file);
         std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))
     };
-    write("script.js", k6::script(&p))?;
-    write("testrun.yaml", testrun::manifest(&p))?;
+    let script = k6::script(&p);
+    let script_bytes = script.len();
+    write("script.js", script)?;
+    write("testrun.yaml", testrun::manifest(&p, script_bytes))?;
+    write("results.yaml", collect::manifest(&testrun::k8s_name(&p)))?;
     write("README.md", readme::readme(&p))?;
     write(
         METADATA_FILE,
@@ -96,17 +106,7 @@ pub fn k6(root: &Path, a: &ExportK6Args) -> Result<ExitCode> {
 /// Every pod of the TestRun needs at least one VU: fewer VUs than pods would leave pods
 /// with nothing to do and the load split unevenly.
 fn check_parallelism(p: &ExportPlan) -> Result<(), UserError> {
-    let vus = match &p.executor {
-        Executor::ConstantVus { vus } => *vus,
-        Executor::RampingVus { start_vus, stages } => stages
-            .iter()
-            .map(|s| s.1)
-            .chain([*start_vus])
-            .max()
-            .unwrap_or(0),
-        Executor::ConstantArrivalRate { max_vus, .. }
-        | Executor::RampingArrivalRate { max_vus, .. } => *max_vus,
-    };
+    let vus = p.max_vus();
     if p.parallelism > vus {
         return Err(UserError::Flag {
             flag: "--parallelism",

@@ -2,6 +2,7 @@
 //! for a load that outgrows one machine (k6 with the k6-operator on Kubernetes). The
 //! scenario is resolved exactly as `run` resolves it (`plan`); `plan.rs` turns that into
 //! what an export needs, and one file per output writes it.
+pub mod collect;
 pub mod k6;
 pub mod plan;
 pub mod readme;

@@ -108,29 +108,49 @@ pub struct ExportMetadata {
 
 impl ExportPlan {
     /// Checks that the scenario's kind can be exported, then builds the plan from the
-    /// scenario resolved as `run` resolves it.
-    pub fn new(cat: &Catalog, sp: &ScenarioPlan, url: &str, parallelism: u32) -> Result<Self> {
+    /// scenario resolved as `run` resolves it. `connections` is `-c`, given or not: with
+    /// it, a connection sweep exports as the one level it names.
+    pub fn new(
+        cat: &Catalog,
+        sp: &ScenarioPlan,
+        url: &str,
+        parallelism: u32,
+        connections: Option<u32>,
+    ) -> Result<Self> {
         let def = cat.scenario(&sp.suite, &sp.name)?;
+        let mut caveats = Vec::new();
         for kind in crate::kinds::REGISTRY {
             let Some(why) = kind.not_in_k6 else { continue };
-            if def.file.sections.contains_key(kind.section) {
-                let exportable: Vec<&str> = crate::kinds::REGISTRY
-                    .iter()
-                    .filter(|k| k.not_in_k6.is_none())
-                    .map(|k| k.section)
-                    .collect();
-                return Err(UserError::Manifest {
-                    file: def.path.clone(),
-                    message: format!(
-                        "a `{}` scenario cannot be exported to k6: {why}. Exportable: plain load scenarios (also {} ones)",
-                        kind.section,
-                        exportable.join(", ")
-                    ),
-                }
-                .into());
+            let Some(section) = def.file.sections.get(kind.section) else {
+                continue;
+            };
+            // A sweep over connections is one plain load per level: `-c N` picks one
+            // (the refusal says so).
+            if let (true, Some(n)) = (
+                kind.section == crate::kinds::connection_sweep::DEF.section,
+                connections,
+            ) {
+                caveats.push(format!(
+                    "the scenario sweeps connections ({}); this export is one level of it, {n} connections: export each level with -c",
+                    section
+                ));
+                continue;
             }
+            let exportable: Vec<&str> = crate::kinds::REGISTRY
+                .iter()
+                .filter(|k| k.not_in_k6.is_none())
+                .map(|k| k.section)
+                .collect();
+            return Err(UserError::Manifest {
+                file: def.path.clone(),
+                message: format!(
+                    "a `{}` scenario cannot be exported to k6: {why}. Exportable: plain load scenarios (also {} ones)",
+                    kind.section,
+                    exportable.join(", ")
+                ),
+            }
+            .into());
         }
-        let mut caveats = Vec::new();
         let (executor, think_time) = match &sp.load.arrival {
             Arrival::Closed {
                 connections,
@@ -231,6 +251,21 @@ impl ExportPlan {
             parallelism,
             caveats,
         })
+    }
+
+    /// The most VUs the load runs at once (a ramp's highest stage; an open model's cap).
+    pub fn max_vus(&self) -> u32 {
+        match &self.executor {
+            Executor::ConstantVus { vus } => *vus,
+            Executor::RampingVus { start_vus, stages } => stages
+                .iter()
+                .map(|s| s.1)
+                .chain([*start_vus])
+                .max()
+                .unwrap_or(0),
+            Executor::ConstantArrivalRate { max_vus, .. }
+            | Executor::RampingArrivalRate { max_vus, .. } => *max_vus,
+        }
     }
 
     pub fn model(&self) -> &'static str {

@@ -1,7 +1,9 @@
 //! The README written beside an exported k6 script: what it reproduces, how to run it on
-//! one machine and on Kubernetes, and how to bring the results back to gqlbench.
+//! one machine and on Kubernetes (install the operator, run, read pass or fail, collect the
+//! pods' files and import them, run again), and how to bring the results back to gqlbench.
+use super::collect;
 use super::plan::{Executor, ExportPlan};
-use super::testrun::k8s_name;
+use super::testrun::{k8s_name, output_file, runner_image};
 use super::{CHECKS, K6_VERSION, MEASURED_SCENARIO, METADATA_FILE, WARMUP_SCENARIO};
 
 fn load_line(p: &ExportPlan) -> String {
@@ -27,7 +29,6 @@ fn load_line(p: &ExportPlan) -> String {
 }
 
 pub fn readme(p: &ExportPlan) -> String {
-    let name = k8s_name(p);
     let mut caveats = p.caveats.clone();
     if !crate::urls::is_loopback(&p.url) {
         caveats.push(format!(
@@ -55,7 +56,7 @@ pub fn readme(p: &ExportPlan) -> String {
          - warm-up: {warmup} s (k6 scenario `{WARMUP_SCENARIO}`, left out by `gqlbench import k6`), then {duration} s measured (k6 scenario `{MEASURED_SCENARIO}`)\n\
          - operations: {ops}\n\
          - every response is checked: {checks}; any failed check in the measured window fails the run (threshold `checks{{scenario:{MEASURED_SCENARIO}}}` rate==1, k6 exits 99)\n\
-         - endpoint: {url} (override with `-e GQLBENCH_URL=...`)\n\n",
+         - endpoint: {url} (override with `-e GQLBENCH_URL=...`, or the runners' `GQLBENCH_URL` in `testrun.yaml`)\n\n",
         suite = p.suite,
         scenario = p.scenario,
         description = p.description,
@@ -78,22 +79,79 @@ pub fn readme(p: &ExportPlan) -> String {
     s.push_str(&format!(
         "## On one machine\n\n\
          \x20   k6 run --out json=points.json --summary-export=summary.json script.js\n\
-         \x20   gqlbench import k6 summary.json points.json --target NAME\n\n\
+         \x20   gqlbench import k6 points.json summary.json --target NAME\n\n\
          `gqlbench import k6` reads `{METADATA_FILE}` beside the files for the suite and scenario,\n\
          and writes a results folder that `gqlbench report` and `gqlbench compare` read.\n\
          One k6 process is limited by its own CPU: on gqlbench's 2-core development VM one k6\n\
          core sent about 13,500 requests/s with these checks (docs/k6.md), far below what the\n\
-         fastest GraphQL servers answer; when k6's CPU is near 100%, the figures are k6's.\n\n\
-         ## On Kubernetes with the k6-operator\n\n\
-         \x20   kubectl create configmap {name} --from-file=script.js\n\
-         \x20   kubectl apply -f testrun.yaml\n\n\
+         fastest GraphQL servers answer; when k6's CPU is near 100%, the figures are k6's.\n\n",
+    ));
+    s.push_str(&kubernetes(p));
+    s
+}
+
+/// The README's Kubernetes part: install, run, pass or fail, collect and import, run again.
+fn kubernetes(p: &ExportPlan) -> String {
+    let name = k8s_name(p);
+    let par = p.parallelism;
+    let collect = collect::commands(&name, par)
+        .iter()
+        .map(|c| format!("    {c}\n"))
+        .collect::<String>();
+    format!(
+        "## On Kubernetes with the k6-operator\n\n\
          `testrun.yaml` runs the script on {par} pod(s) (`spec.parallelism`). The operator gives\n\
          each pod an execution segment: the VUs (closed model) or the arrival rate (open model)\n\
-         are split between the pods, so the total load is the scenario's. Each pod writes its\n\
-         own JSON lines (`/tmp/k6-points.json`); copy them out and import them together\n\
-         (`gqlbench import k6 points-*.json`): their latency histograms are merged. Per-pod\n\
-         summaries cannot be merged into percentiles, so import the JSON lines.\n",
-        par = p.parallelism,
-    ));
-    s
+         are split between the pods, so the total load is the scenario's, and the script picks\n\
+         the operations so that every pod sends the scenario's mix. Each runner runs\n\
+         `{image}` (the tested k6), on a node of its own (`separate: true`: the cluster needs\n\
+         {par} schedulable node(s)) with one CPU requested and limited, and writes its samples to\n\
+         the volume of `results.yaml`, as `{first}` ... `{last}`.\n\n\
+         Install the operator once per cluster (v1.6.0, the release its manifests were checked\n\
+         against):\n\n\
+         \x20   kubectl apply -f https://raw.githubusercontent.com/grafana/k6-operator/v1.6.0/bundle.yaml\n\n\
+         (or with Helm: `helm repo add grafana https://grafana.github.io/helm-charts`, then\n\
+         `helm install k6-operator grafana/k6-operator --version 4.6.0`).\n\n\
+         ### Run\n\n\
+         The results volume needs a storage class with ReadWriteMany (the runners write from\n\
+         several nodes at once): set `storageClassName` in `results.yaml` if the cluster's default\n\
+         is not one. The URL the load goes to is the runners' `GQLBENCH_URL` in `testrun.yaml`\n\
+         (`spec.runner.env`; now {url}): change it there.\n\n\
+         \x20   kubectl apply -f results.yaml\n\
+         \x20   kubectl create configmap {name} --from-file=script.js\n\
+         \x20   kubectl apply -f testrun.yaml\n\n\
+         ### Pass or fail\n\n\
+         \x20   kubectl get testrun {name}\n\
+         \x20   kubectl get pods -l k6_cr={name},runner=true -o 'custom-columns=POD:.metadata.name,EXIT:.status.containerStatuses[0].state.terminated.exitCode'\n\n\
+         The TestRun's STAGE is `finished` once every runner pod has ended, whether it passed\n\
+         or not (`error` means the operator could not start the test, e.g. the script did not\n\
+         load: `kubectl logs job/{name}-initializer`). Each runner judges the checks threshold on\n\
+         its own samples and exits on its own: 0 passed, 99 a check failed in its share of the\n\
+         measured window. One pod with 99 fails the run; `kubectl logs` of a pod shows its\n\
+         summary. `gqlbench import k6` judges every pod's samples together (exit 1 on any failed\n\
+         check).\n\n\
+         ### Collect and import\n\n\
+         In this folder (beside `{METADATA_FILE}`, which the import reads), once the stage is\n\
+         `finished`:\n\n\
+         {collect}\n\
+         Every pod's file is needed: the import refuses a run with a pod's file missing (it\n\
+         knows the {par} pods from `{METADATA_FILE}` and each sample's `instance_id` tag, which\n\
+         the operator sets) or a file given twice, and merges the pods' latency histograms.\n\
+         Per-pod summaries cannot be merged into percentiles, so the runners write JSON lines.\n\n\
+         ### Run again\n\n\
+         The ConfigMap and the TestRun exist from the last run: replace the script and start a\n\
+         new TestRun (deleting the TestRun deletes its pods), and remove the last run's files\n\
+         first, so that a pod that fails before writing cannot leave an old file in place:\n\n\
+         \x20   kubectl create configmap {name} --from-file=script.js --dry-run=client -o yaml | kubectl apply -f -\n\
+         \x20   kubectl delete testrun {name} --ignore-not-found\n\
+         \x20   {clear}\n\
+         \x20   kubectl apply -f testrun.yaml\n\n\
+         When done: `kubectl delete testrun {name}` and `kubectl delete -f results.yaml` (the\n\
+         volume and its files).\n",
+        image = runner_image(),
+        first = output_file(&name, 1),
+        last = output_file(&name, par),
+        url = p.url,
+        clear = collect::clear_command(&name),
+    )
 }

@@ -13,12 +13,45 @@ export const options = PLAN.options;
 // GQLBENCH_URL points the same script at another endpoint (k6 run -e GQLBENCH_URL=...).
 const URL = __ENV.GQLBENCH_URL || PLAN.url;
 
-// Operations by weight: each operation's index repeated `weight` times, walked in order,
-// so the mix is exact over every full turn of the table.
-const TABLE = [];
-PLAN.operations.forEach((op, i) => {
-  for (let w = 0; w < op.weight; w++) TABLE.push(i);
+// Operations by weight: operation i owns a share weight_i / total of [0, 1), and iteration
+// n of the test takes the operation whose share holds frac(n × φ) (φ = 0.618..., the golden
+// ratio's fraction). n is k6's exec.scenario.iterationInTest, unique across the pods of a
+// k6-operator TestRun, where a pod of p gets every p-th n: frac(n × φ) over any such stride
+// still spreads evenly over [0, 1) (p × φ is irrational), so every pod sends the mix, and
+// over any run of iterations the mix is close to exact. A table walked by `n % length`
+// would alias with the stride (a 4:1 mix on 5 pods gave four pods only the first operation).
+const GOLDEN = 0.6180339887498949;
+const CUMULATIVE = [];
+let TOTAL_WEIGHT = 0;
+PLAN.operations.forEach((op) => {
+  TOTAL_WEIGHT += op.weight;
+  CUMULATIVE.push(TOTAL_WEIGHT);
 });
+
+function operationOf(n) {
+  const x = ((n * GOLDEN) % 1) * TOTAL_WEIGHT;
+  let i = 0;
+  while (i < CUMULATIVE.length - 1 && x >= CUMULATIVE[i]) i++;
+  return i;
+}
+
+// Each operation's cases in turn, as gqlbench's engine sends them: every send of an
+// operation takes its next case, so no case goes out in a burst of identical requests
+// (which a cache or request deduplication would favour). Counted per VU (each VU has its
+// own copy of this module), each VU starting at its own point of the list (spread by the
+// same golden-ratio step), so that VUs do not trail each other through the same cases.
+let NEXT_CASE = null;
+
+function nextCase(i) {
+  if (NEXT_CASE === null) {
+    const start = (exec.vu.idInTest * GOLDEN) % 1;
+    NEXT_CASE = PLAN.operations.map((op) => Math.floor(start * op.cases.length));
+  }
+  const cases = PLAN.operations[i].cases;
+  const c = cases[NEXT_CASE[i]];
+  NEXT_CASE[i] = (NEXT_CASE[i] + 1) % cases.length;
+  return c;
+}
 
 const HEADERS = Object.assign({ 'content-type': 'application/json' }, PLAN.headers);
 
@@ -40,8 +73,7 @@ function same(a, b) {
 
 export default function () {
   const n = exec.scenario.iterationInTest;
-  const op = PLAN.operations[TABLE[n % TABLE.length]];
-  const c = op.cases[Math.floor(n / TABLE.length) % op.cases.length];
+  const c = nextCase(operationOf(n));
   let headers = HEADERS;
   if (PLAN.unique_header) {
     headers = Object.assign({}, HEADERS, { [PLAN.unique_header]: `${exec.vu.idInTest}-${n}` });

@@ -223,10 +223,11 @@ pub fn rows(s: &ScenarioResult) -> Vec<Row> {
                     },
                     precision: precision::cell(s, t),
                     cv: format!("{:.1}%", x.rps.cv * 100.0),
-                    avg: fmt_ms(x.latency.mean_us),
-                    p50: fmt_ms(x.latency.p50_us as f64),
-                    p95: fmt_ms(x.latency.p95_us as f64),
-                    p99: fmt_ms(x.latency.p99_us as f64),
+                    // A figure the source did not give (an imported k6 summary) is "-".
+                    avg: crate::units::fmt_latency(&x.latency, "mean_us", x.latency.mean_us),
+                    p50: crate::units::fmt_latency(&x.latency, "p50_us", x.latency.p50_us as f64),
+                    p95: crate::units::fmt_latency(&x.latency, "p95_us", x.latency.p95_us as f64),
+                    p99: crate::units::fmt_latency(&x.latency, "p99_us", x.latency.p99_us as f64),
                     errors: if x.failures == 0 {
                         "0".into()
                     } else {

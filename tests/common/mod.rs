@@ -11,7 +11,7 @@ mod server;
 
 pub use cmd::{Gqlbench, Outcome};
 pub use fixtures::{fixture_copy, fixtures, repo};
-pub use k6::k6_binary;
+pub use k6::{k6_binary, run_testrun};
 pub use procs::{assert_no_process, cgroups_of, parent_pid, pids_with, processes_with, wait_for};
 pub use results::{fixture_run, read_results, save_run, target, target_mut, with_samples};
 pub use server::{free_port, start as start_fixture_server, start_with_env, Server};

@@ -67,6 +67,7 @@ pub fn summarize(h: &Histogram<u64>) -> LatencySummary {
         p99_us: h.value_at_quantile(0.99),
         p999_us: h.value_at_quantile(0.999),
         max_us: h.max(),
+        unmeasured: Vec::new(),
     }
 }
 

@@ -102,6 +102,7 @@ impl LoadResult {
 
 /// Latency figures of one histogram, in microseconds.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(from = "LatencyFields", into = "LatencyFields")]
 pub struct LatencySummary {
     /// Number of samples.
     pub count: u64,
@@ -114,6 +115,89 @@ pub struct LatencySummary {
     pub p99_us: u64,
     pub p999_us: u64,
     pub max_us: u64,
+    /// The figures the source did not give, by field name (`"p99_us"`): an import of a k6
+    /// summary whose `summaryTrendStats` left them out. Their fields hold 0 here, null in
+    /// results.json, and every report shows "-". Empty for every histogram.
+    pub unmeasured: Vec<String>,
+}
+
+impl LatencySummary {
+    /// Whether the figure named `field` (e.g. `"p99_us"`) was measured.
+    pub fn measured(&self, field: &str) -> bool {
+        !self.unmeasured.iter().any(|u| u == field)
+    }
+}
+
+/// `LatencySummary` as results.json holds it: an unmeasured figure is null, so that no
+/// reader takes it for a measured 0.
+#[derive(Serialize, Deserialize)]
+struct LatencyFields {
+    count: u64,
+    mean_us: Option<f64>,
+    stdev_us: Option<f64>,
+    min_us: Option<u64>,
+    p50_us: Option<u64>,
+    p90_us: Option<u64>,
+    p95_us: Option<u64>,
+    p99_us: Option<u64>,
+    p999_us: Option<u64>,
+    max_us: Option<u64>,
+}
+
+impl From<LatencyFields> for LatencySummary {
+    fn from(f: LatencyFields) -> Self {
+        let mut unmeasured = Vec::new();
+        let mut take = |name: &str, v: Option<u64>| {
+            v.unwrap_or_else(|| {
+                unmeasured.push(name.to_string());
+                0
+            })
+        };
+        let min_us = take("min_us", f.min_us);
+        let p50_us = take("p50_us", f.p50_us);
+        let p90_us = take("p90_us", f.p90_us);
+        let p95_us = take("p95_us", f.p95_us);
+        let p99_us = take("p99_us", f.p99_us);
+        let p999_us = take("p999_us", f.p999_us);
+        let max_us = take("max_us", f.max_us);
+        for (name, v) in [("mean_us", f.mean_us), ("stdev_us", f.stdev_us)] {
+            if v.is_none() {
+                unmeasured.push(name.to_string());
+            }
+        }
+        LatencySummary {
+            count: f.count,
+            mean_us: f.mean_us.unwrap_or(0.0),
+            stdev_us: f.stdev_us.unwrap_or(0.0),
+            min_us,
+            p50_us,
+            p90_us,
+            p95_us,
+            p99_us,
+            p999_us,
+            max_us,
+            unmeasured,
+        }
+    }
+}
+
+impl From<LatencySummary> for LatencyFields {
+    fn from(l: LatencySummary) -> Self {
+        let int = |name: &str, v: u64| l.measured(name).then_some(v);
+        let float = |name: &str, v: f64| l.measured(name).then_some(v);
+        LatencyFields {
+            count: l.count,
+            mean_us: float("mean_us", l.mean_us),
+            stdev_us: float("stdev_us", l.stdev_us),
+            min_us: int("min_us", l.min_us),
+            p50_us: int("p50_us", l.p50_us),
+            p90_us: int("p90_us", l.p90_us),
+            p95_us: int("p95_us", l.p95_us),
+            p99_us: int("p99_us", l.p99_us),
+            p999_us: int("p999_us", l.p999_us),
+            max_us: int("max_us", l.max_us),
+        }
+    }
 }
 
 /// One described failure.
@@ -179,4 +263,33 @@ pub struct ConnectionSpread {
     pub min_connection_requests: u64,
     /// Most requests completed by one connection.
     pub max_connection_requests: u64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_unmeasured_figure_is_null_in_json_and_comes_back_unmeasured() {
+        let l = LatencySummary {
+            count: 3,
+            mean_us: 4960.0,
+            max_us: 9000,
+            unmeasured: vec!["p99_us".into(), "stdev_us".into()],
+            ..Default::default()
+        };
+        let v = serde_json::to_value(&l).unwrap();
+        assert_eq!(v["p99_us"], serde_json::Value::Null);
+        assert_eq!(v["stdev_us"], serde_json::Value::Null);
+        assert_eq!(v["p50_us"], 0);
+        assert_eq!(v["mean_us"], 4960.0);
+        let back: LatencySummary = serde_json::from_value(v).unwrap();
+        assert!(!back.measured("p99_us") && back.measured("p50_us"));
+        assert_eq!(back.max_us, 9000);
+        // A file written before the field existed reads as all measured.
+        let old = serde_json::json!({"count": 1, "mean_us": 1.0, "stdev_us": 0.0, "min_us": 1,
+            "p50_us": 1, "p90_us": 1, "p95_us": 1, "p99_us": 1, "p999_us": 1, "max_us": 1});
+        let old: LatencySummary = serde_json::from_value(old).unwrap();
+        assert!(old.unmeasured.is_empty());
+    }
 }

@@ -1,9 +1,14 @@
 //! `gqlbench import k6`: k6's output read into the one result model, one scenario with
-//! one target and one trial, labelled as measured by k6. The JSON lines (`--out json`)
-//! give the measured window (the `warmup` scenario left out), a latency histogram and a
-//! series per second; a summary alone gives k6's own figures for the whole test. The
-//! checks of `gqlbench export k6` (`status is 200`, `no errors`, `data as expected`) say
-//! which responses were wrong, and how.
+//! one target and one trial, labelled as measured by k6. The JSON lines (`--out json`,
+//! gzipped or not; one file per k6-operator pod, every pod's needed) give the measured
+//! window (the `warmup` scenario left out), a latency histogram and a series per second; a
+//! summary alone gives k6's own figures for the whole test. The checks of `gqlbench export
+//! k6` (`status is 200`, `no errors`, `data as expected`) say which responses were wrong,
+//! and how; iterations k6 dropped flag the row (k6 fell behind its schedule). A file given
+//! twice, a pod's file missing, a window too short to give a rate are refused.
+pub mod input;
+pub mod load;
+pub mod pods;
 pub mod points;
 pub mod summary;
 
@@ -12,13 +17,13 @@ use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
-use gqlbench_engine::{encode_hist, summarize_hist, FailureKind, LoadResult, SecondSample};
+use gqlbench_engine::LoadResult;
 use serde_json::Value;
 
 use crate::catalog::TargetKind;
 use crate::error::UserError;
 use crate::export::plan::{Executor, ExportMetadata};
-use crate::export::{CHECKS, METADATA_FILE};
+use crate::export::METADATA_FILE;
 use crate::results::*;
 
 /// What gqlbench measures and k6 does not.
@@ -56,10 +61,9 @@ fn bad(file: &Path, message: String) -> anyhow::Error {
 
 /// The format of one file, from its content.
 fn sniff(file: &Path) -> Result<Input> {
-    let f = std::fs::File::open(file).map_err(|e| bad(file, format!("cannot be read: {e}")))?;
     let mut first = String::new();
-    for line in std::io::BufReader::new(f).lines() {
-        let line = line.map_err(|e| bad(file, format!("cannot be read as text: {e}")))?;
+    for line in input::open(file)?.lines() {
+        let line = line.map_err(|e| input::read_error(file, e))?;
         if !line.trim().is_empty() {
             first = line;
             break;
@@ -68,8 +72,9 @@ fn sniff(file: &Path) -> Result<Input> {
     if points::sniff(&first) {
         return Ok(Input::Points(file.to_path_buf()));
     }
-    let text =
-        std::fs::read_to_string(file).map_err(|e| bad(file, format!("cannot be read: {e}")))?;
+    let mut text = String::new();
+    std::io::Read::read_to_string(&mut input::open(file)?, &mut text)
+        .map_err(|e| input::read_error(file, e))?;
     let expected = "expected k6's JSON lines (k6 run --out json=FILE: each line {\"type\": \"Metric\" or \"Point\", ...}) or its summary (k6 run --summary-export=FILE: an object with `metrics`)";
     let v: Value = match serde_json::from_str(&text) {
         Ok(v) => v,
@@ -110,38 +115,145 @@ fn metadata(files: &[PathBuf]) -> Result<Option<(PathBuf, ExportMetadata)>> {
     Ok(None)
 }
 
-/// Failed requests by kind from the export's three checks, each response counted once
-/// under its first failure (as gqlbench does): a status other than 200, else errors, else
-/// wrong data. Without those checks, by HTTP status alone (and any failed check).
-fn failures(p: &points::Points) -> (BTreeMap<FailureKind, u64>, bool) {
-    let fails = |name: &str| p.checks.get(name).map_or(0, |c| c.1);
-    let ours = CHECKS.iter().all(|c| p.checks.contains_key(*c));
-    let mut by = BTreeMap::new();
-    let mut put = |k, n: u64| {
-        if n > 0 {
-            by.insert(k, n);
-        }
-    };
-    put(FailureKind::Timeout, p.unanswered);
-    if ours {
-        let status = fails(CHECKS[0]).max(p.unanswered + p.non_200);
-        let errors = fails(CHECKS[1]).max(status);
-        let data = fails(CHECKS[2]).max(errors);
-        put(FailureKind::HttpStatus, status - p.unanswered);
-        put(FailureKind::GraphqlError, errors - status);
-        put(FailureKind::WrongData, data - errors);
-    } else {
-        put(FailureKind::HttpStatus, p.non_200);
-        let other = p.checks.values().map(|c| c.1).max().unwrap_or(0);
-        put(
-            FailureKind::WrongData,
-            other.saturating_sub(p.non_200 + p.unanswered),
-        );
+/// What the files say of the measured load, before it becomes a row.
+struct Measured {
+    load: LoadResult,
+    started: Option<String>,
+    notes: Vec<String>,
+    problems: Vec<String>,
+    saturation: Vec<SaturationFlag>,
+    files: Vec<ImportedFile>,
+}
+
+/// A flag for iterations k6 dropped: it had no free VU when one was due, so it sent less
+/// than the schedule and the figures describe k6, not the target.
+fn dropped(n: u64, over: &str) -> Option<SaturationFlag> {
+    (n > 0).then(|| SaturationFlag {
+        kind: "dropped_iterations".into(),
+        detail: format!(
+            "k6 dropped {n} iterations {over} (k6's dropped_iterations: no free VU when one was due): the load generator fell behind the schedule, so the figures are k6's; raise maxVUs or add pods"
+        ),
+    })
+}
+
+/// The measured window (`how` it was told) must be long enough to give a rate; `also` is
+/// a further way out, said after "run k6 for longer".
+fn check_window(file: &Path, window_s: f64, how: &str, also: &str) -> Result<()> {
+    if window_s < load::MIN_WINDOW_S {
+        return Err(bad(
+            file,
+            format!(
+                "{how} is {window_s:.3} s: too short to measure a rate (at least {} s); run k6 for longer{also}",
+                load::MIN_WINDOW_S
+            ),
+        ));
     }
-    (by, ours)
+    Ok(())
+}
+
+fn from_lines(
+    lines: &[PathBuf],
+    summary: Option<&(PathBuf, summary::Summary)>,
+    meta: Option<&(PathBuf, ExportMetadata)>,
+) -> Result<Measured> {
+    let m = meta.map(|(_, m)| m);
+    let refs: Vec<&Path> = lines.iter().map(PathBuf::as_path).collect();
+    let p = points::read(&refs)?;
+    let mut notes = Vec::new();
+    let mut problems = Vec::new();
+    if let Some(n) = pods::check(&p.files, meta.map(|(f, m)| (f.as_path(), m)))? {
+        notes.push(n);
+    }
+    let mut files: Vec<ImportedFile> = lines
+        .iter()
+        .map(|f| ImportedFile {
+            path: f.display().to_string(),
+            format: "k6 JSON lines (--out json)".into(),
+        })
+        .collect();
+    if let Some((f, s)) = summary {
+        files.push(ImportedFile {
+            path: f.display().to_string(),
+            format: s.format.into(),
+        });
+        // Both must describe one run: every request of the lines is in the summary.
+        if s.requests != p.all_requests {
+            return Err(bad(f, format!(
+                "counts {} requests (metrics.http_reqs.count) but the JSON lines hold {}: not the same k6 run",
+                s.requests, p.all_requests
+            )));
+        }
+    }
+    if p.warmup_requests > 0 {
+        notes.push(format!(
+            "{} warm-up requests (k6 scenario `{}`) left out",
+            p.warmup_requests,
+            crate::export::WARMUP_SCENARIO
+        ));
+    }
+    if p.requests > 0 {
+        let window = load::window_s(&p, m);
+        match meta {
+            Some((f, _)) => check_window(f, window, "the measured window (duration_s)", "")?,
+            None => check_window(
+                &lines[0],
+                window,
+                "the first to the last measured request",
+                &format!(", or put {METADATA_FILE} (which says the window) beside the file"),
+            )?,
+        }
+    }
+    let (l, ours) = load::from_points(&p, m);
+    if !ours {
+        notes.push("the responses were not checked with gqlbench's checks (`gqlbench export k6` writes them): failures counted from HTTP status and any failed k6 check".into());
+        problems.push("answers not checked against expected data".to_string());
+    }
+    Ok(Measured {
+        load: l,
+        started: p.first.map(|t| t.to_rfc3339()),
+        notes,
+        problems,
+        saturation: dropped(p.dropped_iterations, "in the measured window")
+            .into_iter()
+            .collect(),
+        files,
+    })
+}
+
+fn from_summary(f: &Path, s: &summary::Summary) -> Result<Measured> {
+    let mut notes = vec!["a summary alone: k6's figures over the whole test, warm-up included, and its own percentiles (no histogram to merge); import the JSON lines (--out json) for the measured window".to_string()];
+    if !s.missing.is_empty() {
+        notes.push(format!(
+            "the summary lacks {} of http_req_duration (k6's summaryTrendStats): shown as -",
+            s.missing.join(", ")
+        ));
+    }
+    let l = load::from_summary(s);
+    if l.requests > 0 {
+        check_window(
+            f,
+            l.elapsed_s,
+            "the test's duration (metrics.http_reqs count / rate)",
+            "",
+        )?;
+    }
+    Ok(Measured {
+        load: l,
+        started: None,
+        notes,
+        problems: Vec::new(),
+        saturation: dropped(s.dropped_iterations, "over the whole test")
+            .into_iter()
+            .collect(),
+        files: vec![ImportedFile {
+            path: f.display().to_string(),
+            format: s.format.into(),
+        }],
+    })
 }
 
 pub fn import(o: &Options) -> Result<RunResults> {
+    input::check_distinct(&o.files)?;
     let mut lines = Vec::new();
     let mut summaries = Vec::new();
     for f in &o.files {
@@ -162,58 +274,18 @@ pub fn import(o: &Options) -> Result<RunResults> {
     };
     let meta = metadata(&o.files)?;
     let m = meta.as_ref().map(|(_, m)| m);
-    let mut notes = Vec::new();
-    let mut files: Vec<ImportedFile> = Vec::new();
-    let mut problems = Vec::new();
-    let (load, started) = if lines.is_empty() {
+    let Measured {
+        load,
+        started,
+        mut notes,
+        mut problems,
+        saturation,
+        files,
+    } = if lines.is_empty() {
         let (f, s) = summary.as_ref().context("no input")?;
-        files.push(ImportedFile {
-            path: f.display().to_string(),
-            format: s.format.into(),
-        });
-        notes.push("a summary alone: k6's figures over the whole test, warm-up included, and its own percentiles (no histogram to merge); import the JSON lines (--out json) for the measured window".into());
-        if !s.missing.is_empty() {
-            notes.push(format!(
-                "the summary lacks {} of http_req_duration (k6's summaryTrendStats): shown as 0",
-                s.missing.join(", ")
-            ));
-        }
-        (from_summary(s), None)
+        from_summary(f, s)?
     } else {
-        let refs: Vec<&Path> = lines.iter().map(PathBuf::as_path).collect();
-        let p = points::read(&refs)?;
-        for f in &lines {
-            files.push(ImportedFile {
-                path: f.display().to_string(),
-                format: "k6 JSON lines (--out json)".into(),
-            });
-        }
-        if let Some((f, s)) = &summary {
-            files.push(ImportedFile {
-                path: f.display().to_string(),
-                format: s.format.into(),
-            });
-            // Both must describe one run: every request of the lines is in the summary.
-            if s.requests != p.all_requests {
-                return Err(bad(f, format!(
-                    "counts {} requests (metrics.http_reqs.count) but the JSON lines hold {}: not the same k6 run",
-                    s.requests, p.all_requests
-                )));
-            }
-        }
-        if p.warmup_requests > 0 {
-            notes.push(format!(
-                "{} warm-up requests (k6 scenario `{}`) left out",
-                p.warmup_requests,
-                crate::export::WARMUP_SCENARIO
-            ));
-        }
-        let (l, ours) = from_points(&p, m);
-        if !ours {
-            notes.push("the responses were not checked with gqlbench's checks (`gqlbench export k6` writes them): failures counted from HTTP status and any failed k6 check".into());
-            problems.push("answers not checked against expected data".to_string());
-        }
-        (l, p.first.map(|t| t.to_rfc3339()))
+        from_lines(&lines, summary.as_ref(), meta.as_ref())?
     };
     if load.requests + load.unanswered == 0 {
         problems
@@ -230,6 +302,7 @@ pub fn import(o: &Options) -> Result<RunResults> {
     let trial = TrialResult {
         valid,
         problems,
+        saturation,
         ..TrialResult::of_load(1, started.clone().unwrap_or_default(), load)
     };
     let target_name = o
@@ -335,96 +408,5 @@ fn executor_vus(e: &Executor) -> u32 {
         Executor::RampingVus { start_vus, .. } => *start_vus,
         Executor::ConstantArrivalRate { max_vus, .. }
         | Executor::RampingArrivalRate { max_vus, .. } => *max_vus,
-    }
-}
-
-fn from_points(p: &points::Points, m: Option<&ExportMetadata>) -> (LoadResult, bool) {
-    let (failures, ours) = failures(p);
-    let failed: u64 = failures.values().sum();
-    let answered = p.requests - p.unanswered;
-    // The measured scenario's length when the export says it; else first to last request.
-    let elapsed = m
-        .map(|m| m.duration_s)
-        .filter(|d| *d > 0.0)
-        .unwrap_or_else(|| p.span_s())
-        .max(1e-3);
-    let data_fails = p.check_fails_by_second.get(CHECKS[2]);
-    let series = p
-        .seconds
-        .iter()
-        .map(|(t, s)| {
-            let answered = s.requests - s.unanswered;
-            let fails = data_fails
-                .and_then(|d| d.get(t))
-                .copied()
-                .unwrap_or(0)
-                .max(s.unanswered);
-            SecondSample {
-                t_s: *t,
-                requests: answered,
-                ok: s.requests.saturating_sub(fails),
-                failures: fails,
-                p50_us: s.hist.value_at_quantile(0.5),
-                p99_us: s.hist.value_at_quantile(0.99),
-            }
-        })
-        .collect();
-    let ok = p.requests.saturating_sub(failed);
-    let l = LoadResult {
-        model: m.map_or("closed".into(), |m| m.model.clone()),
-        requests: answered,
-        ok,
-        failed,
-        unanswered: p.unanswered,
-        failures,
-        elapsed_s: elapsed,
-        throughput_rps: answered as f64 / elapsed,
-        ok_rps: ok as f64 / elapsed,
-        latency: summarize_hist(&p.hist),
-        latency_hist: encode_hist(&p.hist),
-        series,
-        warmup_requests: p.warmup_requests,
-        ..Default::default()
-    };
-    (l, ours)
-}
-
-fn from_summary(s: &summary::Summary) -> LoadResult {
-    let fails = |name: &str| s.checks.get(name).map_or(0, |c| c.1);
-    let mut failures = BTreeMap::new();
-    let status = fails(CHECKS[0]).max(s.http_failed.unwrap_or(0));
-    let errors = fails(CHECKS[1]).max(status);
-    let data = fails(CHECKS[2])
-        .max(errors)
-        .max(s.checks.values().map(|c| c.1).max().unwrap_or(0));
-    for (k, n) in [
-        (FailureKind::HttpStatus, status),
-        (FailureKind::GraphqlError, errors - status),
-        (FailureKind::WrongData, data - errors),
-    ] {
-        if n > 0 {
-            failures.insert(k, n);
-        }
-    }
-    let elapsed = if s.rate > 0.0 {
-        s.requests as f64 / s.rate
-    } else {
-        0.0
-    };
-    LoadResult {
-        model: "closed".into(),
-        requests: s.requests,
-        ok: s.requests.saturating_sub(data),
-        failed: data,
-        failures,
-        elapsed_s: elapsed,
-        throughput_rps: s.rate,
-        ok_rps: if elapsed > 0.0 {
-            s.requests.saturating_sub(data) as f64 / elapsed
-        } else {
-            0.0
-        },
-        latency: s.latency.clone(),
-        ..Default::default()
     }
 }

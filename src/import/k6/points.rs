@@ -1,12 +1,15 @@
-//! k6's JSON lines output (`k6 run --out json=FILE`): one `Metric` declaration or `Point`
-//! sample per line. Read as a stream (a run writes ~15 lines per request). Samples of the
-//! warm-up scenario are left out; every request's latency goes into one HDR histogram (as
-//! gqlbench's engine records it), and per second of the measured window into another.
-use std::collections::BTreeMap;
+//! k6's JSON lines output (`k6 run --out json=FILE`, gzipped or not): one `Metric`
+//! declaration or `Point` sample per line. Read as a stream (a run writes ~15 lines per
+//! request). Samples of the warm-up scenario are left out; every request's latency goes
+//! into one HDR histogram (as gqlbench's engine records it), and per second of the measured
+//! window into another. Per file: the k6-operator pods whose samples it holds (their
+//! `instance_id` tag) and its first and last measured request, for the check that the
+//! files are one run's every pod.
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::BufRead;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use chrono::{DateTime, FixedOffset};
 use hdrhistogram::Histogram;
 use serde::Deserialize;
@@ -39,6 +42,17 @@ pub struct Second {
     pub hist: Histogram<u64>,
 }
 
+/// What one file holds, for the check that the files are one run's every pod.
+pub struct FileInfo {
+    pub path: PathBuf,
+    /// Values of the `instance_id` tag (the k6-operator's runner index, 1 to N); none
+    /// for k6 run outside the operator.
+    pub instances: BTreeSet<String>,
+    /// First and last measured request of this file.
+    pub first: Option<DateTime<FixedOffset>>,
+    pub last: Option<DateTime<FixedOffset>>,
+}
+
 /// What the JSON lines of one or more files hold.
 pub struct Points {
     /// Requests of the measured scenario(s), answered or not.
@@ -63,6 +77,10 @@ pub struct Points {
     /// Values of the `case` tag seen, with their request counts.
     pub cases: BTreeMap<String, u64>,
     pub scenarios: BTreeMap<String, u64>,
+    /// Iterations k6 dropped in the measured scenario: an arrival-rate executor had no free
+    /// VU when one was due (k6's `dropped_iterations`), so k6 sent less than the schedule.
+    pub dropped_iterations: u64,
+    pub files: Vec<FileInfo>,
 }
 
 impl Points {
@@ -81,6 +99,8 @@ impl Points {
             last: None,
             cases: BTreeMap::new(),
             scenarios: BTreeMap::new(),
+            dropped_iterations: 0,
+            files: Vec::new(),
         }
     }
 
@@ -124,12 +144,23 @@ pub fn read(files: &[&Path]) -> Result<Points> {
     let t0 = start.map(|s| micros(&s)).unwrap_or(0);
     let second = |t: &DateTime<FixedOffset>| ((micros(t) - t0).max(0) / 1_000_000) as u64;
     for f in files {
+        let mut info = FileInfo {
+            path: f.to_path_buf(),
+            instances: BTreeSet::new(),
+            first: None,
+            last: None,
+        };
         each(f, |line, lineno| {
             if line.kind != "Point" {
                 return Ok(());
             }
             let warm = is_warmup(&line);
             let tags = line.data.tags.as_ref();
+            if let Some(i) = tags.and_then(|t| t.get("instance_id")) {
+                if !info.instances.contains(i) {
+                    info.instances.insert(i.clone());
+                }
+            }
             match line.metric.as_str() {
                 "http_reqs" => {
                     p.all_requests += 1;
@@ -162,6 +193,8 @@ pub fn read(files: &[&Path]) -> Result<Points> {
                     }
                     p.first = Some(p.first.map_or(t, |x| x.min(t)));
                     p.last = Some(p.last.map_or(t, |x| x.max(t)));
+                    info.first = Some(info.first.map_or(t, |x| x.min(t)));
+                    info.last = Some(info.last.map_or(t, |x| x.max(t)));
                 }
                 "http_req_duration" if !warm => {
                     let t = time(f, lineno, &line)?;
@@ -206,10 +239,14 @@ pub fn read(files: &[&Path]) -> Result<Points> {
                             .or_default() += 1;
                     }
                 }
+                "dropped_iterations" if !warm => {
+                    p.dropped_iterations += value(f, lineno, &line)?.max(0.0) as u64;
+                }
                 _ => {}
             }
             Ok(())
         })?;
+        p.files.push(info);
     }
     Ok(p)
 }
@@ -260,9 +297,9 @@ fn value(file: &Path, lineno: usize, line: &Line) -> Result<f64> {
 /// Calls `f` with every line of the file; a line that is not one of k6's is bad input
 /// naming the file and the line.
 fn each(file: &Path, mut f: impl FnMut(Line, usize) -> Result<()>) -> Result<()> {
-    let r = std::fs::File::open(file).with_context(|| format!("reading {}", file.display()))?;
-    for (i, text) in std::io::BufReader::new(r).lines().enumerate() {
-        let text = text.with_context(|| format!("reading {}", file.display()))?;
+    let r = super::input::open(file)?;
+    for (i, text) in r.lines().enumerate() {
+        let text = text.map_err(|e| super::input::read_error(file, e))?;
         if text.trim().is_empty() {
             continue;
         }

@@ -18,10 +18,13 @@ pub struct Summary {
     pub rate: f64,
     /// Requests k6 counted as failed (`http_req_failed`: status 0 or >= 400 by default).
     pub http_failed: Option<u64>,
-    /// `http_req_duration` as k6 summarized it, µs (count = requests).
+    /// `http_req_duration` as k6 summarized it, µs (count = requests); the figures it
+    /// lacked are listed as unmeasured.
     pub latency: LatencySummary,
-    /// Percentiles the summary lacked (its summaryTrendStats), by name.
+    /// Statistics the summary lacked (its summaryTrendStats), by k6's name.
     pub missing: Vec<&'static str>,
+    /// `dropped_iterations` over the whole test.
+    pub dropped_iterations: u64,
     /// Check name -> (passes, fails).
     pub checks: BTreeMap<String, (u64, u64)>,
     /// "k6 summary (--summary-export)" or "k6 handleSummary data".
@@ -62,32 +65,57 @@ pub fn read(file: &Path, v: &Value) -> Result<Summary> {
         reqs.get("count").and_then(Value::as_f64).ok_or_else(|| {
             bad("field `metrics.http_reqs.count` is missing or not a number".into())
         })? as u64;
-    let rate = reqs.get("rate").and_then(Value::as_f64).unwrap_or(0.0);
+    // The rate is the throughput: a summary without it has none to give (not 0 req/s).
+    let field = if nested {
+        "metrics.http_reqs.values.rate"
+    } else {
+        "metrics.http_reqs.rate"
+    };
+    let rate = match reqs.get("rate") {
+        None => return Err(bad(format!("field `{field}` is missing: k6 writes it in every summary; export the summary again (k6 run --summary-export=FILE), or import the JSON lines (--out json)"))),
+        Some(r) => r.as_f64().filter(|r| r.is_finite() && *r >= 0.0).ok_or_else(|| {
+            bad(format!("field `{field}` is {r}, not a rate (requests per second, at least 0)"))
+        })?,
+    };
+    if rate == 0.0 && requests > 0 {
+        return Err(bad(format!(
+            "field `{field}` is 0 while {requests} requests are counted: the file is damaged; export the summary again"
+        )));
+    }
     let dur = figures("http_req_duration")
         .ok_or_else(|| bad("field `metrics.http_req_duration` is missing".into()))?;
     let mut missing = Vec::new();
-    let mut ms = |key: &'static str| -> f64 {
-        match dur.get(key).and_then(Value::as_f64) {
-            Some(x) => x,
-            None => {
-                missing.push(key);
-                0.0
-            }
+    let mut unmeasured = Vec::new();
+    // k6's statistic, ms, or None (listed as missing, and its field as unmeasured).
+    let mut ms = |key: &'static str, field: &str| -> Option<f64> {
+        let v = dur.get(key).and_then(Value::as_f64);
+        if v.is_none() {
+            missing.push(key);
+            unmeasured.push(field.to_string());
         }
+        v
     };
-    let us = |x: f64| (x * 1000.0).round().max(0.0) as u64;
-    let latency = LatencySummary {
+    let us = |x: Option<f64>| x.map_or(0, |x| (x * 1000.0).round().max(0.0) as u64);
+    let mean = ms("avg", "mean_us");
+    let mut latency = LatencySummary {
         count: requests,
-        mean_us: ms("avg") * 1000.0,
-        stdev_us: 0.0,
-        min_us: us(ms("min")),
-        p50_us: us(ms("med")),
-        p90_us: us(ms("p(90)")),
-        p95_us: us(ms("p(95)")),
-        p99_us: us(ms("p(99)")),
-        p999_us: us(ms("p(99.9)")),
-        max_us: us(ms("max")),
+        mean_us: mean.unwrap_or(0.0) * 1000.0,
+        min_us: us(ms("min", "min_us")),
+        p50_us: us(ms("med", "p50_us")),
+        p90_us: us(ms("p(90)", "p90_us")),
+        p95_us: us(ms("p(95)", "p95_us")),
+        p99_us: us(ms("p(99)", "p99_us")),
+        p999_us: us(ms("p(99.9)", "p999_us")),
+        max_us: us(ms("max", "max_us")),
+        ..Default::default()
     };
+    // k6's summary has no standard deviation.
+    unmeasured.push("stdev_us".into());
+    latency.unmeasured = unmeasured;
+    let dropped_iterations = figures("dropped_iterations")
+        .and_then(|d| d.get("count"))
+        .and_then(Value::as_f64)
+        .map_or(0, |n| n.max(0.0) as u64);
     // `http_req_failed` is a rate metric: its passes are the failed requests.
     let http_failed = figures("http_req_failed")
         .and_then(|f| f.get("passes"))
@@ -113,6 +141,7 @@ pub fn read(file: &Path, v: &Value) -> Result<Summary> {
         http_failed,
         latency,
         missing,
+        dropped_iterations,
         checks,
         format: if nested {
             "k6 handleSummary data"
