@@ -139,11 +139,16 @@ fn the_workflow_is_pinned_least_privileged_and_consistent() {
     let pct: f64 = allowance.trim_end_matches('%').parse().unwrap();
     assert!(pct > 0.0 && pct <= 100.0, "{allowance}");
 
-    // The linters GitHub's own checks would run.
+    // The linters GitHub's own checks would run; shellcheck over .ci's scripts too.
     let shellcheck = linter("GQLBENCH_SHELLCHECK", "shellcheck");
     if let Some(sc) = &shellcheck {
         let out = Command::new(sc)
-            .args([".github/scripts/benchmark.sh", ".github/scripts/compare.sh"])
+            .args([
+                ".github/scripts/benchmark.sh",
+                ".github/scripts/compare.sh",
+                ".ci/run",
+                ".ci/prerequisites",
+            ])
             .current_dir(repo())
             .output()
             .unwrap();
