@@ -1,9 +1,11 @@
 //! Helpers for the end-to-end tests: run the real binary (`cmd`), read what it wrote through
 //! the typed result model (`results`), find the processes it left (`procs`), the fixture
-//! catalogue (`fixtures`), and skip (or, in CI, fail) for a missing prerequisite (`prereq`).
+//! catalogue (`fixtures`), skip (or, in CI, fail) for a missing prerequisite (`prereq`),
+//! and evaluate the CI workflow's expressions (`gha_expr`).
 #![allow(dead_code, unused_imports)]
 mod cmd;
 mod fixtures;
+pub mod gha_expr;
 mod k6;
 mod prereq;
 mod procs;
