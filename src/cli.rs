@@ -428,6 +428,10 @@ pub struct InstallArgs {
     /// Reinstall even when the cache says the install is current
     #[arg(long)]
     pub force: bool,
+    /// Install nothing: say whether each target is installed from today's inputs (exit 0
+    /// when all are, 1 when one is not), e.g. before running the native gateways' tests
+    #[arg(long, conflicts_with = "force")]
+    pub check: bool,
 }
 
 #[derive(Args, Debug)]

@@ -2,10 +2,14 @@
 //! (`.github/scripts/`), checked without GitHub:
 //! - the workflow parses, pins every action to a commit, asks only for the permissions it
 //!   uses, names the artifact the compare script downloads, and runs scenarios that exist;
-//!   actionlint and shellcheck pass (required when GQLBENCH_CI=1, as `.ci/run` sets);
+//!   which steps run for a push, a manual run and a pull request is evaluated from its
+//!   expressions; actionlint and shellcheck pass (required when GQLBENCH_CI=1, as `.ci/run`
+//!   sets);
 //! - the scripts run as the workflow runs them, with a fake `gh` on PATH that plays GitHub:
 //!   a regression fails the step and is posted, an existing comment is updated rather than
-//!   a second one posted, no baseline and a different CPU pass with a note, no results fail.
+//!   a second one posted, main's latest push or manual run is the baseline, no baseline
+//!   (none yet, expired) and a different CPU pass with a note, GitHub that cannot be reached
+//!   fails with gh's error, no results fail.
 mod common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -23,22 +27,20 @@ fn workflow() -> serde_yaml_ng::Value {
     serde_yaml_ng::from_str(&text).expect("the workflow is YAML")
 }
 
-/// A linter's binary: from `env` (a path), else PATH; None when absent. In CI
-/// (GQLBENCH_CI=1) a missing linter fails the test instead of skipping it.
+/// A linter's binary: from `env` (a path), else PATH; None when absent (a failure in CI,
+/// through `require`).
 fn linter(env: &str, name: &str) -> Option<PathBuf> {
     let found = std::env::var_os(env).map(PathBuf::from).or_else(|| {
         std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
             .map(|d| d.join(name))
             .find(|p| p.is_file())
     });
-    if found.is_none() {
-        assert!(
-            std::env::var("GQLBENCH_CI").as_deref() != Ok("1"),
-            "{name} is required in CI: set {env} or put it on PATH (.ci/run installs it)"
-        );
-        eprintln!("{name} not found ({env} unset): not run");
+    let missing = format!("{name} not found: set {env} or put it on PATH (.ci/run installs it)");
+    if require(found.is_some(), &missing) {
+        found
+    } else {
+        None
     }
-    found
 }
 
 #[test]
@@ -98,13 +100,11 @@ fn the_workflow_is_pinned_least_privileged_and_consistent() {
 
     // The artifact main uploads is the one the compare script downloads.
     let steps = job["steps"].as_sequence().unwrap();
-    let upload = steps
-        .iter()
-        .find(|s| s["if"].as_str() == Some("github.event_name == 'push'"))
-        .expect("an upload step on push");
+    let upload = step_named(steps, "Keep the results as main's baseline");
     assert_eq!(upload["with"]["name"].as_str(), Some("gqlbench-main"));
     let compare = std::fs::read_to_string(repo().join(".github/scripts/compare.sh")).unwrap();
-    assert!(compare.contains("--name gqlbench-main"));
+    assert!(compare.contains("artifact_name='gqlbench-main'"));
+    assert!(compare.contains("--name \"$artifact_name\""));
     assert!(compare.contains("--workflow \"$workflow\""));
     assert!(compare.contains("GQLBENCH_WORKFLOW:-benchmark.yml"));
 
@@ -141,11 +141,16 @@ fn the_workflow_is_pinned_least_privileged_and_consistent() {
     let pct: f64 = allowance.trim_end_matches('%').parse().unwrap();
     assert!(pct > 0.0 && pct <= 100.0, "{allowance}");
 
-    // The linters GitHub's own checks would run.
+    // The linters GitHub's own checks would run; shellcheck over .ci's scripts too.
     let shellcheck = linter("GQLBENCH_SHELLCHECK", "shellcheck");
     if let Some(sc) = &shellcheck {
         let out = Command::new(sc)
-            .args([".github/scripts/benchmark.sh", ".github/scripts/compare.sh"])
+            .args([
+                ".github/scripts/benchmark.sh",
+                ".github/scripts/compare.sh",
+                ".ci/run",
+                ".ci/prerequisites",
+            ])
             .current_dir(repo())
             .output()
             .unwrap();
@@ -173,19 +178,153 @@ fn the_workflow_is_pinned_least_privileged_and_consistent() {
     }
 }
 
-/// A `gh` that plays GitHub for the scripts: logs its arguments, answers `run list` with
-/// FAKE_GH_RUN_ID, `run download` by copying FAKE_GH_BASELINE, the comments listing with
-/// FAKE_GH_COMMENT_ID, and keeps a posted or updated body in $FAKE_GH_DIR/posted.md.
+fn step_named<'a>(steps: &'a [serde_yaml_ng::Value], name: &str) -> &'a serde_yaml_ng::Value {
+    steps
+        .iter()
+        .find(|s| s["name"].as_str() == Some(name))
+        .unwrap_or_else(|| panic!("no step named {name:?}"))
+}
+
+/// Which of the job's steps run for `event` on `git_ref`, by evaluating the job's `env` and
+/// each step's `if:` as GitHub would (the benchmark step succeeded, nothing was cancelled).
+fn steps_run(event: &str, git_ref: &str) -> Vec<String> {
+    use common::gha_expr::{eval, Context};
+    let w = workflow();
+    let job = &w["jobs"]["benchmark"];
+    let mut ctx = Context(
+        [
+            ("github.event_name", event),
+            ("github.ref", git_ref),
+            ("steps.bench.conclusion", "success"),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect(),
+    );
+    for (k, v) in job["env"].as_mapping().into_iter().flatten() {
+        let (k, v) = (k.as_str().unwrap(), v.as_str().unwrap());
+        let value = eval_template(v, &ctx);
+        ctx.0.insert(format!("env.{k}"), value);
+    }
+    job["steps"]
+        .as_sequence()
+        .unwrap()
+        .iter()
+        .filter(|s| match s["if"].as_str() {
+            Some(cond) => eval(cond, &ctx).truthy(),
+            None => true,
+        })
+        .map(|s| s["name"].as_str().unwrap_or("(unnamed)").to_string())
+        .collect()
+}
+
+/// An `env` value: the expression's value when it is one `${{ }}`, else the text as is.
+fn eval_template(v: &str, ctx: &common::gha_expr::Context) -> String {
+    let t = v.trim();
+    if t.starts_with("${{") && t.ends_with("}}") && t.matches("${{").count() == 1 {
+        common::gha_expr::eval(t, ctx).text()
+    } else {
+        assert!(!t.contains("${{"), "unsupported env template {v}");
+        v.to_string()
+    }
+}
+
+/// docs/ci.md: a push to main and a manual run on main (workflow_dispatch) both make the
+/// baseline; a manual run elsewhere and a pull request keep their own results only, and
+/// only a pull request is compared.
+#[test]
+fn pushes_and_manual_runs_on_main_make_the_baseline_and_pull_requests_use_it() {
+    let w = workflow();
+    assert!(w["on"].get("workflow_dispatch").is_some());
+    let baseline = "Keep the results as main's baseline";
+    let compare = "Compare with main and comment";
+    let own = "Keep this run's results";
+    for (event, git_ref, expected) in [
+        ("push", "refs/heads/main", vec![baseline]),
+        ("workflow_dispatch", "refs/heads/main", vec![baseline]),
+        ("workflow_dispatch", "refs/heads/try-a-change", vec![own]),
+        ("pull_request", "refs/pull/42/merge", vec![compare, own]),
+    ] {
+        let ran = steps_run(event, git_ref);
+        for step in [baseline, compare, own] {
+            assert_eq!(
+                ran.iter().any(|s| s == step),
+                expected.contains(&step),
+                "{event} on {git_ref}: step {step:?}; steps run: {ran:?}"
+            );
+        }
+        assert!(ran.iter().any(|s| s == "Benchmark"), "{ran:?}");
+    }
+}
+
+/// The evaluator the test above relies on, on GitHub's rules it uses.
+#[test]
+fn workflow_expressions_evaluate_as_github_does() {
+    use common::gha_expr::{eval, Context, Value};
+    let ctx = Context(
+        [
+            ("github.ref", "refs/heads/main"),
+            ("github.event_name", "push"),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect(),
+    );
+    let t = |e: &str| eval(e, &ctx);
+    assert_eq!(t("github.event_name == 'push'"), Value::Bool(true));
+    assert_eq!(t("github.event_name == 'PUSH'"), Value::Bool(true));
+    assert_eq!(
+        t("${{ github.ref != 'refs/heads/main' }}"),
+        Value::Bool(false)
+    );
+    assert_eq!(
+        t("github.ref == 'refs/heads/main' && (github.event_name == 'pull_request' || github.event_name == 'push')"),
+        Value::Bool(true)
+    );
+    assert_eq!(
+        t("!cancelled() && github.event_name == 'pull_request'"),
+        Value::Bool(false)
+    );
+    assert_eq!(t("'' || 'it''s'"), Value::Str("it's".into()));
+    assert_eq!(t("github.event_name && 'x'"), Value::Str("x".into()));
+    assert_eq!(Value::Bool(true).text(), "true");
+}
+
+/// A `gh` that plays GitHub for the scripts. It logs its arguments and answers with the
+/// JSON the real API would give, through the caller's `--jq` filter (run by jq, as gh
+/// does): `run list` from FAKE_GH_RUNS (newest first; `[]` when unset), a run's artifacts
+/// from FAKE_GH_ARTIFACTS (default: one `gqlbench-main`, not expired), `run download` by
+/// copying FAKE_GH_BASELINE, the comments listing with FAKE_GH_COMMENT_ID; a posted or
+/// updated body is kept in $FAKE_GH_DIR/posted.md. FAKE_GH_FAIL=list|artifacts|download
+/// makes that call fail as gh does when GitHub cannot be reached or refuses the token.
 const FAKE_GH: &str = r#"#!/usr/bin/env bash
 set -eu
 echo "$*" >>"$FAKE_GH_DIR/log"
+jq_arg() {
+  local prev="" a
+  for a in "$@"; do [ "$prev" = "--jq" ] && { printf '%s' "$a"; return; }; prev=$a; done
+  printf '.'
+}
+fail_if() {
+  if [ "${FAKE_GH_FAIL:-}" = "$1" ]; then
+    echo "$2" >&2
+    exit 1
+  fi
+}
 case "$1 ${2:-}" in
-  "run list") echo "${FAKE_GH_RUN_ID:-}" ;;
+  "run list")
+    fail_if list 'error connecting to api.github.com'
+    printf '%s' "${FAKE_GH_RUNS:-[]}" | jq -r "$(jq_arg "$@")" ;;
   "run download")
+    fail_if download 'error downloading gqlbench-main: HTTP 401: Bad credentials (https://api.github.com/repos/acme/api/actions/artifacts/99/zip)'
     dir=""; prev=""
     for a in "$@"; do [ "$prev" = "--dir" ] && dir=$a; prev=$a; done
-    [ -n "${FAKE_GH_BASELINE:-}" ] || { echo "artifact not found" >&2; exit 1; }
+    [ -n "${FAKE_GH_BASELINE:-}" ] || { echo "no valid artifacts found to download" >&2; exit 1; }
     mkdir -p "$dir" && cp -r "$FAKE_GH_BASELINE"/. "$dir"/ ;;
+  "api repos/"*/actions/runs/*/artifacts*)
+    fail_if artifacts 'HTTP 403: Resource not accessible by integration (https://api.github.com/repos/acme/api/actions/runs/7001/artifacts)'
+    one='{"total_count":1,"artifacts":[{"name":"gqlbench-main","expired":false}]}'
+    printf '%s' "${FAKE_GH_ARTIFACTS:-$one}" | jq -r "$(jq_arg "$@")" ;;
   api*)
     for a in "$@"; do
       case "$a" in body=@*) cp "${a#body=@}" "$FAKE_GH_DIR/posted.md" ;; esac
@@ -261,32 +400,61 @@ fn measured() -> &'static RunResults {
     RUN.get_or_init(|| fixture_run("fx-good"))
 }
 
-#[test]
-fn a_pull_request_is_compared_with_main_and_commented_once() {
-    let gh = FakeGithub::new();
-    let runs = tempfile::tempdir().unwrap();
+/// Run folders of the fixture catalogue's one row: main's, one alike, one half as fast.
+struct Runs {
+    dir: tempfile::TempDir,
+    base: RunResults,
+    main: PathBuf,
+    same: PathBuf,
+    slow: PathBuf,
+}
+
+fn runs() -> Runs {
+    let dir = tempfile::tempdir().unwrap();
     let base = with_samples(measured(), "fx-good", &[1000.0, 1010.0, 990.0]);
-    let main = save_run(runs.path(), "main", &base);
+    let main = save_run(dir.path(), "main", &base);
     let same = save_run(
-        runs.path(),
+        dir.path(),
         "same",
         &with_samples(&base, "fx-good", &[1005.0, 995.0, 1000.0]),
     );
     let slow = save_run(
-        runs.path(),
+        dir.path(),
         "slow",
         &with_samples(&base, "fx-good", &[500.0, 505.0, 495.0]),
     );
+    Runs {
+        dir,
+        base,
+        main,
+        same,
+        slow,
+    }
+}
+
+/// main's runs as `gh run list --json databaseId,event` lists them, newest first.
+const MAIN_PUSHED: &str = r#"[{"databaseId":7001,"event":"push"}]"#;
+
+#[test]
+fn a_pull_request_is_compared_with_main_and_commented_once() {
+    let gh = FakeGithub::new();
+    let r = runs();
     let baseline = [
-        ("FAKE_GH_RUN_ID", "7001"),
-        ("FAKE_GH_BASELINE", main.to_str().unwrap()),
+        ("FAKE_GH_RUNS", MAIN_PUSHED),
+        ("FAKE_GH_BASELINE", r.main.to_str().unwrap()),
     ];
     let marker = "<!-- gqlbench-benchmark -->";
 
     // A regression: the step fails, and the one comment says why.
-    let s = gh.step("compare.sh", &slow, &baseline);
+    let s = gh.step("compare.sh", &r.slow, &baseline);
     assert_eq!(s.code, Some(1), "{}", s.stdout);
-    assert!(s.log.contains("run list --repo acme/api --workflow benchmark.yml --branch main --event push --status success"), "{}", s.log);
+    assert!(
+        s.log.contains(
+            "run list --repo acme/api --workflow benchmark.yml --branch main --status success"
+        ),
+        "{}",
+        s.log
+    );
     assert!(s
         .log
         .contains("run download 7001 --repo acme/api --name gqlbench-main"));
@@ -306,7 +474,7 @@ fn a_pull_request_is_compared_with_main_and_commented_once() {
     // The next push: no regression, and the earlier comment is updated, not a second posted.
     let s = gh.step(
         "compare.sh",
-        &same,
+        &r.same,
         &[baseline[0], baseline[1], ("FAKE_GH_COMMENT_ID", "555")],
     );
     assert_eq!(s.code, Some(0), "{}", s.stdout);
@@ -318,21 +486,10 @@ fn a_pull_request_is_compared_with_main_and_commented_once() {
     assert!(posted.contains("passed"), "{posted}");
     assert!(!posted.contains("REGRESSION"));
 
-    // No successful run on main yet: nothing to compare, the step passes and says so.
-    let s = gh.step("compare.sh", &slow, &[]);
-    assert_eq!(s.code, Some(0), "{}", s.stdout);
-    assert!(!s.log.contains("run download"));
-    assert!(s.posted.unwrap().contains("No baseline"));
-
-    // main's artifact expired: the same.
-    let s = gh.step("compare.sh", &slow, &[("FAKE_GH_RUN_ID", "7001")]);
-    assert_eq!(s.code, Some(0), "{}", s.stdout);
-    assert!(s.posted.unwrap().contains("could not be downloaded"));
-
     // Main measured on another CPU: shown, not gated.
-    let mut other = with_samples(&base, "fx-good", &[500.0, 505.0, 495.0]);
+    let mut other = with_samples(&r.base, "fx-good", &[500.0, 505.0, 495.0]);
     other.machine.cpu_model = "Another CPU @ 1.0GHz".into();
-    let other = save_run(runs.path(), "other-cpu", &other);
+    let other = save_run(r.dir.path(), "other-cpu", &other);
     let s = gh.step("compare.sh", &other, &baseline);
     assert_eq!(s.code, Some(0), "{}", s.stdout);
     let posted = s.posted.unwrap();
@@ -341,9 +498,146 @@ fn a_pull_request_is_compared_with_main_and_commented_once() {
     assert!(!posted.contains("gate --fail-if-slower"), "{posted}");
 
     // The benchmark wrote nothing: the step fails, and the comment says to read the log.
-    let s = gh.step("compare.sh", &runs.path().join("missing"), &baseline);
+    let s = gh.step("compare.sh", &r.dir.path().join("missing"), &baseline);
     assert_eq!(s.code, Some(1), "{}", s.stdout);
     assert!(s.posted.unwrap().contains("wrote no results"));
+}
+
+/// A manual run on main (workflow_dispatch) is a baseline like a push (docs/ci.md); a pull
+/// request from a fork's branch that is also called main is not.
+#[test]
+fn the_baseline_is_main_s_latest_push_or_manual_run() {
+    let gh = FakeGithub::new();
+    let r = runs();
+    let listed = r#"[{"databaseId":7010,"event":"pull_request"},{"databaseId":7002,"event":"workflow_dispatch"},{"databaseId":7001,"event":"push"}]"#;
+    let s = gh.step(
+        "compare.sh",
+        &r.slow,
+        &[
+            ("FAKE_GH_RUNS", listed),
+            ("FAKE_GH_BASELINE", r.main.to_str().unwrap()),
+        ],
+    );
+    assert_eq!(s.code, Some(1), "{}", s.stdout);
+    assert!(
+        s.log
+            .contains("api repos/acme/api/actions/runs/7002/artifacts?name=gqlbench-main"),
+        "{}",
+        s.log
+    );
+    assert!(
+        s.log
+            .contains("run download 7002 --repo acme/api --name gqlbench-main"),
+        "{}",
+        s.log
+    );
+    let posted = s.posted.unwrap();
+    assert!(posted.contains("actions/runs/7002"), "{posted}");
+    assert!(posted.contains("REGRESSION"), "{posted}");
+
+    // Only pull requests on a branch named main: no baseline.
+    let s = gh.step(
+        "compare.sh",
+        &r.slow,
+        &[(
+            "FAKE_GH_RUNS",
+            r#"[{"databaseId":7010,"event":"pull_request"}]"#,
+        )],
+    );
+    assert_eq!(s.code, Some(0), "{}", s.stdout);
+    assert!(!s.log.contains("7010"), "{}", s.log);
+    assert!(s.posted.unwrap().contains("No baseline: no successful run"));
+}
+
+/// Nothing to compare with (no run on main, its artifact expired or gone) passes and says
+/// which; GitHub that cannot be asked (network, token) fails the step quoting gh's error,
+/// and never reads as "no baseline".
+#[test]
+fn no_baseline_passes_saying_why_and_a_failure_to_reach_github_fails() {
+    let gh = FakeGithub::new();
+    let r = runs();
+    let main = r.main.to_str().unwrap();
+
+    // No successful run on main yet.
+    let s = gh.step("compare.sh", &r.slow, &[]);
+    assert_eq!(s.code, Some(0), "{}", s.stdout);
+    assert!(!s.log.contains("run download"));
+    let posted = s.posted.unwrap();
+    assert!(
+        posted.contains("No baseline: no successful run"),
+        "{posted}"
+    );
+    assert!(posted.contains("workflow_dispatch"), "{posted}");
+
+    // main's artifact has expired: GitHub still lists it, marked expired.
+    let s = gh.step(
+        "compare.sh",
+        &r.slow,
+        &[
+            ("FAKE_GH_RUNS", MAIN_PUSHED),
+            ("FAKE_GH_BASELINE", main),
+            (
+                "FAKE_GH_ARTIFACTS",
+                r#"{"total_count":1,"artifacts":[{"name":"gqlbench-main","expired":true}]}"#,
+            ),
+        ],
+    );
+    assert_eq!(s.code, Some(0), "{}", s.stdout);
+    assert!(!s.log.contains("run download"), "{}", s.log);
+    let posted = s.posted.unwrap();
+    assert!(posted.contains("No baseline"), "{posted}");
+    assert!(posted.contains("run 7001 has expired"), "{posted}");
+
+    // ... or no longer lists it.
+    let s = gh.step(
+        "compare.sh",
+        &r.slow,
+        &[
+            ("FAKE_GH_RUNS", MAIN_PUSHED),
+            ("FAKE_GH_ARTIFACTS", r#"{"total_count":0,"artifacts":[]}"#),
+        ],
+    );
+    assert_eq!(s.code, Some(0), "{}", s.stdout);
+    assert!(!s.log.contains("run download"), "{}", s.log);
+    assert!(s.posted.unwrap().contains("run 7001 has no artifact"));
+
+    // The download itself fails (a token refused, the network): not compared, and the
+    // step fails with gh's own words.
+    for (fail, gh_said, what) in [
+        (
+            "download",
+            "HTTP 401: Bad credentials",
+            "is there but could not be downloaded",
+        ),
+        (
+            "artifacts",
+            "HTTP 403: Resource not accessible by integration",
+            "the artifacts of main's run 7001 could not be listed",
+        ),
+        (
+            "list",
+            "error connecting to api.github.com",
+            "on main could not be listed",
+        ),
+    ] {
+        let s = gh.step(
+            "compare.sh",
+            &r.slow,
+            &[
+                ("FAKE_GH_RUNS", MAIN_PUSHED),
+                ("FAKE_GH_BASELINE", main),
+                ("FAKE_GH_FAIL", fail),
+            ],
+        );
+        assert_eq!(s.code, Some(1), "{fail}: {}", s.stdout);
+        let posted = s.posted.unwrap();
+        assert!(posted.contains("**Not compared**"), "{fail}: {posted}");
+        assert!(posted.contains(what), "{fail}: {posted}");
+        assert!(posted.contains(gh_said), "{fail}: {posted}");
+        assert!(!posted.contains("No baseline"), "{fail}: {posted}");
+        assert!(s.stdout.contains(gh_said), "{fail}: {}", s.stdout);
+        assert_eq!(s.summary, posted);
+    }
 }
 
 #[test]

@@ -1,7 +1,8 @@
 //! The throwaway PostgreSQL server: lifecycle, seeded data equal to the Node targets'
 //! in-memory data, exact statement counts, cleanup after stop and after the server was
 //! killed, and the errors a user can act on. Each test skips (saying why) only when the
-//! PostgreSQL server programs are not installed.
+//! PostgreSQL server programs are not installed, and fails then under GQLBENCH_CI=1.
+mod common;
 use std::path::Path;
 use std::process::Command;
 use std::sync::Mutex;
@@ -11,11 +12,15 @@ use gqlbench::db::{self, Database, DbError, DbOptions, PgBinaries};
 use serde_json::{json, Value};
 use tokio_postgres::NoTls;
 
-fn binaries(test: &str) -> Option<PgBinaries> {
+use common::require;
+
+/// The PostgreSQL server programs as gqlbench finds them (GQLBENCH_PG_BIN, PATH, Debian's
+/// folder); None when they are missing and the test may skip (a failure in CI).
+fn binaries() -> Option<PgBinaries> {
     match PgBinaries::locate() {
         Ok(b) => Some(b),
         Err(e) => {
-            eprintln!("SKIPPED {test}: PostgreSQL is not installed here: {e}");
+            require(false, &format!("PostgreSQL is not installed here: {e}"));
             None
         }
     }
@@ -189,7 +194,7 @@ async fn db_samples(c: &tokio_postgres::Client) -> Value {
 
 #[test]
 fn lifecycle_seed_matches_the_node_data() {
-    if binaries("lifecycle").is_none() {
+    if binaries().is_none() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
@@ -314,7 +319,7 @@ fn lifecycle_seed_matches_the_node_data() {
 
 #[test]
 fn statements_of_the_targets_are_counted_exactly() {
-    if binaries("query counting").is_none() {
+    if binaries().is_none() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
@@ -389,7 +394,7 @@ fn statements_of_the_targets_are_counted_exactly() {
 
 #[test]
 fn stop_removes_the_folder_and_every_process() {
-    if binaries("stop").is_none() {
+    if binaries().is_none() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
@@ -428,7 +433,7 @@ fn stop_removes_the_folder_and_every_process() {
 
 #[test]
 fn a_killed_server_is_still_cleaned_up() {
-    if binaries("killed server").is_none() {
+    if binaries().is_none() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
@@ -462,7 +467,7 @@ fn a_killed_server_is_still_cleaned_up() {
 
 #[test]
 fn folders_of_a_dead_gqlbench_are_removed_at_start() {
-    if binaries("stale folders").is_none() {
+    if binaries().is_none() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
@@ -477,7 +482,7 @@ fn folders_of_a_dead_gqlbench_are_removed_at_start() {
 
 #[test]
 fn a_scale_that_cannot_fit_the_disk_is_refused_before_starting() {
-    if binaries("disk").is_none() {
+    if binaries().is_none() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
@@ -510,7 +515,7 @@ fn a_scale_below_the_minimum_is_refused() {
     let tmp = tempfile::tempdir().unwrap();
     let e = db::check_scale_and_disk(9_999, tmp.path()).unwrap_err();
     assert!(e.to_string().contains("at least 10000"), "{e:#}");
-    if binaries("small scale").is_none() {
+    if binaries().is_none() {
         return;
     }
     let e = Database::start(DbOptions {
@@ -567,7 +572,7 @@ fn missing_binaries_name_the_variable_and_the_install_command() {
 /// next start in the same folder removes what it left.
 #[test]
 fn the_server_of_a_killed_gqlbench_dies_and_its_folder_is_removed_later() {
-    if binaries("killed gqlbench").is_none() {
+    if binaries().is_none() {
         return;
     }
     use std::io::{BufRead, BufReader};
@@ -632,7 +637,7 @@ fn start_in_child_process() {
 #[test]
 #[ignore = "a measurement, minutes at large scales"]
 fn measure_seed() {
-    if binaries("measure").is_none() {
+    if binaries().is_none() {
         return;
     }
     let scale: u64 = std::env::var("GQLBENCH_DB_SCALE")

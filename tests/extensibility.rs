@@ -326,12 +326,14 @@ fn a_coprocessor_variant_is_measured_with_its_calls_and_a_lazy_coprocessor_is_ca
 /// (no `control`) answered with `"control": "continue"`, 401 breaks, 400s and 404s.
 #[test]
 fn the_node_coprocessor_keeps_the_contract_for_apollo_and_hive_router_payloads() {
-    if std::process::Command::new("python3")
+    let python = std::process::Command::new("python3")
         .arg("--version")
         .output()
-        .is_err()
-    {
-        eprintln!("skipped: no python3 to run targets/_coprocessors/check.py");
+        .is_ok_and(|o| o.status.success());
+    if !require(
+        python,
+        "no python3 to run targets/_coprocessors/check.py (apt-get install python3; .ci/run installs it)",
+    ) {
         return;
     }
     Gqlbench::new(["install", "coprocessor-node"])

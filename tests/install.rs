@@ -289,6 +289,59 @@ fn a_changed_install_input_invalidates_the_cache_build() {
     assert_ne!(record(cache.path()).key, key2);
 }
 
+/// `install --check` answers whether a build is current without building anything: what
+/// .ci/run asks before running the native gateways' opt-in test.
+#[test]
+fn install_check_says_whether_a_build_is_current_and_builds_nothing() {
+    let cache = tempfile::tempdir().unwrap();
+    let root = fixture_copy();
+    add_native(root.path());
+    let check = || install(root.path(), cache.path(), &["--check", "fx-native"]);
+
+    let o = check();
+    o.assert_exit(1);
+    assert!(
+        o.stdout.contains(&format!(
+            "fx-native: not installed (no build in {}/fx-native-1.0)",
+            cache.path().display()
+        )),
+        "{}",
+        o.stdout
+    );
+    assert_eq!(builds(cache.path()), 0, "--check built it");
+    assert!(!cache.path().join("fx-native-1.0").exists());
+
+    install(root.path(), cache.path(), &["fx-native"]).assert_exit(0);
+    let o = check();
+    o.assert_exit(0);
+    assert!(
+        o.stdout.contains("fx-native: already built in the cache ("),
+        "{}",
+        o.stdout
+    );
+    assert_eq!(builds(cache.path()), 1);
+
+    // An input changed: no longer current, and still nothing built.
+    std::fs::write(
+        root.path().join("targets/fx-native/build.txt"),
+        "version 2\n",
+    )
+    .unwrap();
+    let o = check();
+    o.assert_exit(1);
+    assert!(o.stdout.contains("no current build in"), "{}", o.stdout);
+    assert_eq!(builds(cache.path()), 1);
+
+    // Checking and forcing a build at once is a contradiction.
+    let o = install(
+        root.path(),
+        cache.path(),
+        &["--check", "--force", "fx-native"],
+    );
+    o.assert_exit(2);
+    assert!(o.stderr.contains("--force"), "{}", o.stderr);
+}
+
 /// The stamp a gqlbench before install records wrote into the target folder: FNV-1a over
 /// the command as written, the Node version and each input's name and contents.
 fn legacy_stamp(root: &Path) -> String {

@@ -149,6 +149,59 @@ fn calibrate_checks_its_flags_before_starting_a_server() {
     assert!(!e.contains("gqlbench: 0 connections"), "a step ran: {e}");
 }
 
+/// `calibrate` to the end, short (-d): both steps against its own static server, with
+/// figures a measurement could give, and exit 0.
+#[test]
+fn calibrate_runs_both_steps_to_the_end_and_reports_what_it_measured() {
+    let out = Gqlbench::new(["calibrate", "-d", "300ms", "-c", "4", "--no-pin", "--json"]).go();
+    out.assert_exit(0);
+    let c = out.json();
+    let steps = c["steps"].as_array().expect("steps");
+    let pipelining: Vec<u64> = steps
+        .iter()
+        .map(|s| s["pipelining"].as_u64().unwrap())
+        .collect();
+    assert_eq!(pipelining, [1, 10], "{c}");
+    for s in steps {
+        assert_eq!(s["tool"], "gqlbench", "{s}");
+        assert_eq!(s["connections"], 4, "{s}");
+        assert_eq!(s["failed"], 0, "{s}");
+        assert_eq!(s["validated"], true, "{s}");
+        let requests = s["requests"].as_u64().unwrap();
+        let elapsed = s["elapsed_s"].as_f64().unwrap();
+        let rps = s["rps"].as_f64().unwrap();
+        let cpu = s["cpu_s"].as_f64().unwrap();
+        assert!(requests > 0, "{s}");
+        assert!(elapsed >= 0.3, "the step lasted its -d: {s}");
+        assert!(rps > 0.0, "{s}");
+        assert!(
+            ((requests as f64 / elapsed) - rps).abs() <= rps * 0.01,
+            "req/s is requests over the window: {s}"
+        );
+        assert!(cpu > 0.0, "{s}");
+        let per_cpu = s["requests_per_cpu_second"].as_f64().unwrap();
+        assert!(
+            (per_cpu - requests as f64 / cpu).abs() <= per_cpu * 0.01,
+            "{s}"
+        );
+    }
+    assert!(
+        c["generator_cpus"]
+            .as_array()
+            .is_some_and(|a| !a.is_empty()),
+        "{c}"
+    );
+    assert!(c["efficiency_vs_wrk"].is_null(), "no --wrk: {c}");
+    assert!(
+        out.stderr
+            .contains("gqlbench: 4 connections, pipelining 10, 300ms"),
+        "{}",
+        out.stderr
+    );
+    // Its static server (this build's binary) did not outlive it.
+    assert_no_process(&format!("{} serve-static", env!("CARGO_BIN_EXE_gqlbench")));
+}
+
 #[test]
 fn reports_show_names_not_debug_strings() {
     let dir = tempfile::tempdir().unwrap();

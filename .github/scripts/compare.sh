@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # Compares this pull request's run (the folder given) with the latest successful run of
-# the benchmark workflow on main (its artifact gqlbench-main), posts the markdown as one PR
+# the benchmark workflow on main that made a baseline (a push, or a manual run by
+# workflow_dispatch: both upload the artifact gqlbench-main), posts the markdown as one PR
 # comment (found again by its marker and updated on every push) and in the job summary, and
 # exits as `gqlbench compare --fail-if-slower` does: 1 on a significant regression.
 #
-# No baseline yet (first run, expired artifact) or runs measured on different CPUs: the
-# comment says so and the step passes, since there is nothing fair to gate on.
+# No baseline (no such run on main yet, or its artifact expired) or runs measured on
+# different CPUs: the comment says so and the step passes, since there is nothing fair to
+# gate on. GitHub that cannot be asked (network, auth, a failed download) is not "no
+# baseline": the comment quotes gh's error and the step fails (exit 1), since a PR that
+# was not compared must not pass as if it had been.
 set -euo pipefail
 
 candidate=${1:?usage: compare.sh RESULTS_DIR}
@@ -18,6 +22,23 @@ marker='<!-- gqlbench-benchmark -->'
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 body="$work/body.md"
+gh_err="$work/gh.err"
+artifact_name='gqlbench-main'
+
+# GitHub could not be asked: the comment says what failed, quoting gh, and the step fails.
+github_failed() {
+  {
+    echo "**Not compared**: $1:"
+    echo
+    echo '```'
+    cat "$gh_err"
+    echo '```'
+    echo
+    echo "This is a failure to reach GitHub (network, token, permissions), not a missing baseline: re-run the job."
+  } >>"$body"
+  echo "compare.sh: $1: $(cat "$gh_err")" >&2
+  rc=1
+}
 
 rc=0
 {
@@ -30,12 +51,25 @@ if [ ! -f "$candidate/results.json" ]; then
   echo "The benchmark wrote no results (\`$candidate/results.json\` is missing): see the job's log." >>"$body"
   rc=1
 else
-  run_id=$(gh run list --repo "$repo" --workflow "$workflow" --branch main --event push \
-    --status success --limit 1 --json databaseId --jq '.[0].databaseId // empty')
-  if [ -z "$run_id" ]; then
-    echo "No baseline: no successful run of \`$workflow\` on main yet. Nothing was compared; merge to main to make one." >>"$body"
-  elif ! gh run download "$run_id" --repo "$repo" --name gqlbench-main --dir "$work/baseline"; then
-    echo "No baseline: the artifact \`gqlbench-main\` of main's run $run_id could not be downloaded (expired?). Nothing was compared." >>"$body"
+  # Newest first; a pull request from a fork's branch named main is not a baseline, so the
+  # events are checked (gh run list filters on one event only).
+  if ! run_id=$(gh run list --repo "$repo" --workflow "$workflow" --branch main \
+    --status success --limit 100 --json databaseId,event \
+    --jq '[.[] | select(.event == "push" or .event == "workflow_dispatch")][0].databaseId // empty' \
+    2>"$gh_err"); then
+    github_failed "the runs of \`$workflow\` on main could not be listed"
+  elif [ -z "$run_id" ]; then
+    echo "No baseline: no successful run of \`$workflow\` on main yet (a push or a manual run). Nothing was compared and the step passes; merge to main, or run the workflow on main by hand (workflow_dispatch), to make one." >>"$body"
+  elif ! artifact=$(gh api "repos/$repo/actions/runs/$run_id/artifacts?name=$artifact_name" \
+    --jq "[.artifacts[] | select(.name == \"$artifact_name\")] | if length == 0 then \"missing\" elif .[0].expired then \"expired\" else \"present\" end" \
+    2>"$gh_err"); then
+    github_failed "the artifacts of main's run $run_id could not be listed"
+  elif [ "$artifact" = expired ]; then
+    echo "No baseline: the artifact \`$artifact_name\` of main's run $run_id has expired. Nothing was compared and the step passes; run the workflow on main by hand (workflow_dispatch) to make a new one." >>"$body"
+  elif [ "$artifact" != present ]; then
+    echo "No baseline: main's run $run_id has no artifact \`$artifact_name\` (expired and since removed, or deleted). Nothing was compared and the step passes; run the workflow on main by hand (workflow_dispatch) to make one." >>"$body"
+  elif ! gh run download "$run_id" --repo "$repo" --name "$artifact_name" --dir "$work/baseline" 2>"$gh_err"; then
+    github_failed "the artifact \`$artifact_name\` of main's run $run_id is there but could not be downloaded"
   else
     machine() { jq -r '"\(.machine.cpu_model) × \(.machine.cores)"' "$1/results.json"; }
     base_machine=$(machine "$work/baseline")

@@ -1,7 +1,8 @@
 //! `gqlbench install [TARGET...]`: install targets ahead of a run. Without names, every
 //! target but the long native builds (which must be named); a native build already current
 //! in the cache is reported with its record (where, when, by which command, how long) in
-//! seconds, whichever checkout built it; `--force` reinstalls.
+//! seconds, whichever checkout built it; `--force` reinstalls; `--check` installs nothing and
+//! answers whether the targets are installed (exit 0) or not (exit 1).
 use std::path::Path;
 use std::process::ExitCode;
 use std::sync::atomic::Ordering;
@@ -35,6 +36,9 @@ pub fn run(root: &Path, a: &InstallArgs) -> Result<ExitCode> {
             .collect();
         targets.extend(extra);
         targets.dedup_by(|a, b| a.name == b.name);
+    }
+    if a.check {
+        return Ok(check(&targets, &node));
     }
     // Before anything installs: a build in the cache that no record vouches for is most
     // likely one an older gqlbench finished from another checkout; rebuilding it would cost
@@ -158,6 +162,40 @@ pub fn run(root: &Path, a: &InstallArgs) -> Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// `--check`: whether each target is installed from today's inputs, reading only (nothing
+/// is built, installed or recorded), one line each on stdout: exit 0 when every one is, 1
+/// when one is not. A build an older gqlbench finished counts as installed, as `run
+/// --targets` counts it (the run records it).
+fn check(targets: &[&TargetDef], node: &str) -> ExitCode {
+    let mut missing = 0;
+    for t in targets {
+        let line = match install::state(t, node) {
+            Ok(State::Nothing) => format!("{}: nothing to install", t.name),
+            Ok(State::Current(rec)) => already(t, rec.as_deref(), false),
+            Ok(State::Legacy { stamp }) => format!(
+                "{}: built by an older gqlbench (its stamp {} matches); recorded in the cache by the next `gqlbench install {}` or run",
+                t.name,
+                record::tilde(&stamp),
+                t.name
+            ),
+            Ok(State::NotCurrent(why)) => {
+                missing += 1;
+                format!("{}: {}", t.name, install::not_installed_message(t, &why))
+            }
+            Err(e) => {
+                missing += 1;
+                format!("{}: {e:#}", t.name)
+            }
+        };
+        println!("{line}");
+    }
+    if missing > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
 }
 
 /// A long build `run` never starts (`install.auto = false`): built only when named.

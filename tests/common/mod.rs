@@ -1,10 +1,13 @@
 //! Helpers for the end-to-end tests: run the real binary (`cmd`), read what it wrote through
-//! the typed result model (`results`), find the processes it left (`procs`), and the fixture
-//! catalogue (`fixtures`).
+//! the typed result model (`results`), find the processes it left (`procs`), the fixture
+//! catalogue (`fixtures`), skip (or, in CI, fail) for a missing prerequisite (`prereq`),
+//! and evaluate the CI workflow's expressions (`gha_expr`).
 #![allow(dead_code, unused_imports)]
 mod cmd;
 mod fixtures;
+pub mod gha_expr;
 mod k6;
+mod prereq;
 mod procs;
 mod results;
 mod server;
@@ -12,6 +15,7 @@ mod server;
 pub use cmd::{Gqlbench, Outcome};
 pub use fixtures::{fixture_copy, fixtures, repo};
 pub use k6::{k6_binary, run_testrun};
+pub use prereq::{in_ci, require, require_in};
 pub use procs::{assert_no_process, cgroups_of, parent_pid, pids_with, processes_with, wait_for};
 pub use results::{fixture_run, read_results, save_run, target, target_mut, with_samples};
 pub use server::{free_port, start as start_fixture_server, start_with_env, Server};
