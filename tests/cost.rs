@@ -93,7 +93,7 @@ fn the_report_prices_what_the_run_measured() {
         .filter(|x| x.valid && x.excluded.is_none())
         .map(|x| {
             assert!(!x.vitals.cpu_source.is_empty(), "CPU was measured");
-            x.load.throughput_rps / (x.vitals.cpu_avg_pct / 100.0)
+            x.load.throughput_rps / (x.vitals.cpu_avg_pct.expect("CPU read") / 100.0)
         })
         .collect();
     assert_eq!(per_core.len(), 3);

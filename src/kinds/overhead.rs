@@ -231,7 +231,7 @@ fn table(s: &ScenarioResult) -> Option<ExtraTable> {
         .iter()
         .map(|t| {
             let target_cpu = median_of(t, |x| {
-                cpu_us_per_request(x.vitals.cpu_avg_pct, x.load.throughput_rps)
+                cpu_us_per_request(x.vitals.cpu_avg_pct?, x.load.throughput_rps)
             });
             let copro_cpu = median_of(t, |x| {
                 let u = x.upstream.as_ref()?;

@@ -22,7 +22,7 @@ pub mod terminal;
 mod tests;
 
 use crate::results::{ScenarioResult, TargetResult};
-pub use crate::units::{fmt_bytes, fmt_cpus, fmt_ms, fmt_rps, snake_name};
+pub use crate::units::{fmt_bytes, fmt_cpus, fmt_ms, fmt_rps, snake_name, UNMEASURED};
 pub use csv::{chart_files, Csv};
 pub use export::{Dest, Document, ExportManager, Exporter, Output};
 pub use html::Html;
@@ -193,6 +193,14 @@ pub fn rows(s: &ScenarioResult) -> Vec<Row> {
         .into_iter()
         .map(|t| {
             let dash = || "-".to_string();
+            // A figure gqlbench tried to read and could not is "unmeasured"; one it never
+            // measures (an imported run's vitals, a target never started) is "-".
+            let sampled = t.trials.iter().any(|x| !x.vitals.cpu_source.is_empty());
+            let missing = |tried: bool| if tried { UNMEASURED.to_string() } else { dash() };
+            let idle = t
+                .rss_idle_bytes
+                .map(fmt_bytes)
+                .unwrap_or_else(|| missing(t.ready_s.is_some()));
             match &t.summary {
                 None => Row {
                     target: label(t),
@@ -205,7 +213,7 @@ pub fn rows(s: &ScenarioResult) -> Vec<Row> {
                     p99: dash(),
                     errors: dash(),
                     cpu: dash(),
-                    rss: t.rss_idle_bytes.map(fmt_bytes).unwrap_or_else(dash),
+                    rss: idle,
                     gc: dash(),
                     validity: validity(t),
                 },
@@ -243,12 +251,15 @@ pub fn rows(s: &ScenarioResult) -> Vec<Row> {
                     cpu: x
                         .cpu_avg_pct
                         .map(|c| format!("{c:.0}"))
-                        .unwrap_or_else(dash),
+                        .unwrap_or_else(|| missing(sampled)),
                     rss: format!(
-                        "{} / {} / {}",
-                        t.rss_idle_bytes.map(fmt_bytes).unwrap_or_else(dash),
-                        x.rss_peak_bytes.map(fmt_bytes).unwrap_or_else(dash),
-                        x.rss_avg_bytes.map(fmt_bytes).unwrap_or_else(dash)
+                        "{idle} / {} / {}",
+                        x.rss_peak_bytes
+                            .map(fmt_bytes)
+                            .unwrap_or_else(|| missing(sampled)),
+                        x.rss_avg_bytes
+                            .map(fmt_bytes)
+                            .unwrap_or_else(|| missing(sampled))
                     ),
                     gc: x
                         .gc
@@ -456,7 +467,7 @@ pub fn extra_tables(s: &ScenarioResult) -> Vec<ExtraTable> {
                             )
                         })
                         .unwrap_or_else(|| "-".into()),
-                    last.map(|u| fmt_bytes(u.subgraph_rss_peak_bytes))
+                    last.map(|u| crate::units::fmt_bytes_or_unmeasured(u.subgraph_rss_peak_bytes))
                         .unwrap_or_default(),
                 ]
             })

@@ -218,3 +218,56 @@ fn a_stream_gets_each_text_ended_by_one_newline() {
     to_stream(&mut out, "table\n").unwrap();
     assert_eq!(String::from_utf8(out).unwrap(), "{\n  \"a\": 1\n}\ntable\n");
 }
+
+#[test]
+fn a_figure_that_could_not_be_read_is_unmeasured_in_every_format() {
+    let mut r = run();
+    let s = &mut r.scenarios[0];
+    s.connection_sweep = None;
+    s.long_run = Some(crate::results::LongRunSpec::default());
+    let t = &mut s.targets[0];
+    // Started and sampled (cpu_source set), but nothing of its CPU or memory was read: a
+    // target killed before the window.
+    t.rss_idle_bytes = None;
+    let tr = &mut t.trials[0];
+    tr.vitals.cpu_source = "proc".into();
+    tr.vitals.series.push(crate::results::VitalsPoint {
+        t_s: 1.0,
+        ..Default::default()
+    });
+    let sum = t.summary.as_mut().unwrap();
+    (sum.cpu_avg_pct, sum.rss_peak_bytes, sum.rss_avg_bytes) = (None, None, None);
+    let row = "| good | 1,000 [990 – 1,010] | ±1.0% | 1.0% | 2.50 | 2.00 | 5.00 | 9.50 | 0 | unmeasured | unmeasured / unmeasured / unmeasured |";
+    let md = one(Markdown.export(&r).unwrap()).text;
+    assert!(md.contains(row), "{md}");
+    assert!(!md.contains("0 MiB"), "{md}");
+    let term = one(Terminal.export(&r).unwrap()).text;
+    assert!(
+        term.contains("unmeasured / unmeasured / unmeasured"),
+        "{term}"
+    );
+    let html = one(Html.export(&r).unwrap()).text;
+    assert!(
+        html.contains("<td>unmeasured / unmeasured / unmeasured</td>"),
+        "{html}"
+    );
+    let csv = Csv.export(&r).unwrap();
+    let memory = csv.iter().find(|o| o.file == "memory-sweep.csv").unwrap();
+    assert_eq!(
+        memory.text.lines().nth(1),
+        Some("good,1,1.0,unmeasured,unmeasured,,")
+    );
+    // In the file itself: null, not 0.
+    let json: serde_json::Value =
+        serde_json::from_str(&one(Json.export(&r).unwrap()).text).unwrap();
+    let target = &json["scenarios"][0]["targets"][0];
+    assert!(target["rss_idle_bytes"].is_null());
+    assert!(target["trials"][0]["vitals"]["rss_peak_bytes"].is_null());
+    assert!(target["trials"][0]["vitals"]["series"][0]["rss_bytes"].is_null());
+
+    // An imported run never measured them: "-", not "unmeasured".
+    r.scenarios[0].targets[0].trials[0].vitals.cpu_source = String::new();
+    r.scenarios[0].targets[0].ready_s = None;
+    let md = one(Markdown.export(&r).unwrap()).text;
+    assert!(md.contains("| 0 | - | - / - / - |"), "{md}");
+}

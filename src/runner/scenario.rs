@@ -149,7 +149,7 @@ fn run_trials(cx: &mut ScenarioCx<'_>) -> Result<()> {
             }
             Ok((mut s, note)) => {
                 tr.ready_s = Some(s.ready_s);
-                tr.rss_idle_bytes = Some(s.rss_idle_bytes);
+                tr.rss_idle_bytes = s.rss_idle_bytes;
                 let applied = match (&s.cgroup, &note) {
                     (Some(c), _) => c.applied.clone(),
                     (None, Some(n)) => n.clone(),

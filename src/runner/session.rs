@@ -23,7 +23,7 @@ pub struct Session {
     pub cgroup: Option<Arc<Cgroup>>,
     pub gc_file: Option<PathBuf>,
     pub ready_s: f64,
-    pub rss_idle_bytes: u64,
+    pub rss_idle_bytes: Option<u64>,
     pub verified_cpus: Option<Vec<usize>>,
     /// The subgraphs of a federation gateway (stopped with it).
     pub subgraphs: Option<Subgraphs>,
@@ -330,7 +330,6 @@ impl Session {
                     std::thread::sleep(Duration::from_millis(200));
                 }
                 let (_, rss, _) = vitals::read(process.pid, cgroup.as_deref());
-                let rss = rss.unwrap_or(0);
                 let verified_cpus = procfs::session_members(process.pid)
                     .iter()
                     .filter_map(|m| crate::sys::cpus::process_cpus(m.pid))
