@@ -114,12 +114,17 @@ pub fn counted_trials(t: &TargetResult) -> Vec<&TrialResult> {
 }
 
 /// The trials a summary's figures come from: the valid counted ones; when none is valid,
-/// every counted one (the row is then marked invalid), so a user still sees what happened.
+/// every counted one that ran its whole window (the row is then marked invalid), so a user
+/// still sees what happened. A trial cut short by Ctrl-C measured part of a window, not the
+/// target: it never gives the row its figures.
 pub fn used_trials(t: &TargetResult) -> Vec<&TrialResult> {
     let counted = counted_trials(t);
     let valid: Vec<&TrialResult> = counted.iter().copied().filter(|x| x.valid).collect();
     if valid.is_empty() {
         counted
+            .into_iter()
+            .filter(|x| !x.load.interrupted)
+            .collect()
     } else {
         valid
     }

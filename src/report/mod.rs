@@ -201,7 +201,9 @@ pub fn rows(s: &ScenarioResult) -> Vec<Row> {
                 .rss_idle_bytes
                 .map(fmt_bytes)
                 .unwrap_or_else(|| missing(t.ready_s.is_some()));
-            match &t.summary {
+            // Nothing measured, or only a trial cut short (summary::used_trials): no figure
+            // of the target to show, only the failures if any.
+            match t.summary.as_ref().filter(|x| x.rps.n > 0) {
                 None => Row {
                     target: label(t),
                     rps: dash(),
@@ -211,7 +213,7 @@ pub fn rows(s: &ScenarioResult) -> Vec<Row> {
                     p50: dash(),
                     p95: dash(),
                     p99: dash(),
-                    errors: dash(),
+                    errors: t.summary.as_ref().map(errors_cell).unwrap_or_else(dash),
                     cpu: dash(),
                     rss: idle,
                     gc: dash(),
@@ -235,19 +237,7 @@ pub fn rows(s: &ScenarioResult) -> Vec<Row> {
                     p50: fmt_ms(x.latency.p50_us as f64),
                     p95: fmt_ms(x.latency.p95_us as f64),
                     p99: fmt_ms(x.latency.p99_us as f64),
-                    errors: if x.failures == 0 {
-                        "0".into()
-                    } else {
-                        format!(
-                            "{} ({})",
-                            x.failures,
-                            x.failures_by_kind
-                                .iter()
-                                .map(|(k, n)| format!("{k} {n}"))
-                                .collect::<Vec<_>>()
-                                .join(", ")
-                        )
-                    },
+                    errors: errors_cell(x),
                     cpu: x
                         .cpu_avg_pct
                         .map(|c| format!("{c:.0}"))
@@ -271,6 +261,22 @@ pub fn rows(s: &ScenarioResult) -> Vec<Row> {
             }
         })
         .collect()
+}
+
+/// Failed responses over all trials, by kind: "0" or "12 (timeout 10, closed 2)".
+fn errors_cell(x: &crate::results::TargetSummary) -> String {
+    if x.failures == 0 {
+        return "0".into();
+    }
+    format!(
+        "{} ({})",
+        x.failures,
+        x.failures_by_kind
+            .iter()
+            .map(|(k, n)| format!("{k} {n}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    )
 }
 
 /// "fastest: X, +N% over Y (95% CI ...)" only when the interval of the margin excludes 0;

@@ -271,3 +271,26 @@ fn a_figure_that_could_not_be_read_is_unmeasured_in_every_format() {
     let md = one(Markdown.export(&r).unwrap()).text;
     assert!(md.contains("| 0 | - | - / - / - |"), "{md}");
 }
+
+#[test]
+fn a_row_whose_only_trial_was_cut_short_shows_no_figure() {
+    let mut r = run();
+    r.scenarios[0].connection_sweep = None;
+    let t = &mut r.scenarios[0].targets[0];
+    t.status = crate::results::TargetStatus::Interrupted;
+    let tr = &mut t.trials[0];
+    tr.sweep = None;
+    // Ctrl-C a third into the window: 400 req/s over what ran of it, not the target's.
+    (tr.load.interrupted, tr.load.throughput_rps, tr.load.requests) = (true, 400.0, 400);
+    (tr.valid, tr.problems) = (false, vec!["interrupted".into()]);
+    t.summary = crate::summary::summarize(t);
+    assert_eq!(t.summary.as_ref().map(|x| x.rps.n), Some(0));
+    let row = &rows(&r.scenarios[0])[0];
+    assert_eq!(
+        [&row.rps, &row.cv, &row.p99],
+        ["-", "-", "-"],
+        "{}",
+        row.cells().join(" | ")
+    );
+    assert_eq!(row.validity, "INTERRUPTED (0/1 trials valid)");
+}
