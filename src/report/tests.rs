@@ -294,3 +294,25 @@ fn a_row_whose_only_trial_was_cut_short_shows_no_figure() {
     );
     assert_eq!(row.validity, "INTERRUPTED (0/1 trials valid)");
 }
+
+#[test]
+fn markdown_shows_a_name_with_markup_or_a_line_break_as_text_in_one_cell() {
+    let mut r = run();
+    let name = "<img src=x onerror=alert(1)>a|b\nc";
+    r.scenarios[0].targets[0].name = name.into();
+    r.scenarios[0].targets[0].problem = Some("line one\r\nline two".into());
+    let md = one(Markdown.export(&r).unwrap()).text;
+    assert!(!md.contains("<img"), "{md}");
+    let cell = "| &lt;img src=x onerror=alert(1)>a\\|b c | 1,000 [990 – 1,010] |";
+    assert!(md.contains(cell), "{md}");
+    // The main table's row still has its 13 cells: nothing ended it early.
+    let row = md.lines().find(|l| l.contains("1,000 [990")).unwrap();
+    assert_eq!(row.replace("\\|", "").matches('|').count(), 14, "{row}");
+    // In a code span `<` is text already, and stays as written.
+    assert_eq!(
+        markdown::esc("gives `source: vrl-<subgraph>` to <b>"),
+        "gives `source: vrl-<subgraph>` to &lt;b>"
+    );
+    // An unpaired backtick opens no code span, so what follows it is escaped.
+    assert_eq!(markdown::esc("a`<b>"), "a`&lt;b>");
+}
