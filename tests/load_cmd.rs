@@ -141,6 +141,15 @@ fn load_refuses_input_that_cannot_work_before_sending_anything() {
             "--duration",
         ),
         (load(url, &["-c", "1000000"]), "local ports"),
+        (
+            load(url, &["--think-time", "9223372036854775807s"]),
+            "--think-time",
+        ),
+        // Less than one request due in the window: nothing would be sent.
+        (
+            load(url, &["--rate", "0.5", "-d", "1s"]),
+            "0.50 requests: fewer than one",
+        ),
     ];
     for (cmd, says) in cases {
         let out = cmd.go();

@@ -56,10 +56,16 @@ impl Load {
                 if pipelining == 0 {
                     return Err("[load] `pipelining` must be at least 1 (1 = no pipelining)".into());
                 }
+                let think_time = spec.think_time.unwrap_or_default();
+                if think_time > gqlbench_engine::MAX_SPAN {
+                    return Err(
+                        "[load] `think_time` is longer than 30 days; write e.g. \"100ms\"".into(),
+                    );
+                }
                 Arrival::Closed {
                     connections: conns,
                     pipelining,
-                    think_time: spec.think_time.unwrap_or_default(),
+                    think_time,
                 }
             }
             Model::Open => {

@@ -247,6 +247,11 @@ pub fn run(a: &LoadArgs) -> Result<ExitCode> {
             "is longer than 30 days; write e.g. 5s",
         ),
         (
+            a.think_time > gqlbench_engine::MAX_SPAN,
+            "--think-time",
+            "is longer than 30 days; write e.g. 100ms",
+        ),
+        (
             a.timeout.is_zero() || a.timeout > gqlbench_engine::MAX_SPAN,
             "--timeout",
             "must be above zero and at most 30 days, e.g. 10s",
@@ -261,6 +266,23 @@ pub fn run(a: &LoadArgs) -> Result<ExitCode> {
             return Err(UserError::Flag {
                 flag,
                 message: message.into(),
+            }
+            .into());
+        }
+    }
+    // The open model sends its requests at (k + 1/2) / rate: with less than one request
+    // due in the window nothing at all is sent, and a run that sends nothing measures
+    // nothing. Refused, naming what would make it send.
+    if let (Some(rate), Some(window)) = (a.rate, stop.duration) {
+        let due = rate * window.as_secs_f64();
+        if due < 1.0 {
+            return Err(UserError::Flag {
+                flag: "--rate",
+                message: format!(
+                    "{rate} req/s over a {} window is {due:.2} requests: fewer than one, so nothing would be sent; raise --rate or -d/--duration (at {rate} req/s the window needs at least {:.3} s)",
+                    humantime::format_duration(window),
+                    1.0 / rate
+                ),
             }
             .into());
         }
