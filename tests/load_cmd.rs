@@ -236,6 +236,16 @@ fn load_uses_the_cpus_its_mask_allows() {
         1,
         "one CPU allowed, one worker"
     );
+    // More threads than the mask allows CPUs: they share that one core, and the
+    // generator's utilization is over it (else a busy generator reads as idle and the
+    // saturation guard cannot trip).
+    let out = load(&s.url, &["-c", "4", "-d", "300ms", "--threads", "4", "--json"])
+        .under(["taskset", "-c", "0"])
+        .go();
+    assert!(out.success(), "{}", out.stderr);
+    let r = out.load_report();
+    assert_eq!(r.result.threads, 4);
+    assert_eq!(r.generator.cores, 1, "{:?}", r.generator);
 }
 
 #[test]

@@ -275,7 +275,11 @@ fn run_trial(cx: &mut TrialCx<'_>, sub: &Subscriptions) -> TrialResult {
     if engine.interrupted {
         problems.push("interrupted".into());
     }
-    let generator = GeneratorUsage::measure(engine.generator_cpu_s, engine.elapsed_s, cores);
+    let generator = GeneratorUsage::measure(
+        engine.generator_cpu_s,
+        engine.elapsed_s,
+        crate::sys::cpus::generator_cores(plan.isolation.generator.as_ref(), cores),
+    );
     let mut saturation = Vec::new();
     if generator.utilization > GENERATOR_CPU_LIMIT {
         saturation.push(SaturationFlag {

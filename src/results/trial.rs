@@ -272,7 +272,8 @@ pub struct GcStats {
 pub struct GeneratorUsage {
     /// CPU seconds the generator's worker threads used in the measured window.
     pub cpu_s: f64,
-    /// Cores available to the generator.
+    /// Cores the generator could use: its pinned CPUs, else the process's affinity mask,
+    /// at most its threads (`sys::cpus::generator_cores`).
     pub cores: usize,
     /// cpu_s / (window × cores): 1.0 = every generator core busy.
     pub utilization: f64,

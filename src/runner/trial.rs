@@ -179,14 +179,8 @@ pub fn measure(
             LoadResult::default()
         }
     };
-    // The generator can use at most as many cores as it has worker threads.
-    let cores = plan
-        .isolation
-        .generator
-        .as_ref()
-        .map(|c| c.0.len())
-        .unwrap_or(result.threads)
-        .min(result.threads.max(1));
+    let cores =
+        crate::sys::cpus::generator_cores(plan.isolation.generator.as_ref(), result.threads);
     let generator = GeneratorUsage::measure(result.generator_cpu_s, result.elapsed_s, cores);
     let mut saturation = saturation::check(load, &result, &generator);
     // Counters cover warm-up and window alike, so ratios use both request counts.

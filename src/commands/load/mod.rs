@@ -331,11 +331,7 @@ pub fn run(a: &LoadArgs) -> Result<ExitCode> {
     // What the checks above cannot know (e.g. more threads than the open model's pool).
     let result =
         result.map_err(|e| anyhow::anyhow!("{e} (check -c, --threads, --rate, -d, -n)"))?;
-    let cores = cpus
-        .as_ref()
-        .map(|c| c.0.len())
-        .unwrap_or(result.threads)
-        .min(result.threads.max(1));
+    let cores = crate::sys::cpus::generator_cores(cpus.as_ref(), result.threads);
     let generator = GeneratorUsage::measure(result.generator_cpu_s, result.elapsed_s, cores);
     let saturation = crate::saturation::check(&load, &result, &generator);
     let report = LoadReport {
