@@ -114,6 +114,21 @@ impl Load {
         }
     }
 
+    /// Most connections open at once: a closed model's connections or the highest stage
+    /// it ramps to; an open model's pool limit.
+    pub fn peak_connections(&self) -> u32 {
+        match self.arrival {
+            Arrival::Closed { connections, .. } => self
+                .stages
+                .iter()
+                .map(|(_, target)| target.ceil().clamp(0.0, u32::MAX as f64) as u32)
+                .fold(connections, u32::max),
+            Arrival::Open {
+                max_connections, ..
+            } => max_connections,
+        }
+    }
+
     /// The same load at another arrival rate (open model, no stages).
     pub fn at_rate(&self, rate: f64) -> Load {
         Load {

@@ -146,6 +146,16 @@ pub fn process_cpus(pid: i32) -> Option<Vec<usize>> {
     CpuSet::parse(line.trim()).ok().map(|s| s.0)
 }
 
+/// Open files the engine keeps besides one per connection (its `preflight` margin).
+pub const NOFILE_RESERVE: u64 = 64;
+
+/// Whether an open-files limit that could not be raised matters to a run that opens
+/// `connections` at once: only then is the note about it printed (a run of 100
+/// connections under a limit of 20,000 is not concerned). An unknown limit (0) matters.
+pub fn nofile_matters(limit: u64, connections: u64) -> bool {
+    limit == 0 || connections + NOFILE_RESERVE > limit
+}
+
 /// Raise the soft open-files limit to the hard one (and the hard one to the kernel's
 /// maximum when we are allowed to); returns the limit in force.
 pub fn raise_nofile() -> (u64, Option<String>) {
@@ -190,6 +200,15 @@ pub fn raise_nofile() -> (u64, Option<String>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_open_files_note_matters_only_near_the_limit() {
+        assert!(!nofile_matters(20_000, 100));
+        assert!(!nofile_matters(1024, 960));
+        assert!(nofile_matters(1024, 961));
+        assert!(nofile_matters(20_000, 50_000));
+        assert!(nofile_matters(0, 1));
+    }
 
     #[test]
     fn the_generator_has_the_cores_it_may_run_on_up_to_its_threads() {

@@ -291,9 +291,9 @@ pub fn run(a: &LoadArgs) -> Result<ExitCode> {
     if let Some(t) = a.threads {
         plan.threads = t.max(1);
     }
-    let (_nofile, note) = crate::sys::cpus::raise_nofile();
+    let (nofile, note) = crate::sys::cpus::raise_nofile();
     if let Some(n) = note {
-        if a.connections > 1000 {
+        if crate::sys::cpus::nofile_matters(nofile, a.connections.into()) {
             eprintln!("note: {n}");
         }
     }
