@@ -166,3 +166,28 @@ fn sensitivity_flags_that_cannot_work_are_refused_before_any_run() {
         assert!(!out_dir.join("probe-no-work").exists(), "{flags:?}");
     }
 }
+
+#[test]
+fn a_fixed_count_of_trials_is_what_progress_and_the_rounds_say() {
+    // A profile that adds rounds up to 6 until precise; --trials 1 fixes the count at 1.
+    let dir = fixture_copy();
+    std::fs::write(
+        dir.path().join("scenarios/profiles.toml"),
+        "[quick]\ntrials = 3\nmax_trials = 6\nprecision = 5\nwarmup = \"0s\"\nduration = \"1s\"\n",
+    )
+    .unwrap();
+    let out = Gqlbench::run("e2e")
+        .root(dir.path())
+        .scenarios("hello")
+        .targets("fx-good")
+        .trials(1)
+        .duration("300ms")
+        .out(dir.path().join("run"))
+        .go();
+    out.assert_exit(0);
+    assert!(out.stderr.contains("hello trial 1/1 fx-good"), "{}", out.stderr);
+    assert!(!out.stderr.contains("trial 1/6"), "{}", out.stderr);
+    let r = read_results(&dir.path().join("run"));
+    let rounds = r.scenarios[0].rounds.as_ref().unwrap();
+    assert_eq!((rounds.min, rounds.max), (1, 1));
+}
