@@ -353,9 +353,9 @@ pub fn install(
         .with_context(|| {
             format!(
                 "running the install command `{}` of target '{}' (is `{}` installed?)",
-                inst.command.join(" "),
+                argv.join(" "),
                 t.name,
-                inst.command[0]
+                argv[0]
             )
         })?;
     // Long native builds report what they are doing: the last line of their log.
@@ -378,9 +378,9 @@ pub fn install(
         bail!(
             "install of '{}' failed ({status}): `{}` in {}\n{}",
             t.name,
-            inst.command.join(" "),
+            argv.join(" "),
             t.install_dir().display(),
-            indent(&crate::sys::process::log_tail(&log_file, 15))
+            failure_log(&log_file)
         );
     }
     if let Some(c) = &inst.check {
@@ -436,6 +436,20 @@ fn lock_install(
 }
 
 pub use super::requirements::{check_requirements, find_program, missing_requirements};
+
+/// What a failed install's log says: its last lines, or, when the command wrote nothing,
+/// that it is empty (a user sent to an empty log learns nothing from it).
+fn failure_log(log: &Path) -> String {
+    let tail = crate::sys::process::log_tail(log, 15);
+    if tail.trim().is_empty() {
+        format!(
+            "its log {} is empty: the command failed without writing anything; run it by hand to see why",
+            log.display()
+        )
+    } else {
+        format!("last lines of {}:\n{}", log.display(), indent(&tail))
+    }
+}
 
 pub fn indent(s: &str) -> String {
     s.lines()
