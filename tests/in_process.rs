@@ -145,6 +145,13 @@ fn every_committed_run_is_read_and_reported() {
             continue;
         }
         let r = RunResults::load(&file).unwrap_or_else(|e| panic!("{e:#}"));
+        // compare's damaged-input check never refuses what gqlbench wrote.
+        assert_eq!(
+            gqlbench::results::damaged_throughput(&r),
+            None,
+            "{}",
+            file.display()
+        );
         let md = gqlbench::report::Exporter::export(&gqlbench::report::Markdown, &r)
             .unwrap_or_else(|e| panic!("{}: {e:#}", file.display()));
         assert!(!md.is_empty(), "{}", file.display());

@@ -8,11 +8,13 @@ use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
 mod import;
+mod sanity;
 mod summary;
 mod target;
 mod trial;
 
 pub use import::*;
+pub use sanity::damaged_throughput;
 
 pub use summary::*;
 pub use target::*;
