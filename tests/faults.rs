@@ -332,3 +332,49 @@ fn a_rendered_config_reaches_the_target_and_an_unset_reference_fails_its_start_b
         "{p}"
     );
 }
+
+#[test]
+fn a_target_slower_than_a_probe_is_found_ready_or_named_as_slow() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    // Every answer takes 1.1 s, the readiness query's too: the first probe (1 s) goes
+    // unanswered, the next waits longer and finds it ready; it is measured.
+    let out_dir = tempfile::tempdir().unwrap();
+    let out = e2e("slow-ready")
+        .warmup("0s")
+        .duration("1s")
+        .json()
+        .out(out_dir.path())
+        .go();
+    let r = out.results();
+    let t = target(&r, 0, "fx-slow-all");
+    assert_eq!(t.status, TargetStatus::Ok, "{:?}", t.problem);
+    assert!(t.ready_s.is_some_and(|s| s >= 1.1), "{:?}", t.ready_s);
+    // With 2 s to get ready it cannot be: the message names the probes' own timeout, and
+    // raising start.ready_timeout (which lets them wait longer) is the fix.
+    let cat = fixture_copy();
+    let manifest = cat.path().join("targets/fx-slow-all/target.toml");
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    std::fs::write(
+        &manifest,
+        text.replace("ready_timeout = \"10s\"", "ready_timeout = \"2s\""),
+    )
+    .unwrap();
+    let out_dir = tempfile::tempdir().unwrap();
+    let out = Gqlbench::run("e2e")
+        .root(cat.path())
+        .scenarios("slow-ready")
+        .duration("1s")
+        .json()
+        .out(out_dir.path())
+        .go();
+    out.assert_exit(1);
+    let r = out.results();
+    let t = target(&r, 0, "fx-slow-all");
+    assert_eq!(t.status, TargetStatus::NotReady);
+    let p = t.problem.as_deref().unwrap();
+    assert!(
+        p.contains("not ready after 2s: the readiness query { __typename } got no answer within the probe's own timeout (")
+            && p.contains("raise start.ready_timeout"),
+        "{p}"
+    );
+}

@@ -277,3 +277,24 @@ fn deep_pipelining_is_served_not_stalled() {
     assert_eq!(r.requests, 80_000);
     assert!(r.bytes_received > 80_000 * 2000);
 }
+
+#[test]
+fn connections_that_completed_nothing_are_blamed_on_the_measured_cause() {
+    // Every answer takes 1.5 s; the timeout is 500 ms: each request times out.
+    let s = start_fixture_server("slow");
+    let out = load(&s.url, &["-c", "2", "-d", "1s", "--timeout", "500ms", "--json"]).go();
+    out.assert_exit(1);
+    let r = out.load_report();
+    let flag = r
+        .saturation
+        .iter()
+        .find(|f| f.kind == "connections_unused")
+        .unwrap_or_else(|| panic!("{:?}", r.saturation));
+    assert!(
+        flag.detail
+            .contains("requests got no answer within the 500ms timeout (the target answered slower than that)"),
+        "{}",
+        flag.detail
+    );
+    assert!(!flag.detail.contains("listen queue"), "{}", flag.detail);
+}

@@ -400,13 +400,19 @@ impl Session {
                     ),
                 })
             }
-            Readiness::TimedOut { last_problem } => {
+            Readiness::TimedOut {
+                last_problem,
+                probe_timeout,
+                unanswered,
+            } => {
                 process.stop(Duration::from_secs(2));
                 Err(fail(
                     TargetStatus::NotReady,
-                    format!(
-                        "not ready after {} (last answer: {last_problem}); raise start.ready_timeout in its target.toml if it is just slow",
-                        humantime::format_duration(t.start.ready_timeout)
+                    super::ready::not_ready_problem(
+                        t.start.ready_timeout,
+                        &last_problem,
+                        probe_timeout,
+                        unanswered,
                     ),
                     Some(process.log_tail(20)),
                 ))
