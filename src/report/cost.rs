@@ -169,7 +169,12 @@ fn scenario_cost(s: &ScenarioResult, effs: &[Efficiency], p: &Pricing) -> Scenar
                 .as_ref()
                 .map(|x| est(x, fmt_rps))
                 .unwrap_or_else(dash),
-            e.rss_peak_bytes.map(fmt_bytes).unwrap_or_else(dash),
+            // A sized row had its trials' CPU read; memory it could not read is unmeasured.
+            match e.rss_peak_bytes {
+                Some(b) => fmt_bytes(b),
+                None if e.sized() => crate::units::UNMEASURED.into(),
+                None => dash(),
+            },
             cheapest
                 .map(|z| {
                     format!(

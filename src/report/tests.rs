@@ -265,6 +265,17 @@ fn a_figure_that_could_not_be_read_is_unmeasured_in_every_format() {
     assert!(target["trials"][0]["vitals"]["rss_peak_bytes"].is_null());
     assert!(target["trials"][0]["vitals"]["series"][0]["rss_bytes"].is_null());
 
+    // The cost section sizes a row whose CPU was read; its memory, unread, is unmeasured.
+    let mut priced = r.clone();
+    let tr = &mut priced.scenarios[0].targets[0].trials[0];
+    (tr.sweep, tr.vitals.cpu_avg_pct, tr.load.throughput_rps) = (None, Some(95.0), 1000.0);
+    let md = one(Markdown.export(&priced).unwrap()).text;
+    let cost_row = md
+        .lines()
+        .find(|l| l.starts_with("| good | 95 |"))
+        .unwrap_or_else(|| panic!("{md}"));
+    assert_eq!(cost_row.split(" | ").nth(4), Some("unmeasured"), "{cost_row}");
+
     // An imported run never measured them: "-", not "unmeasured".
     r.scenarios[0].targets[0].trials[0].vitals.cpu_source = String::new();
     r.scenarios[0].targets[0].ready_s = None;
