@@ -134,7 +134,7 @@ fn unused_cause(load: &Load, r: &LoadResult) -> String {
         ));
     }
     match r.connections.established_at_start {
-        Some(e) if u64::from(e) < u64::from(r.connections.planned) => causes.push(format!(
+        Some(e) if e < r.connections.planned => causes.push(format!(
             "only {e} of {} were open when the load began",
             r.connections.planned
         )),
@@ -261,7 +261,9 @@ mod tests {
         assert_eq!(kinds(f.clone()), ["connections_unused"]);
         assert!(
             f[0].detail.contains("527 of 5000")
-                && f[0].detail.contains("only 4473 of 5000 were open when the load began"),
+                && f[0]
+                    .detail
+                    .contains("only 4473 of 5000 were open when the load began"),
             "{}",
             f[0].detail
         );
@@ -281,7 +283,8 @@ mod tests {
             },
             ..Default::default()
         };
-        slow.failures.insert(gqlbench_engine::FailureKind::Timeout, 8);
+        slow.failures
+            .insert(gqlbench_engine::FailureKind::Timeout, 8);
         let mut l = load("closed", 4, 0.0);
         l.timeout = std::time::Duration::from_millis(500);
         let d = &check(&l, &slow, &usage(0.1))[0].detail;

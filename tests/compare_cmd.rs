@@ -451,7 +451,11 @@ fn a_candidate_with_a_throughput_no_run_measures_is_damaged_input() {
     // the baseline; the file is refused instead, naming it and the field.
     for (name, samples, field) in [
         ("zero", [0.0, 0.0, 0.0], "summary.rps.samples[0] is 0"),
-        ("negative", [1000.0, -1010.0, 990.0], "summary.rps.samples[1] is -1010"),
+        (
+            "negative",
+            [1000.0, -1010.0, 990.0],
+            "summary.rps.samples[1] is -1010",
+        ),
     ] {
         let bad = save_run(dir.path(), name, &with_samples(&a, "fx-good", &samples));
         let out = compare(&base, &bad, GATE);
@@ -462,15 +466,24 @@ fn a_candidate_with_a_throughput_no_run_measures_is_damaged_input() {
             err.contains(&file) && err.contains(field) && err.contains("target fx-good"),
             "{err}"
         );
-        assert!(err.contains("the candidate is damaged or was edited"), "{err}");
+        assert!(
+            err.contains("the candidate is damaged or was edited"),
+            "{err}"
+        );
         // The same file as the baseline: named as the baseline.
         let out = compare(&bad, &base, GATE);
         out.assert_exit(2);
-        assert!(out.stderr.contains("the baseline is damaged"), "{}", out.stderr);
+        assert!(
+            out.stderr.contains("the baseline is damaged"),
+            "{}",
+            out.stderr
+        );
     }
     // A trial's own figure edited the same way.
     let mut edited = a.clone();
-    target_mut(&mut edited, "fx-chunked").trials[1].load.throughput_rps = -1.0;
+    target_mut(&mut edited, "fx-chunked").trials[1]
+        .load
+        .throughput_rps = -1.0;
     let bad = save_run(dir.path(), "trial", &edited);
     let out = compare(&base, &bad, GATE);
     out.assert_exit(2);

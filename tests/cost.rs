@@ -148,7 +148,11 @@ fn report_prices_a_saved_run_again_with_the_shipped_table_by_default() {
         "{}",
         out.stdout
     );
-    assert!(!out.stdout.contains("(cheapest per month)"), "{}", out.stdout);
+    assert!(
+        !out.stdout.contains("(cheapest per month)"),
+        "{}",
+        out.stdout
+    );
     assert!(out
         .stdout
         .contains("The table above sizes no traffic: use --traffic 1M/day"));
@@ -158,7 +162,8 @@ fn report_prices_a_saved_run_again_with_the_shipped_table_by_default() {
         .stdout
         .contains("traffic sized for: 1M/day (11.6 req/s on average)"));
     assert!(
-        out.stdout.contains("| instances for 1M/day (cheapest per month) |"),
+        out.stdout
+            .contains("| instances for 1M/day (cheapest per month) |"),
         "{}",
         out.stdout
     );

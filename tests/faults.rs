@@ -198,7 +198,9 @@ fn scenario_limits_are_applied_and_enforced() {
     assert_eq!(t.status, TargetStatus::Ok);
     let vitals = &t.trials[0].vitals;
     assert_eq!(vitals.cpu_source, "cgroup");
-    let cpu = vitals.cpu_avg_pct.expect("the cgroup's CPU counter was read");
+    let cpu = vitals
+        .cpu_avg_pct
+        .expect("the cgroup's CPU counter was read");
     // The quota is 20% of a core; unthrottled this fixture uses ~100% under this load.
     assert!(cpu > 5.0 && cpu < 30.0, "cpu {cpu}% under a 20% quota");
 }

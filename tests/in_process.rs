@@ -157,5 +157,9 @@ fn every_committed_run_is_read_and_reported() {
         assert!(!md.is_empty(), "{}", file.display());
         read += 1;
     }
-    assert!(read >= 10, "only {read} committed runs found under {}", runs.display());
+    assert!(
+        read >= 10,
+        "only {read} committed runs found under {}",
+        runs.display()
+    );
 }

@@ -239,9 +239,12 @@ fn load_uses_the_cpus_its_mask_allows() {
     // More threads than the mask allows CPUs: they share that one core, and the
     // generator's utilization is over it (else a busy generator reads as idle and the
     // saturation guard cannot trip).
-    let out = load(&s.url, &["-c", "4", "-d", "300ms", "--threads", "4", "--json"])
-        .under(["taskset", "-c", "0"])
-        .go();
+    let out = load(
+        &s.url,
+        &["-c", "4", "-d", "300ms", "--threads", "4", "--json"],
+    )
+    .under(["taskset", "-c", "0"])
+    .go();
     assert!(out.success(), "{}", out.stderr);
     let r = out.load_report();
     assert_eq!(r.result.threads, 4);
@@ -282,7 +285,11 @@ fn deep_pipelining_is_served_not_stalled() {
 fn connections_that_completed_nothing_are_blamed_on_the_measured_cause() {
     // Every answer takes 1.5 s; the timeout is 500 ms: each request times out.
     let s = start_fixture_server("slow");
-    let out = load(&s.url, &["-c", "2", "-d", "1s", "--timeout", "500ms", "--json"]).go();
+    let out = load(
+        &s.url,
+        &["-c", "2", "-d", "1s", "--timeout", "500ms", "--json"],
+    )
+    .go();
     out.assert_exit(1);
     let r = out.load_report();
     let flag = r

@@ -186,7 +186,11 @@ fn a_fixed_count_of_trials_is_what_progress_and_the_rounds_say() {
         .out(dir.path().join("run"))
         .go();
     out.assert_exit(0);
-    assert!(out.stderr.contains("hello trial 1/1 fx-good"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("hello trial 1/1 fx-good"),
+        "{}",
+        out.stderr
+    );
     assert!(!out.stderr.contains("trial 1/6"), "{}", out.stderr);
     let r = read_results(&dir.path().join("run"));
     let rounds = r.scenarios[0].rounds.as_ref().unwrap();
@@ -272,6 +276,10 @@ fn ctrl_c_stops_a_sensitivity_calibration_at_once_with_130() {
         assert_no_process(&server);
         assert!(!out.join("probe-work").exists(), "{case}");
         let probe = read_results(&out.join("probe-no-work"));
-        assert_eq!(probe.status, gqlbench::results::RunStatus::Interrupted, "{case}");
+        assert_eq!(
+            probe.status,
+            gqlbench::results::RunStatus::Interrupted,
+            "{case}"
+        );
     }
 }

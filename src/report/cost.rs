@@ -147,12 +147,7 @@ fn scenario_cost(s: &ScenarioResult, effs: &[Efficiency], p: &Pricing) -> Scenar
     let mut notes = Vec::new();
     let traffic = p.traffic.as_ref();
     for e in effs {
-        let sized = sizing::size_all(
-            e,
-            &p.table.instances,
-            traffic.map(|t| t.rps),
-            p.utilization,
-        );
+        let sized = sizing::size_all(e, &p.table.instances, traffic.map(|t| t.rps), p.utilization);
         let cheapest = sized.first();
         let cheapest_month = sized
             .iter()

@@ -34,7 +34,10 @@ impl Exporter<RunResults> for Priced<Markdown> {
 /// instead of being rendered as HTML. Inside a code span (a pair of backticks) `<` is already
 /// text, and stays as written.
 pub fn esc(s: &str) -> String {
-    let flat = s.replace('|', "\\|").replace("\r\n", " ").replace(['\n', '\r'], " ");
+    let flat = s
+        .replace('|', "\\|")
+        .replace("\r\n", " ")
+        .replace(['\n', '\r'], " ");
     let parts: Vec<&str> = flat.split('`').collect();
     // Only backticks that pair up open and close code spans; an odd last one is text.
     let paired = (parts.len() - 1) / 2 * 2;

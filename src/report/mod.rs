@@ -196,7 +196,13 @@ pub fn rows(s: &ScenarioResult) -> Vec<Row> {
             // A figure gqlbench tried to read and could not is "unmeasured"; one it never
             // measures (an imported run's vitals, a target never started) is "-".
             let sampled = t.trials.iter().any(|x| !x.vitals.cpu_source.is_empty());
-            let missing = |tried: bool| if tried { UNMEASURED.to_string() } else { dash() };
+            let missing = |tried: bool| {
+                if tried {
+                    UNMEASURED.to_string()
+                } else {
+                    dash()
+                }
+            };
             let idle = t
                 .rss_idle_bytes
                 .map(fmt_bytes)

@@ -274,7 +274,11 @@ fn a_figure_that_could_not_be_read_is_unmeasured_in_every_format() {
         .lines()
         .find(|l| l.starts_with("| good | 95 |"))
         .unwrap_or_else(|| panic!("{md}"));
-    assert_eq!(cost_row.split(" | ").nth(4), Some("unmeasured"), "{cost_row}");
+    assert_eq!(
+        cost_row.split(" | ").nth(4),
+        Some("unmeasured"),
+        "{cost_row}"
+    );
 
     // An imported run never measured them: "-", not "unmeasured".
     r.scenarios[0].targets[0].trials[0].vitals.cpu_source = String::new();
@@ -292,7 +296,11 @@ fn a_row_whose_only_trial_was_cut_short_shows_no_figure() {
     let tr = &mut t.trials[0];
     tr.sweep = None;
     // Ctrl-C a third into the window: 400 req/s over what ran of it, not the target's.
-    (tr.load.interrupted, tr.load.throughput_rps, tr.load.requests) = (true, 400.0, 400);
+    (
+        tr.load.interrupted,
+        tr.load.throughput_rps,
+        tr.load.requests,
+    ) = (true, 400.0, 400);
     (tr.valid, tr.problems) = (false, vec!["interrupted".into()]);
     t.summary = crate::summary::summarize(t);
     assert_eq!(t.summary.as_ref().map(|x| x.rps.n), Some(0));

@@ -113,12 +113,17 @@ mod tests {
 
     #[test]
     fn a_throughput_no_run_could_have_measured_is_named() {
-        assert_eq!(damaged_throughput(&run(1000.0, &[1000.0, 990.0], true)), None);
+        assert_eq!(
+            damaged_throughput(&run(1000.0, &[1000.0, 990.0], true)),
+            None
+        );
         // An invalid row that answered nothing: 0 req/s is what it measured.
         assert_eq!(damaged_throughput(&run(0.0, &[0.0], false)), None);
         let e = damaged_throughput(&run(1000.0, &[1000.0, 0.0], true)).unwrap();
         assert!(
-            e.starts_with("scenarios[0].targets[0].summary.rps.samples[1] is 0 (e2e/hello, target t)"),
+            e.starts_with(
+                "scenarios[0].targets[0].summary.rps.samples[1] is 0 (e2e/hello, target t)"
+            ),
             "{e}"
         );
         let e = damaged_throughput(&run(1000.0, &[-5.0], false)).unwrap();

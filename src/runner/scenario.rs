@@ -190,8 +190,7 @@ fn run_trials(cx: &mut ScenarioCx<'_>) -> Result<()> {
                     .err(),
                     _ => None,
                 };
-                if let Some(problem) = super::answers::timed_out(&tr.checks, ready::CHECK_TIMEOUT)
-                {
+                if let Some(problem) = super::answers::timed_out(&tr.checks, ready::CHECK_TIMEOUT) {
                     // No answer is not a wrong answer: the target is too slow to check.
                     tr.status = TargetStatus::TimedOut;
                     tr.problem = Some(problem);

@@ -148,7 +148,9 @@ fn sample_loop(
         }
         if t - last_point.0 >= SERIES_STEP_S * 0.999 || stop() {
             let cpu_pct = match (cpu, last_point.1) {
-                (Some(c), Some(p)) if t > last_point.0 => Some((c - p) / (t - last_point.0) * 100.0),
+                (Some(c), Some(p)) if t > last_point.0 => {
+                    Some((c - p) / (t - last_point.0) * 100.0)
+                }
                 _ => None,
             };
             let g = gc_latest.as_ref();

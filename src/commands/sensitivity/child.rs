@@ -41,7 +41,11 @@ fn wait(child: &mut std::process::Child, cancel: &AtomicBool) -> Result<i32> {
     let mut passed_on: Option<Instant> = None;
     loop {
         if let Some(st) = child.try_wait().context("waiting for gqlbench run")? {
-            return Ok(if passed_on.is_some() { 130 } else { exit_code(st) });
+            return Ok(if passed_on.is_some() {
+                130
+            } else {
+                exit_code(st)
+            });
         }
         if cancel.load(Ordering::Relaxed) {
             match passed_on {
