@@ -380,7 +380,7 @@ pub fn install(
             t.name,
             argv.join(" "),
             t.install_dir().display(),
-            failure_log(&log_file)
+            crate::sys::process::failure_log(&log_file, 15)
         );
     }
     if let Some(c) = &inst.check {
@@ -436,20 +436,6 @@ fn lock_install(
 }
 
 pub use super::requirements::{check_requirements, find_program, missing_requirements};
-
-/// What a failed install's log says: its last lines, or, when the command wrote nothing,
-/// that it is empty (a user sent to an empty log learns nothing from it).
-fn failure_log(log: &Path) -> String {
-    let tail = crate::sys::process::log_tail(log, 15);
-    if tail.trim().is_empty() {
-        format!(
-            "its log {} is empty: the command failed without writing anything; run it by hand to see why",
-            log.display()
-        )
-    } else {
-        format!("last lines of {}:\n{}", log.display(), indent(&tail))
-    }
-}
 
 pub fn indent(s: &str) -> String {
     s.lines()
