@@ -167,9 +167,9 @@ pub struct CostArgs {
     /// Price table (TOML) for the efficiency and cost section (default: the shipped prices/aws-on-demand.toml)
     #[arg(long, value_name = "FILE")]
     pub prices: Option<PathBuf>,
-    /// Traffic to size instances for: req/s, or N/s, N/min, N/h, N/day with k or M
-    #[arg(long, value_name = "RATE", default_value = crate::cost::DEFAULT_TRAFFIC, value_parser = crate::cost::parse_traffic)]
-    pub traffic: crate::cost::Traffic,
+    /// Traffic to size instances for: req/s, or N/s, N/min, N/h, N/day with k or M (e.g. 1M/day, seed 001's); without it the cost section gives capacity and cost per 1M requests, no instance count
+    #[arg(long, value_name = "RATE", value_parser = crate::cost::parse_traffic)]
+    pub traffic: Option<crate::cost::Traffic>,
     /// Share of an instance's capacity to plan for when sizing
     #[arg(long, value_name = "PCT", default_value = "70%", value_parser = crate::cost::parse_utilization)]
     pub utilization: f64,

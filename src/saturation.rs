@@ -76,16 +76,13 @@ pub fn check(load: &Load, r: &LoadResult, g: &GeneratorUsage) -> Vec<SaturationF
         }
     }
     if r.connections.unused > 0 {
-        let est = r
-            .connections
-            .established_at_start
-            .map(|e| format!("; {e} were open when the load began"))
-            .unwrap_or_default();
         flags.push(SaturationFlag {
             kind: "connections_unused".into(),
             detail: format!(
-                "{} of {} connections completed no request in the measured window{est}: the load had less concurrency than planned (a full listen queue on the server, or the generator's limits)",
-                r.connections.unused, r.connections.planned
+                "{} of {} connections completed no request in the measured window: {}",
+                r.connections.unused,
+                r.connections.planned,
+                unused_cause(load, r)
             ),
         });
     }
@@ -110,6 +107,44 @@ pub fn check(load: &Load, r: &LoadResult, g: &GeneratorUsage) -> Vec<SaturationF
         }
     }
     flags
+}
+
+/// Why connections completed nothing in the window, from what the engine measured: their
+/// requests timed out, failed to connect or were cut, or the connections were not open when
+/// the load began; when none of that happened, their answers were still to come when the
+/// window closed. Nothing is guessed (a full listen queue was named once for a target that
+/// simply answered slower than the timeout).
+fn unused_cause(load: &Load, r: &LoadResult) -> String {
+    use gqlbench_engine::FailureKind as K;
+    let n = |k: K| r.failures.get(&k).copied().unwrap_or(0);
+    let mut causes = Vec::new();
+    if n(K::Timeout) > 0 {
+        causes.push(format!(
+            "{} requests got no answer within the {} timeout (the target answered slower than that)",
+            n(K::Timeout),
+            humantime::format_duration(load.timeout)
+        ));
+    }
+    if n(K::Connect) > 0 {
+        causes.push(format!("{} connection attempts failed", n(K::Connect)));
+    }
+    if n(K::Closed) > 0 {
+        causes.push(format!(
+            "{} requests were cut by the connection closing before their answer",
+            n(K::Closed)
+        ));
+    }
+    match r.connections.established_at_start {
+        Some(e) if e < r.connections.planned => causes.push(format!(
+            "only {e} of {} were open when the load began",
+            r.connections.planned
+        )),
+        _ => {}
+    }
+    if causes.is_empty() {
+        return "none of their requests failed and every connection was open when the load began: their answers were still to come when the window closed (the target answered slower than the window is long)".into();
+    }
+    causes.join("; ")
 }
 
 #[cfg(test)]
@@ -226,9 +261,42 @@ mod tests {
         let f = check(&load("closed", 5_000, 0.0), &unused, &usage(0.5));
         assert_eq!(kinds(f.clone()), ["connections_unused"]);
         assert!(
-            f[0].detail.contains("527 of 5000") && f[0].detail.contains("4473"),
+            f[0].detail.contains("527 of 5000")
+                && f[0]
+                    .detail
+                    .contains("only 4473 of 5000 were open when the load began"),
             "{}",
             f[0].detail
         );
+    }
+
+    #[test]
+    fn unused_connections_are_blamed_on_what_was_measured() {
+        // A target answering after 10 s, loaded with a 500 ms timeout: every request timed
+        // out. That is the cause, not a listen queue.
+        let mut slow = LoadResult {
+            elapsed_s: 1.0,
+            connections: gqlbench_engine::ConnectionSpread {
+                planned: 4,
+                established_at_start: Some(4),
+                unused: 4,
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        slow.failures
+            .insert(gqlbench_engine::FailureKind::Timeout, 8);
+        let mut l = load("closed", 4, 0.0);
+        l.timeout = std::time::Duration::from_millis(500);
+        let d = &check(&l, &slow, &usage(0.1))[0].detail;
+        assert_eq!(
+            d,
+            "4 of 4 connections completed no request in the measured window: 8 requests got no answer within the 500ms timeout (the target answered slower than that)"
+        );
+        assert!(!d.contains("listen queue"));
+        // Nothing failed, all connected: the answers were still to come.
+        slow.failures.clear();
+        let d = &check(&l, &slow, &usage(0.1))[0].detail;
+        assert!(d.contains("their answers were still to come"), "{d}");
     }
 }

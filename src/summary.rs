@@ -27,8 +27,6 @@ pub fn summarize(t: &TargetResult) -> Option<TargetSummary> {
                 .or_default() += n;
         }
     }
-    let cpu: Vec<f64> = used.iter().map(|x| x.vitals.cpu_avg_pct).collect();
-    let rss_avg: Vec<f64> = used.iter().map(|x| x.vitals.rss_avg_bytes as f64).collect();
     let gcs: Vec<&GcStats> = used.iter().filter_map(|x| x.vitals.gc.as_ref()).collect();
     let gc = (!gcs.is_empty()).then(|| GcStats {
         count: stats::median(&gcs.iter().map(|g| g.count as f64).collect::<Vec<_>>()) as u64,
@@ -44,9 +42,14 @@ pub fn summarize(t: &TargetResult) -> Option<TargetSummary> {
         requests: t.trials.iter().map(|x| x.load.requests).sum(),
         failures: failures_by_kind.values().sum(),
         failures_by_kind,
-        cpu_avg_pct: Some(stats::median(&cpu)),
-        rss_peak_bytes: used.iter().map(|x| x.vitals.rss_peak_bytes).max(),
-        rss_avg_bytes: Some(stats::median(&rss_avg) as u64),
+        // Over the trials where each figure was read: an unread one is not a zero.
+        cpu_avg_pct: median_of(used.iter().filter_map(|x| x.vitals.cpu_avg_pct)),
+        rss_peak_bytes: used.iter().filter_map(|x| x.vitals.rss_peak_bytes).max(),
+        rss_avg_bytes: median_of(
+            used.iter()
+                .filter_map(|x| x.vitals.rss_avg_bytes.map(|b| b as f64)),
+        )
+        .map(|b| b as u64),
         gc,
         upstream_calls_per_request: median_of(
             used.iter()
@@ -54,7 +57,7 @@ pub fn summarize(t: &TargetResult) -> Option<TargetSummary> {
         ),
         subgraph_cpu_pct: median_of(
             used.iter()
-                .filter_map(|x| x.upstream.as_ref().map(|u| u.subgraph_cpu_pct)),
+                .filter_map(|x| x.upstream.as_ref().and_then(|u| u.subgraph_cpu_pct)),
         ),
         max_sustained_rate: {
             let rates: Vec<f64> = t
@@ -111,12 +114,17 @@ pub fn counted_trials(t: &TargetResult) -> Vec<&TrialResult> {
 }
 
 /// The trials a summary's figures come from: the valid counted ones; when none is valid,
-/// every counted one (the row is then marked invalid), so a user still sees what happened.
+/// every counted one that ran its whole window (the row is then marked invalid), so a user
+/// still sees what happened. A trial cut short by Ctrl-C measured part of a window, not the
+/// target: it never gives the row its figures.
 pub fn used_trials(t: &TargetResult) -> Vec<&TrialResult> {
     let counted = counted_trials(t);
     let valid: Vec<&TrialResult> = counted.iter().copied().filter(|x| x.valid).collect();
     if valid.is_empty() {
         counted
+            .into_iter()
+            .filter(|x| !x.load.interrupted)
+            .collect()
     } else {
         valid
     }

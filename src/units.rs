@@ -22,6 +22,15 @@ pub fn fmt_latency(l: &gqlbench_engine::LatencySummary, field: &str, us: f64) ->
     }
 }
 
+/// How a figure that gqlbench tried to measure and could not read (a target gone before
+/// its window, /proc unreadable) is written in every report: never as 0.
+pub const UNMEASURED: &str = "unmeasured";
+
+/// Bytes, or [`UNMEASURED`] when they could not be read.
+pub fn fmt_bytes_or_unmeasured(b: Option<u64>) -> String {
+    b.map(fmt_bytes).unwrap_or_else(|| UNMEASURED.into())
+}
+
 /// Microseconds as milliseconds: two decimals below 10 ms, one below 100, none above.
 pub fn fmt_ms(us: f64) -> String {
     let ms = us / 1000.0;
@@ -84,5 +93,7 @@ mod tests {
         assert_eq!(fmt_rps(5.25), "5.2");
         assert_eq!(fmt_cpus(&[0, 1, 2, 5]), "0-2,5");
         assert_eq!(fmt_cpus(&[]), "not pinned");
+        assert_eq!(fmt_bytes_or_unmeasured(None), "unmeasured");
+        assert_eq!(fmt_bytes_or_unmeasured(Some(2 << 20)), "2 MiB");
     }
 }

@@ -444,6 +444,59 @@ fn compare_exits_2_naming_the_file_it_cannot_read() {
 }
 
 #[test]
+fn a_candidate_with_a_throughput_no_run_measures_is_damaged_input() {
+    let (dir, a) = baseline();
+    let base = save_run(dir.path(), "base", &a);
+    // Edited results: a valid row at 0 req/s, or below it. The gate would pass and blame
+    // the baseline; the file is refused instead, naming it and the field.
+    for (name, samples, field) in [
+        ("zero", [0.0, 0.0, 0.0], "summary.rps.samples[0] is 0"),
+        (
+            "negative",
+            [1000.0, -1010.0, 990.0],
+            "summary.rps.samples[1] is -1010",
+        ),
+    ] {
+        let bad = save_run(dir.path(), name, &with_samples(&a, "fx-good", &samples));
+        let out = compare(&base, &bad, GATE);
+        out.assert_exit(2);
+        let err = &out.stderr;
+        let file = bad.join("results.json").display().to_string();
+        assert!(
+            err.contains(&file) && err.contains(field) && err.contains("target fx-good"),
+            "{err}"
+        );
+        assert!(
+            err.contains("the candidate is damaged or was edited"),
+            "{err}"
+        );
+        // The same file as the baseline: named as the baseline.
+        let out = compare(&bad, &base, GATE);
+        out.assert_exit(2);
+        assert!(
+            out.stderr.contains("the baseline is damaged"),
+            "{}",
+            out.stderr
+        );
+    }
+    // A trial's own figure edited the same way.
+    let mut edited = a.clone();
+    target_mut(&mut edited, "fx-chunked").trials[1]
+        .load
+        .throughput_rps = -1.0;
+    let bad = save_run(dir.path(), "trial", &edited);
+    let out = compare(&base, &bad, GATE);
+    out.assert_exit(2);
+    assert!(
+        out.stderr.contains("trials[1].load.throughput_rps is -1"),
+        "{}",
+        out.stderr
+    );
+    // What gqlbench wrote passes.
+    compare(&base, &base, GATE).assert_exit(0);
+}
+
+#[test]
 fn report_rerenders_a_saved_run_and_rejects_other_files() {
     let dir = tempfile::tempdir().unwrap();
     let saved = save_run(dir.path(), "a", measured());

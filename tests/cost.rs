@@ -93,7 +93,7 @@ fn the_report_prices_what_the_run_measured() {
         .filter(|x| x.valid && x.excluded.is_none())
         .map(|x| {
             assert!(!x.vitals.cpu_source.is_empty(), "CPU was measured");
-            x.load.throughput_rps / (x.vitals.cpu_avg_pct / 100.0)
+            x.load.throughput_rps / (x.vitals.cpu_avg_pct.expect("CPU read") / 100.0)
         })
         .collect();
     assert_eq!(per_core.len(), 3);
@@ -140,9 +140,33 @@ fn report_prices_a_saved_run_again_with_the_shipped_table_by_default() {
     assert!(out
         .stdout
         .contains("the shipped table prices/aws-on-demand.toml"));
+    // No traffic by default: seed 001's 1M/day (11.6 req/s) sizes every target at one
+    // instance, a column that tells them apart in nothing; the report says how to ask.
+    assert!(
+        out.stdout
+            .contains("traffic sized for: none given, so no instance count or monthly cost"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        !out.stdout.contains("(cheapest per month)"),
+        "{}",
+        out.stdout
+    );
+    assert!(out
+        .stdout
+        .contains("The table above sizes no traffic: use --traffic 1M/day"));
+    let out = Gqlbench::report(&m.run).args(["--traffic", "1M/day"]).go();
+    out.assert_exit(0);
     assert!(out
         .stdout
         .contains("traffic sized for: 1M/day (11.6 req/s on average)"));
+    assert!(
+        out.stdout
+            .contains("| instances for 1M/day (cheapest per month) |"),
+        "{}",
+        out.stdout
+    );
     assert!(!out.stdout.contains("not the seed's 1M requests/day"));
     let out = Gqlbench::report(&m.run)
         .args(["--format", "terminal"])
@@ -228,7 +252,9 @@ fn a_bad_price_table_exits_2_naming_the_file_and_the_field() {
     let out = Gqlbench::report(&m.run).args(["--utilization", "0%"]).go();
     out.assert_exit(2);
     assert!(out.stderr.contains("--utilization"), "{}", out.stderr);
-    let out = Gqlbench::report(&m.run).args(["--traffic", "5/week"]).go();
-    out.assert_exit(2);
-    assert!(out.stderr.contains("--traffic"), "{}", out.stderr);
+    for absurd in ["5/week", "1e99/day"] {
+        let out = Gqlbench::report(&m.run).args(["--traffic", absurd]).go();
+        out.assert_exit(2);
+        assert!(out.stderr.contains("--traffic"), "{}", out.stderr);
+    }
 }

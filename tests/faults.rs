@@ -52,7 +52,10 @@ fn every_kind_of_misbehaving_target_is_reported_and_the_run_goes_on() {
     let trial = &good.trials[0];
     assert!(trial.load.requests > 0);
     assert!(trial.generator.cpu_s > 0.0, "generator CPU measured");
-    assert!(trial.vitals.cpu_avg_pct > 0.0, "target CPU measured");
+    assert!(
+        trial.vitals.cpu_avg_pct.is_some_and(|c| c > 0.0),
+        "target CPU measured"
+    );
     assert!(good.rss_idle_bytes.unwrap() > 1_000_000);
 
     let chunked = target(&r, 0, "fx-chunked");
@@ -201,7 +204,9 @@ fn scenario_limits_are_applied_and_enforced() {
     assert_eq!(t.status, TargetStatus::Ok);
     let vitals = &t.trials[0].vitals;
     assert_eq!(vitals.cpu_source, "cgroup");
-    let cpu = vitals.cpu_avg_pct;
+    let cpu = vitals
+        .cpu_avg_pct
+        .expect("the cgroup's CPU counter was read");
     // The quota is 20% of a core; unthrottled this fixture uses ~100% under this load.
     assert!(cpu > 5.0 && cpu < 30.0, "cpu {cpu}% under a 20% quota");
 }
@@ -334,6 +339,52 @@ fn a_rendered_config_reaches_the_target_and_an_unset_reference_fails_its_start_b
     let p = bad.problem.as_deref().unwrap_or_default();
     assert!(
         p.contains("${env.GQLBENCH_NOT_GIVEN}") && p.contains("fixture.yaml"),
+        "{p}"
+    );
+}
+
+#[test]
+fn a_target_slower_than_a_probe_is_found_ready_or_named_as_slow() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    // Every answer takes 1.1 s, the readiness query's too: the first probe (1 s) goes
+    // unanswered, the next waits longer and finds it ready; it is measured.
+    let out_dir = tempfile::tempdir().unwrap();
+    let out = e2e("slow-ready")
+        .warmup("0s")
+        .duration("1s")
+        .json()
+        .out(out_dir.path())
+        .go();
+    let r = out.results();
+    let t = target(&r, 0, "fx-slow-all");
+    assert_eq!(t.status, TargetStatus::Ok, "{:?}", t.problem);
+    assert!(t.ready_s.is_some_and(|s| s >= 1.1), "{:?}", t.ready_s);
+    // With 2 s to get ready it cannot be: the message names the probes' own timeout, and
+    // raising start.ready_timeout (which lets them wait longer) is the fix.
+    let cat = fixture_copy();
+    let manifest = cat.path().join("targets/fx-slow-all/target.toml");
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    std::fs::write(
+        &manifest,
+        text.replace("ready_timeout = \"10s\"", "ready_timeout = \"2s\""),
+    )
+    .unwrap();
+    let out_dir = tempfile::tempdir().unwrap();
+    let out = Gqlbench::run("e2e")
+        .root(cat.path())
+        .scenarios("slow-ready")
+        .duration("1s")
+        .json()
+        .out(out_dir.path())
+        .go();
+    out.assert_exit(1);
+    let r = out.results();
+    let t = target(&r, 0, "fx-slow-all");
+    assert_eq!(t.status, TargetStatus::NotReady);
+    let p = t.problem.as_deref().unwrap();
+    assert!(
+        p.contains("not ready after 2s: the readiness query { __typename } got no answer within the probe's own timeout (")
+            && p.contains("raise start.ready_timeout"),
         "{p}"
     );
 }

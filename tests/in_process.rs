@@ -131,3 +131,35 @@ fn an_expect_file_is_a_response_the_data_itself_or_a_list_of_cases() {
         assert!(e.contains("expect.json") && e.contains(says), "{text}: {e}");
     }
 }
+
+/// Every run committed under docs/runs stays readable, and its reports can be written
+/// again, after the model changed (e.g. vitals that became nullable: an old file's numbers
+/// read as measured figures).
+#[test]
+fn every_committed_run_is_read_and_reported() {
+    let runs = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/runs");
+    let mut read = 0;
+    for entry in std::fs::read_dir(&runs).unwrap() {
+        let file = entry.unwrap().path().join("results.json");
+        if !file.exists() {
+            continue;
+        }
+        let r = RunResults::load(&file).unwrap_or_else(|e| panic!("{e:#}"));
+        // compare's damaged-input check never refuses what gqlbench wrote.
+        assert_eq!(
+            gqlbench::results::damaged_throughput(&r),
+            None,
+            "{}",
+            file.display()
+        );
+        let md = gqlbench::report::Exporter::export(&gqlbench::report::Markdown, &r)
+            .unwrap_or_else(|e| panic!("{}: {e:#}", file.display()));
+        assert!(!md.is_empty(), "{}", file.display());
+        read += 1;
+    }
+    assert!(
+        read >= 10,
+        "only {read} committed runs found under {}",
+        runs.display()
+    );
+}

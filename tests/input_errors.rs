@@ -189,3 +189,27 @@ fn an_overhead_scenario_naming_a_trace_collector_that_is_not_one_is_refused_by_f
         );
     }
 }
+
+#[test]
+fn a_profile_value_is_blamed_on_its_file_not_on_a_flag_never_passed() {
+    let dir = fixture_copy();
+    let hello = dir.path().join("scenarios/e2e/hello.toml");
+    let text = std::fs::read_to_string(&hello).unwrap();
+    std::fs::write(&hello, format!("{text}\n[profiles.quick]\ntrials = 0\n")).unwrap();
+    let out = Gqlbench::run("e2e")
+        .root(dir.path())
+        .scenarios("hello")
+        .targets("fx-good")
+        .go();
+    out.assert_exit(2);
+    let e = &out.stderr;
+    assert!(
+        e.contains("hello.toml") && e.contains("[profiles.quick] `trials` must be at least 1"),
+        "{e}"
+    );
+    assert!(!e.contains("--trials"), "{e}");
+    // The flag, when it is the flag's value.
+    let out = Gqlbench::run("e2e").root(dir.path()).trials(0).go();
+    out.assert_exit(2);
+    assert!(out.stderr.contains("--trials"), "{}", out.stderr);
+}

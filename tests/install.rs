@@ -133,6 +133,47 @@ requires = [
     assert!(!tdir.join("ran").exists());
 }
 
+#[test]
+fn a_failed_install_shows_its_command_as_run_and_says_when_its_log_is_empty() {
+    let cache = tempfile::tempdir().unwrap();
+    let root = fixture_copy();
+    // Fails without writing a line, as a build whose output a `$(...)` swallowed.
+    add_target(
+        root.path(),
+        "fx-fails-quietly",
+        r#"command = ["sh", "-c", "test -d {cache}/absent"]
+check = "{cache}/fx-fails-quietly-1.0/bin/server"
+auto = false"#,
+    );
+    let o = install(root.path(), cache.path(), &["fx-fails-quietly"]);
+    o.assert_exit(1);
+    let e = &o.stderr;
+    let failed = e
+        .lines()
+        .find(|l| l.contains("FAILED"))
+        .unwrap_or_else(|| panic!("{e}"));
+    assert!(
+        failed.contains(&format!("test -d {}/absent", cache.path().display())),
+        "the command as it ran: {e}"
+    );
+    assert!(!e.contains("{cache}"), "{e}");
+    assert!(
+        e.contains("fx-fails-quietly/.gqlbench-install.log is empty: the command failed without writing anything"),
+        "{e}"
+    );
+    // A command that wrote something: its last lines, not the note.
+    add_target(
+        root.path(),
+        "fx-fails-loudly",
+        r#"command = ["sh", "-c", "echo 403 Forbidden; exit 1"]
+check = "built""#,
+    );
+    let o = install(root.path(), cache.path(), &["fx-fails-loudly"]);
+    o.assert_exit(1);
+    assert!(o.stderr.contains("    | 403 Forbidden"), "{}", o.stderr);
+    assert!(!o.stderr.contains("is empty"), "{}", o.stderr);
+}
+
 /// A native-like target: its install writes a "binary" into `{cache}/fx-native-1.0/` from
 /// its input `build.txt` and appends a line to `{cache}/runs.txt` per build; `run` never
 /// builds it (auto = false). It starts as the good fixture server.

@@ -141,6 +141,15 @@ fn load_refuses_input_that_cannot_work_before_sending_anything() {
             "--duration",
         ),
         (load(url, &["-c", "1000000"]), "local ports"),
+        (
+            load(url, &["--think-time", "9223372036854775807s"]),
+            "--think-time",
+        ),
+        // Less than one request due in the window: nothing would be sent.
+        (
+            load(url, &["--rate", "0.5", "-d", "1s"]),
+            "0.50 requests: fewer than one",
+        ),
     ];
     for (cmd, says) in cases {
         let out = cmd.go();
@@ -227,6 +236,19 @@ fn load_uses_the_cpus_its_mask_allows() {
         1,
         "one CPU allowed, one worker"
     );
+    // More threads than the mask allows CPUs: they share that one core, and the
+    // generator's utilization is over it (else a busy generator reads as idle and the
+    // saturation guard cannot trip).
+    let out = load(
+        &s.url,
+        &["-c", "4", "-d", "300ms", "--threads", "4", "--json"],
+    )
+    .under(["taskset", "-c", "0"])
+    .go();
+    assert!(out.success(), "{}", out.stderr);
+    let r = out.load_report();
+    assert_eq!(r.result.threads, 4);
+    assert_eq!(r.generator.cores, 1, "{:?}", r.generator);
 }
 
 #[test]
@@ -257,4 +279,29 @@ fn deep_pipelining_is_served_not_stalled() {
     assert_eq!(r.failed, 0, "{:?}", r.failure_examples);
     assert_eq!(r.requests, 80_000);
     assert!(r.bytes_received > 80_000 * 2000);
+}
+
+#[test]
+fn connections_that_completed_nothing_are_blamed_on_the_measured_cause() {
+    // Every answer takes 1.5 s; the timeout is 500 ms: each request times out.
+    let s = start_fixture_server("slow");
+    let out = load(
+        &s.url,
+        &["-c", "2", "-d", "1s", "--timeout", "500ms", "--json"],
+    )
+    .go();
+    out.assert_exit(1);
+    let r = out.load_report();
+    let flag = r
+        .saturation
+        .iter()
+        .find(|f| f.kind == "connections_unused")
+        .unwrap_or_else(|| panic!("{:?}", r.saturation));
+    assert!(
+        flag.detail
+            .contains("requests got no answer within the 500ms timeout (the target answered slower than that)"),
+        "{}",
+        flag.detail
+    );
+    assert!(!flag.detail.contains("listen queue"), "{}", flag.detail);
 }

@@ -1,6 +1,7 @@
 //! End-to-end: `--precision` adds rounds until every row is within the precision asked for,
 //! or says per row that the budget ended them first; the flags of the method refuse what
-//! cannot work (exit 2, naming the flag).
+//! cannot work (exit 2, naming the flag); a fixed count of trials is what progress says;
+//! `calibrate --sensitivity` stops at once on Ctrl-C (exit 130, nothing left running).
 mod common;
 use common::*;
 use gqlbench::runner::rounds::StopReason;
@@ -164,5 +165,121 @@ fn sensitivity_flags_that_cannot_work_are_refused_before_any_run() {
         assert!(out.stderr.contains(says), "{flags:?}: {}", out.stderr);
         // Nothing was run: no probe folder.
         assert!(!out_dir.join("probe-no-work").exists(), "{flags:?}");
+    }
+}
+
+#[test]
+fn a_fixed_count_of_trials_is_what_progress_and_the_rounds_say() {
+    // A profile that adds rounds up to 6 until precise; --trials 1 fixes the count at 1.
+    let dir = fixture_copy();
+    std::fs::write(
+        dir.path().join("scenarios/profiles.toml"),
+        "[quick]\ntrials = 3\nmax_trials = 6\nprecision = 5\nwarmup = \"0s\"\nduration = \"1s\"\n",
+    )
+    .unwrap();
+    let out = Gqlbench::run("e2e")
+        .root(dir.path())
+        .scenarios("hello")
+        .targets("fx-good")
+        .trials(1)
+        .duration("300ms")
+        .out(dir.path().join("run"))
+        .go();
+    out.assert_exit(0);
+    assert!(
+        out.stderr.contains("hello trial 1/1 fx-good"),
+        "{}",
+        out.stderr
+    );
+    assert!(!out.stderr.contains("trial 1/6"), "{}", out.stderr);
+    let r = read_results(&dir.path().join("run"));
+    let rounds = r.scenarios[0].rounds.as_ref().unwrap();
+    assert_eq!((rounds.min, rounds.max), (1, 1));
+}
+
+/// A copy of the fixture catalogue holding what `calibrate --sensitivity` runs: a
+/// `node-baseline` (the good fixture server, started from its absolute path so its processes
+/// are told from other tests') and `servers/simple` (the scenario hello).
+fn sensitivity_catalogue() -> tempfile::TempDir {
+    let dir = fixture_copy();
+    let root = dir.path();
+    let server = root.join("targets/_fixture/server.mjs");
+    let target = root.join("targets/node-baseline");
+    std::fs::create_dir_all(&target).unwrap();
+    std::fs::write(
+        target.join("target.toml"),
+        format!(
+            "name = \"node-baseline\"\nkind = \"baseline\"\nworkloads = [\"fixture\"]\n\n[start]\ncommand = [\"node\", \"{}\", \"good\"]\nready_timeout = \"10s\"\n",
+            server.display()
+        ),
+    )
+    .unwrap();
+    std::fs::create_dir_all(root.join("scenarios/servers")).unwrap();
+    std::fs::copy(
+        root.join("scenarios/e2e/hello.toml"),
+        root.join("scenarios/servers/simple.toml"),
+    )
+    .unwrap();
+    dir
+}
+
+/// Wait for `child` (bounded: a hang fails the test instead of holding it), its exit code.
+fn exit_within(child: &mut std::process::Child, limit: std::time::Duration) -> Option<i32> {
+    let deadline = std::time::Instant::now() + limit;
+    loop {
+        if let Some(st) = child.try_wait().unwrap() {
+            return st.code();
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("still running {} s after the interrupt", limit.as_secs());
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn ctrl_c_stops_a_sensitivity_calibration_at_once_with_130() {
+    use std::os::unix::process::CommandExt;
+    let cat = sensitivity_catalogue();
+    let server = cat.path().join("targets/_fixture/server.mjs");
+    let server = server.to_string_lossy();
+    // To the calibration alone (it must pass it on), then to its whole process group (a
+    // Ctrl-C at the terminal: the run gets it too, and no further run may start).
+    for (case, group) in [("alone", false), ("group", true)] {
+        let out = cat.path().join(format!("sens-{case}"));
+        let mut cmd = Gqlbench::new(["calibrate", "--sensitivity"])
+            .root(cat.path())
+            .args(["--profile", "quick", "--repetitions", "1"])
+            .arg("--out")
+            .arg(&out)
+            .command();
+        cmd.stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .process_group(0);
+        let mut child = cmd.spawn().unwrap();
+        let pid = child.id() as i32;
+        // In the first probe's run, its target up.
+        wait_for(
+            "the first probe's target",
+            std::time::Duration::from_secs(30),
+            || !processes_with(&server).is_empty(),
+        );
+        unsafe {
+            libc::kill(if group { -pid } else { pid }, libc::SIGINT);
+        }
+        let code = exit_within(&mut child, std::time::Duration::from_secs(25));
+        assert_eq!(code, Some(130), "{case}");
+        // Nothing left: no run, no target, and the second probe never started.
+        assert_no_process(&out.display().to_string());
+        assert_no_process(&server);
+        assert!(!out.join("probe-work").exists(), "{case}");
+        let probe = read_results(&out.join("probe-no-work"));
+        assert_eq!(
+            probe.status,
+            gqlbench::results::RunStatus::Interrupted,
+            "{case}"
+        );
     }
 }

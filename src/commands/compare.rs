@@ -1,8 +1,10 @@
 //! `gqlbench compare A B [--fail-if-slower PCT] [--format terminal|md|json]`: reads two saved
 //! runs, prints the row-by-row comparison (`crate::compare`) in the chosen format (md for a
 //! pull request comment, see docs/ci.md) and turns the gate's outcome into the exit code:
-//! 0 passed or no gate, 1 tripped. A file that cannot be read as a run is an error (exit 2,
-//! via `crate::run`) naming the side, the file and what to pass instead.
+//! 0 passed or no gate, 1 tripped. A file that cannot be read as a run, or that holds a
+//! throughput no run could have measured (`results::damaged_throughput`: edited or
+//! damaged), is an error (exit 2, via `crate::run`) naming the side, the file, the field and
+//! what to pass instead.
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -34,10 +36,25 @@ pub fn run(a: &CompareArgs) -> Result<ExitCode> {
 }
 
 fn load(side: &str, path: &Path) -> Result<RunResults> {
-    RunResults::load(path).with_context(|| {
+    let r = RunResults::load(path).with_context(|| {
         format!(
             "{side} {}: not a gqlbench run this version can read; pass a run folder (holding results.json) or its results.json",
             path.display()
         )
-    })
+    })?;
+    if let Some(fault) = crate::results::damaged_throughput(&r) {
+        let file = if path.is_dir() {
+            path.join("results.json")
+        } else {
+            path.to_path_buf()
+        };
+        return Err(crate::error::UserError::Manifest {
+            file,
+            message: format!(
+                "{fault}; the {side} is damaged or was edited: compare the results.json gqlbench wrote"
+            ),
+        }
+        .into());
+    }
+    Ok(r)
 }

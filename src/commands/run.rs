@@ -41,6 +41,9 @@ pub fn run(root: &Path, args: &RunArgs) -> Result<ExitCode> {
         command: std::env::args().collect(),
     };
     let (nofile, nofile_note) = crate::sys::cpus::raise_nofile();
+    // Said only when this plan's connections come near a limit that could not be raised.
+    let nofile_note = nofile_note
+        .filter(|_| crate::sys::cpus::nofile_matters(nofile, plan.peak_connections().into()));
     if let Some(g) = &plan.isolation.generator {
         // The whole gqlbench process (runner, sampler, engine threads) stays off the
         // target CPUs.

@@ -7,9 +7,12 @@
 //! repetition to repetition. A' and each B are compared with A by the same code as
 //! `compare`, gate included: A/A flags are false alarms, A/B flags are detections. Every run
 //! is kept under the output folder; the summary is `sensitivity.json` and `sensitivity.md`.
-use std::os::unix::process::ExitStatusExt;
+//!
+//! Ctrl-C stops everything at once and exits 130: a Ctrl-C at the terminal reaches the run
+//! too (same process group), and a SIGINT or SIGTERM to this process alone is passed on to
+//! the run; either way no further run starts (probes included).
 use std::path::Path;
-use std::process::{Command, ExitCode, Stdio};
+use std::process::ExitCode;
 use std::sync::atomic::Ordering;
 
 use anyhow::{Context, Result};
@@ -19,6 +22,9 @@ use crate::catalog::Catalog;
 use crate::cli::CalibrateArgs;
 use crate::error::UserError;
 use crate::results::RunResults;
+
+mod child;
+use child::Child;
 
 /// A slowdown flagged in at least this share of repetitions counts as detected.
 const DETECTED: f64 = 0.8;
@@ -114,70 +120,6 @@ fn check(a: &CalibrateArgs, cat: &Catalog) -> Result<(), UserError> {
     Ok(())
 }
 
-/// One separate `gqlbench run` of the reference with `work`, into `out`.
-struct Child<'a> {
-    exe: &'a Path,
-    root: Option<&'a Path>,
-    extra: &'a [String],
-}
-
-impl Child<'_> {
-    fn run(&self, profile_flags: &[&str], work: u64, out: &Path) -> Result<(i32, RunResults)> {
-        let mut c = Command::new(self.exe);
-        if let Some(r) = self.root {
-            c.arg("--root").arg(r);
-        }
-        c.args([
-            "run",
-            "servers",
-            "--scenarios",
-            "simple",
-            "--targets",
-            "node-baseline",
-        ])
-        .args(profile_flags)
-        .arg("--target-env")
-        .arg(format!("GQLBENCH_WORK={work}"))
-        .args(self.extra)
-        .arg("--json")
-        .arg("--out")
-        .arg(out);
-        let log_path = log_of(out);
-        let log = std::fs::File::create(&log_path)
-            .with_context(|| format!("creating {}", log_path.display()))?;
-        let status = c
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(log)
-            .status()
-            .context("starting gqlbench run")?;
-        // Killed by a signal: Ctrl-C or SIGTERM reach the child too and mean interrupted;
-        // any other signal (the OOM killer's SIGKILL) is a failed run.
-        let code = match (status.code(), status.signal()) {
-            (Some(c), _) => c,
-            (None, Some(s)) if s == libc::SIGINT || s == libc::SIGTERM => 130,
-            (None, _) => 1,
-        };
-        let r = RunResults::load(out).with_context(|| {
-            format!(
-                "the run in {} left no results (exit {code}); its output: {}",
-                out.display(),
-                log_path.display()
-            )
-        })?;
-        Ok((code, r))
-    }
-}
-
-/// A run's output beside its folder: `rep-01/B5.log` for `rep-01/B5` (the whole name, so
-/// `B7.5` is not cut at its dot).
-fn log_of(run: &Path) -> std::path::PathBuf {
-    let name = run
-        .file_name()
-        .map_or_else(Default::default, |n| n.to_string_lossy().to_string());
-    run.with_file_name(format!("{name}.log"))
-}
-
 fn median_rps(r: &RunResults) -> Option<f64> {
     let t = r.scenarios.first()?.targets.first()?;
     t.summary
@@ -224,6 +166,7 @@ pub fn run(root: &Path, root_flag: Option<&Path>, a: &CalibrateArgs) -> Result<E
         exe: &exe,
         root: root_flag,
         extra: &extra,
+        cancel: &cancel,
     };
     let mut failed_runs = Vec::new();
     let mut note = |dir: &Path, code: i32| {
@@ -237,11 +180,28 @@ pub fn run(root: &Path, root_flag: Option<&Path>, a: &CalibrateArgs) -> Result<E
         "sensitivity: probing the cost of the work ({} rounds)",
         a.work
     );
-    let (c0, r0) = child.run(&probe, 0, &out.join("probe-no-work"))?;
-    note(&out.join("probe-no-work"), c0);
-    let (cw, rw) = child.run(&probe, a.work, &out.join("probe-work"))?;
-    note(&out.join("probe-work"), cw);
-    let (Some(rps0), Some(rps_w)) = (median_rps(&r0), median_rps(&rw)) else {
+    // An interrupted probe ends the calibration: without both there is no work to set.
+    let interrupted_probes = || {
+        eprintln!(
+            "sensitivity: interrupted during the probes; what ran is in {}",
+            out.display()
+        );
+        Ok(ExitCode::from(130))
+    };
+    let mut probes = Vec::new();
+    for (name, work) in [("probe-no-work", 0), ("probe-work", a.work)] {
+        if cancel.load(Ordering::Relaxed) {
+            return interrupted_probes();
+        }
+        let ran = child.run(&probe, work, &out.join(name))?;
+        note(&out.join(name), ran.code);
+        if ran.interrupted() {
+            return interrupted_probes();
+        }
+        probes.push(ran.results);
+    }
+    let rps = |i: usize| probes[i].as_ref().and_then(median_rps);
+    let (Some(rps0), Some(rps_w)) = (rps(0), rps(1)) else {
         anyhow::bail!(
             "a probe run of node-baseline was not valid; see {} and {}",
             out.join("probe-no-work.log").display(),
@@ -309,13 +269,15 @@ pub fn run(root: &Path, root_flag: Option<&Path>, a: &CalibrateArgs) -> Result<E
                 a.repetitions
             );
             let run_dir = dir.join(name);
-            let (code, r) = child.run(&profile, *work, &run_dir)?;
-            note(&run_dir, code);
-            if code == 130 {
+            let ran = child.run(&profile, *work, &run_dir)?;
+            note(&run_dir, ran.code);
+            if ran.interrupted() {
                 interrupted = true;
                 break 'reps;
             }
-            results.push((*i, r));
+            if let Some(r) = ran.results {
+                results.push((*i, r));
+            }
         }
         let Some(base) = results.iter().find(|(i, _)| *i == usize::MAX).map(|x| &x.1) else {
             continue;

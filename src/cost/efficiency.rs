@@ -51,7 +51,11 @@ pub fn priced_scenario(s: &ScenarioResult) -> bool {
 pub fn trials_used(t: &TargetResult) -> Vec<&TrialResult> {
     crate::summary::counted_trials(t)
         .into_iter()
-        .filter(|x| x.valid && !x.vitals.cpu_source.is_empty() && x.vitals.cpu_avg_pct > 0.0)
+        .filter(|x| {
+            x.valid
+                && !x.vitals.cpu_source.is_empty()
+                && x.vitals.cpu_avg_pct.is_some_and(|c| c > 0.0)
+        })
         .collect()
 }
 
@@ -116,27 +120,32 @@ fn of(s: &ScenarioResult, t: &TargetResult) -> Efficiency {
             .push("CPU not measured in any valid trial: not sized".into());
         return e;
     }
+    // Every trial used has its CPU read (trials_used); memory may still be unread.
+    let cpus: Vec<f64> = used.iter().filter_map(|x| x.vitals.cpu_avg_pct).collect();
     let cores: Vec<f64> = used
         .iter()
-        .map(|x| per_core(x.load.throughput_rps, x.vitals.cpu_avg_pct))
+        .filter_map(|x| {
+            x.vitals
+                .cpu_avg_pct
+                .map(|c| per_core(x.load.throughput_rps, c))
+        })
         .collect();
     let gibs: Vec<f64> = used
         .iter()
-        .filter(|x| x.vitals.rss_peak_bytes > 0)
-        .map(|x| per_gib(x.load.throughput_rps, x.vitals.rss_peak_bytes))
+        .filter_map(|x| {
+            x.vitals
+                .rss_peak_bytes
+                .filter(|b| *b > 0)
+                .map(|b| per_gib(x.load.throughput_rps, b))
+        })
         .collect();
-    let cpu = stats::median(
-        &used
-            .iter()
-            .map(|x| x.vitals.cpu_avg_pct)
-            .collect::<Vec<_>>(),
-    );
+    let cpu = stats::median(&cpus);
     e.per_core = Some(stats::estimate(&cores));
     e.per_gib = (!gibs.is_empty()).then(|| stats::estimate(&gibs));
     e.cpu_pct = Some(cpu);
     e.rss_peak_bytes = used
         .iter()
-        .map(|x| x.vitals.rss_peak_bytes)
+        .filter_map(|x| x.vitals.rss_peak_bytes)
         .max()
         .filter(|b| *b > 0);
     if t.kind == TargetKind::Baseline {
@@ -191,8 +200,8 @@ mod tests {
         TrialResult {
             vitals: Vitals {
                 cpu_source: source.into(),
-                cpu_avg_pct: cpu,
-                rss_peak_bytes: rss_mib << 20,
+                cpu_avg_pct: Some(cpu),
+                rss_peak_bytes: Some(rss_mib << 20),
                 ..Default::default()
             },
             ..TrialResult::of_load(

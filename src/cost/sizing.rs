@@ -13,6 +13,11 @@ use super::Efficiency;
 pub const HOURS_PER_MONTH: f64 = 730.0;
 const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
 
+/// The most traffic `--traffic` takes: a billion requests per second (86.4 trillion a
+/// day), beyond any deployment a benchmark prices. More is a typo or a probe, and sizing
+/// it would print instance counts no one can check (1e99/day was 18446744073709551615).
+pub const MAX_TRAFFIC_RPS: f64 = 1e9;
+
 /// A traffic to size for, as given ("1M/day") and in requests per second.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Traffic {
@@ -50,13 +55,19 @@ impl Traffic {
             .ok()
             .filter(|v| v.is_finite() && *v > 0.0)
             .ok_or_else(bad)?;
+        let rps = n * mult / secs;
+        if rps > MAX_TRAFFIC_RPS {
+            return Err(format!(
+                "'{s}' is {rps:.3e} req/s, more than the {MAX_TRAFFIC_RPS:.0e} req/s (86,400G/day) gqlbench sizes for; write a traffic up to that, e.g. 50M/day"
+            ));
+        }
         Ok(Traffic {
             text: if t.contains('/') {
                 t.to_string()
             } else {
                 format!("{t} req/s")
             },
-            rps: n * mult / secs,
+            rps,
         })
     }
 }
@@ -104,18 +115,19 @@ pub struct Sizing {
     /// Per million requests at full capacity: center, and the bounds (at the high and low
     /// capacity).
     pub per_million: (f64, f64, f64),
-    /// Instances for the traffic at the utilization: center, and at the high and low capacity.
-    pub needed: (u64, u64, u64),
-    /// `needed.0` instances for a month.
-    pub monthly: f64,
+    /// Instances for the traffic at the utilization: center, and at the high and low
+    /// capacity; None without a traffic (`--traffic`).
+    pub needed: Option<(u64, u64, u64)>,
+    /// `needed.0` instances for a month; None without a traffic.
+    pub monthly: Option<f64>,
 }
 
-/// How `e` sizes on `instance` for `traffic_rps` at `utilization`; None when it has no
-/// figures or no process fits in the instance's memory.
+/// How `e` sizes on `instance`, and for `traffic_rps` at `utilization` when a traffic is
+/// given; None when it has no figures or no process fits in the instance's memory.
 pub fn size(
     e: &Efficiency,
     instance: &Instance,
-    traffic_rps: f64,
+    traffic_rps: Option<f64>,
     utilization: f64,
 ) -> Option<Sizing> {
     let pc: &Estimate = e.per_core.as_ref().filter(|x| x.n > 0)?;
@@ -131,11 +143,13 @@ pub fn size(
     };
     let cap = (capacity(center, n), capacity(lo, n), capacity(hi, n));
     let price = instance.hourly_price;
-    let needed = (
-        instances_needed(traffic_rps, cap.0, utilization),
-        instances_needed(traffic_rps, cap.2, utilization),
-        instances_needed(traffic_rps, cap.1, utilization),
-    );
+    let needed = traffic_rps.map(|t| {
+        (
+            instances_needed(t, cap.0, utilization),
+            instances_needed(t, cap.2, utilization),
+            instances_needed(t, cap.1, utilization),
+        )
+    });
     Some(Sizing {
         instance: instance.clone(),
         processes: n,
@@ -146,7 +160,7 @@ pub fn size(
             cost_per_million(price, cap.1),
         ),
         needed,
-        monthly: needed.0 as f64 * price * HOURS_PER_MONTH,
+        monthly: needed.map(|n| n.0 as f64 * price * HOURS_PER_MONTH),
     })
 }
 
@@ -154,7 +168,7 @@ pub fn size(
 pub fn size_all(
     e: &Efficiency,
     instances: &[Instance],
-    traffic_rps: f64,
+    traffic_rps: Option<f64>,
     utilization: f64,
 ) -> Vec<Sizing> {
     let mut v: Vec<Sizing> = instances
@@ -206,6 +220,11 @@ mod tests {
         for bad in ["", "0", "-5", "5/week", "abc", "1G/day", "NaN"] {
             assert!(Traffic::parse(bad).is_err(), "{bad}");
         }
+        // Absurd traffic is refused, naming the bound, not sized into u64::MAX instances.
+        let e = Traffic::parse("1e99/day").unwrap_err();
+        assert!(e.contains("more than the 1e9 req/s"), "{e}");
+        assert_eq!(Traffic::parse("1000M/s").unwrap().rps, 1e9);
+        assert!(Traffic::parse("1001M/s").is_err());
     }
 
     #[test]
@@ -234,14 +253,14 @@ mod tests {
         assert_eq!(processes(&instance(4, 16.0, 0.1), Some(gib)), 4);
         assert_eq!(processes(&instance(2, 0.5, 0.1), Some(gib)), 0);
         let e = eff(&[1_000.0, 1_000.0], gib);
-        assert!(size(&e, &instance(2, 0.5, 0.1), 10.0, 0.7).is_none());
+        assert!(size(&e, &instance(2, 0.5, 0.1), Some(10.0), 0.7).is_none());
     }
 
     #[test]
     fn a_sizing_carries_the_interval_of_req_s_per_core() {
         let e = eff(&[900.0, 1_000.0, 1_100.0], 100 * 1024 * 1024);
         let pc = e.per_core.clone().unwrap();
-        let s = size(&e, &instance(2, 4.0, 0.1), 10_000.0, 0.5).unwrap();
+        let s = size(&e, &instance(2, 4.0, 0.1), Some(10_000.0), 0.5).unwrap();
         assert_eq!(s.processes, 2);
         assert!((s.capacity.0 - 2.0 * pc.center).abs() < 1e-9);
         assert!((s.capacity.1 - 2.0 * pc.ci_low).abs() < 1e-9);
@@ -252,8 +271,13 @@ mod tests {
         assert!(s.per_million.1 < s.per_million.0 && s.per_million.0 < s.per_million.2);
         // 10,000 req/s at 50% of ~2,000: 10 instances at the center.
         let n = (10_000.0 / (2.0 * pc.center * 0.5)).ceil() as u64;
-        assert_eq!(s.needed.0, n);
-        assert!(s.needed.1 <= s.needed.0 && s.needed.0 <= s.needed.2);
-        assert!((s.monthly - n as f64 * 0.1 * 730.0).abs() < 1e-9);
+        let needed = s.needed.unwrap();
+        assert_eq!(needed.0, n);
+        assert!(needed.1 <= needed.0 && needed.0 <= needed.2);
+        assert!((s.monthly.unwrap() - n as f64 * 0.1 * 730.0).abs() < 1e-9);
+        // Without a traffic: capacity and cost per 1M, no instance count or month.
+        let s = size(&e, &instance(2, 4.0, 0.1), None, 0.5).unwrap();
+        assert_eq!((s.needed, s.monthly), (None, None));
+        assert!((s.per_million.0 - want).abs() < 1e-12);
     }
 }

@@ -250,7 +250,6 @@ fn measure_start(
     let rss_at_ready = s.rss_idle_bytes;
     let v1 = gqlbench_engine::check_once(&s.endpoint, variant, REQUEST_TIMEOUT);
     let (_, rss_after, _) = vitals::read(s.process.pid, s.cgroup.as_deref());
-    let rss_after = rss_after.unwrap_or(0);
     let v2 = gqlbench_engine::check_once(&s.endpoint, variant, REQUEST_TIMEOUT);
     let problem = ready::problem(&v1)
         .map(|p| format!("first request: {p}"))
@@ -265,8 +264,8 @@ fn measure_start(
         ready_s: Some(ready_s),
         first_request_s: v1.is_ok().then_some(v1.latency.as_secs_f64()),
         second_request_s: v2.is_ok().then_some(v2.latency.as_secs_f64()),
-        rss_at_ready_bytes: Some(rss_at_ready),
-        rss_after_first_bytes: Some(rss_after),
+        rss_at_ready_bytes: rss_at_ready,
+        rss_after_first_bytes: rss_after,
         problem,
     }
 }
@@ -314,11 +313,10 @@ fn table(s: &ScenarioResult) -> Option<ExtraTable> {
                 crate::report::extras::est_ms(&c.ready_s),
                 crate::report::extras::est_ms(&c.first_request_s),
                 crate::report::extras::est_ms(&c.second_request_s),
-                if c.rss_at_ready_bytes.n > 0 {
-                    crate::units::fmt_bytes(c.rss_at_ready_bytes.median as u64)
-                } else {
-                    crate::report::extras::dash()
-                },
+                // Starts that worked but whose memory could not be read: unmeasured.
+                crate::units::fmt_bytes_or_unmeasured(
+                    (c.rss_at_ready_bytes.n > 0).then_some(c.rss_at_ready_bytes.median as u64),
+                ),
                 cold_problem(t),
             ],
         })

@@ -118,7 +118,7 @@ fn table(s: &ScenarioResult) -> Option<ExtraTable> {
                     .unwrap_or_else(crate::report::extras::dash),
                 last.map(|d| format!("{:.0}", d.db_cpu_pct))
                     .unwrap_or_else(crate::report::extras::dash),
-                last.map(|d| crate::units::fmt_bytes(d.db_rss_peak_bytes))
+                last.map(|d| crate::units::fmt_bytes_or_unmeasured(d.db_rss_peak_bytes))
                     .unwrap_or_else(crate::report::extras::dash),
                 last.map(|d| if d.db_alive { "yes" } else { "NO" }.to_string())
                     .unwrap_or_else(crate::report::extras::dash),

@@ -134,12 +134,11 @@ fn table(s: &ScenarioResult) -> Option<ExtraTable> {
             let leak = sum.leak.as_ref();
             Some(vec![
                 t.name.clone(),
-                leak.and_then(|l| l.baseline_bytes)
-                    .map(crate::units::fmt_bytes)
+                leak.map(|l| crate::units::fmt_bytes_or_unmeasured(l.baseline_bytes))
                     .unwrap_or_else(crate::report::extras::dash),
-                leak.map(|l| crate::units::fmt_bytes(l.peak_bytes))
+                leak.map(|l| crate::units::fmt_bytes_or_unmeasured(l.peak_bytes))
                     .unwrap_or_else(crate::report::extras::dash),
-                leak.map(|l| crate::units::fmt_bytes(l.avg_bytes))
+                leak.map(|l| crate::units::fmt_bytes_or_unmeasured(l.avg_bytes))
                     .unwrap_or_else(crate::report::extras::dash),
                 sum.gc
                     .as_ref()
@@ -196,12 +195,17 @@ fn memory_csv(s: &ScenarioResult) -> Option<String> {
         for tr in &t.trials {
             for p in &tr.vitals.series {
                 out.push_str(&format!(
-                    "{},{},{:.1},{:.1},{:.2},{},{}\n",
+                    "{},{},{:.1},{},{},{},{}\n",
                     t.name,
                     tr.trial,
                     p.t_s,
-                    p.cpu_pct,
-                    p.rss_bytes as f64 / (1024.0 * 1024.0),
+                    // A figure not read at that second is written as such, not as 0.
+                    p.cpu_pct
+                        .map(|c| format!("{c:.1}"))
+                        .unwrap_or_else(|| crate::units::UNMEASURED.into()),
+                    p.rss_bytes
+                        .map(|b| format!("{:.2}", b as f64 / (1024.0 * 1024.0)))
+                        .unwrap_or_else(|| crate::units::UNMEASURED.into()),
                     p.gc_count.map(|c| c.to_string()).unwrap_or_default(),
                     p.gc_total_ms.map(|c| format!("{c:.1}")).unwrap_or_default()
                 ));
@@ -244,7 +248,7 @@ fn html(s: &ScenarioResult) -> Vec<crate::report::html::Figure> {
             .vitals
             .series
             .iter()
-            .map(|p| (p.t_s, p.rss_bytes as f64 / mib))
+            .filter_map(|p| Some((p.t_s, p.rss_bytes? as f64 / mib)))
             .collect();
         if pts.is_empty() {
             continue;

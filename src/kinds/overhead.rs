@@ -198,6 +198,23 @@ pub fn median_of(t: &TargetResult, f: impl Fn(&TrialResult) -> Option<f64>) -> O
     (!xs.is_empty()).then(|| crate::stats::median(&xs))
 }
 
+/// A variant's base in the same scenario: Ok(None) for a target that is no variant, Err
+/// naming the base for a variant run without it (`--targets` left it out): such a row has
+/// nothing to be compared with, and is not a base either.
+pub fn base_in<'a>(
+    s: &'a ScenarioResult,
+    t: &TargetResult,
+) -> Result<Option<&'a TargetResult>, String> {
+    let Some(b) = &t.base else { return Ok(None) };
+    match s.targets.iter().find(|x| &x.name == b) {
+        Some(base) => Ok(Some(base)),
+        None => Err(format!(
+            "{b}: not in this run, nothing to compare with (run it with --targets {},{b})",
+            t.name
+        )),
+    }
+}
+
 /// "−12.3% [−14.0, −10.6]", or "below resolution" when the interval includes 0.
 fn fmt_change(c: Option<&crate::stats::Change>) -> String {
     let Some(c) = c else { return dash() };
@@ -221,17 +238,13 @@ fn table(s: &ScenarioResult) -> Option<ExtraTable> {
     };
     // At a fixed rate the throughput is the rate: its change says nothing.
     let closed = s.load.model == "closed";
-    let base_of = |t: &TargetResult| {
-        let b = t.base.as_ref()?;
-        s.targets.iter().find(|x| &x.name == b)
-    };
     let fmt_us = |x: Option<f64>| x.map(|v| format!("{v:.0}")).unwrap_or_else(dash);
     let rows = s
         .targets
         .iter()
         .map(|t| {
             let target_cpu = median_of(t, |x| {
-                cpu_us_per_request(x.vitals.cpu_avg_pct, x.load.throughput_rps)
+                cpu_us_per_request(x.vitals.cpu_avg_pct?, x.load.throughput_rps)
             });
             let copro_cpu = median_of(t, |x| {
                 let u = x.upstream.as_ref()?;
@@ -240,9 +253,10 @@ fn table(s: &ScenarioResult) -> Option<ExtraTable> {
             let calls = median_of(t, |x| x.upstream.as_ref()?.coprocessor_calls_per_request);
             let spans = median_of(t, |x| x.tracing.as_ref().map(|u| u.spans_per_request));
             let p50 = median_of(t, |x| Some(x.load.latency.p50_us as f64));
-            let (over, a50, a95, a99, rps) = match base_of(t) {
-                None => ("(base)".to_string(), dash(), dash(), dash(), dash()),
-                Some(base) => {
+            let (over, a50, a95, a99, rps) = match base_in(s, t) {
+                Ok(None) => ("(base)".to_string(), dash(), dash(), dash(), dash()),
+                Err(why) => (why, dash(), dash(), dash(), dash()),
+                Ok(Some(base)) => {
                     let a = added(base, t);
                     (
                         base.name.clone(),
@@ -371,6 +385,36 @@ mod tests {
             "{s}"
         );
         assert_eq!(fmt_added(None), dash());
+    }
+
+    #[test]
+    fn a_variant_run_without_its_base_is_not_labelled_a_base() {
+        let target = |name: &str, base: Option<&str>| {
+            let mut t = TargetResult::new(name.into(), crate::catalog::TargetKind::Server);
+            t.base = base.map(String::from);
+            t
+        };
+        let load = crate::results::LoadInfo {
+            model: "closed".into(),
+            connections: 10,
+            pipelining: 1,
+            think_time_s: 0.0,
+            rate: None,
+            stages: vec![],
+            timeout_s: 10.0,
+            unique_request_header: false,
+        };
+        let mut s = ScenarioResult::new("extensibility".into(), "overhead".into(), load);
+        s.overhead = Some(OverheadSpec::default());
+        s.targets = vec![target("gw-tracing", Some("gw"))];
+        let over = |s: &ScenarioResult| table(s).unwrap().rows[0][1].clone();
+        assert_eq!(
+            over(&s),
+            "gw: not in this run, nothing to compare with (run it with --targets gw-tracing,gw)"
+        );
+        s.targets.insert(0, target("gw", None));
+        assert_eq!(over(&s), "(base)");
+        assert_eq!(table(&s).unwrap().rows[1][1], "gw");
     }
 
     #[test]

@@ -421,14 +421,10 @@ fn table(s: &ScenarioResult) -> Option<ExtraTable> {
         .map(|t| {
             let per_request = median_of(t, |x| x.executions.as_ref().map(|e| e.per_request));
             let calls = median_of(t, |x| x.upstream.as_ref().map(|u| u.calls_per_request));
-            let base = t
-                .base
-                .as_ref()
-                .and_then(|b| s.targets.iter().find(|x| &x.name == b))
-                .filter(|_| t.settings.response_cache);
+            let base = super::overhead::base_in(s, t);
             let (hits, speed) = match base {
-                None => ("(cache off)".to_string(), "(base)".to_string()),
-                Some(b) => {
+                Err(why) if t.settings.response_cache => (dash(), why),
+                Ok(Some(b)) if t.settings.response_cache => {
                     let h = hit_ratios(b, t);
                     let hits = match h.len() {
                         0 => dash(),
@@ -461,6 +457,7 @@ fn table(s: &ScenarioResult) -> Option<ExtraTable> {
                     };
                     (hits, speed)
                 }
+                _ => ("(cache off)".to_string(), "(base)".to_string()),
             };
             let fmt = |x: Option<f64>| x.map(|w| format!("{w:.3}")).unwrap_or_else(dash);
             vec![

@@ -182,7 +182,6 @@ fn run_trial(cx: &mut TrialCx<'_>, sub: &Subscriptions) -> TrialResult {
     let (sess, progress) = (&mut *cx.sess, &mut *cx.progress);
     let started_at = now_rfc3339();
     let (_, rss_before, _) = vitals::read(sess.process.pid, sess.cgroup.as_deref());
-    let rss_before = rss_before.unwrap_or(0);
     let mut p = SubscribePlan::new(
         sess.endpoint.clone(),
         match sub.transport {
@@ -276,7 +275,11 @@ fn run_trial(cx: &mut TrialCx<'_>, sub: &Subscriptions) -> TrialResult {
     if engine.interrupted {
         problems.push("interrupted".into());
     }
-    let generator = GeneratorUsage::measure(engine.generator_cpu_s, engine.elapsed_s, cores);
+    let generator = GeneratorUsage::measure(
+        engine.generator_cpu_s,
+        engine.elapsed_s,
+        crate::sys::cpus::generator_cores(plan.isolation.generator.as_ref(), cores),
+    );
     let mut saturation = Vec::new();
     if generator.utilization > GENERATOR_CPU_LIMIT {
         saturation.push(SaturationFlag {
@@ -290,8 +293,7 @@ fn run_trial(cx: &mut TrialCx<'_>, sub: &Subscriptions) -> TrialResult {
     }
     let held = c.held_at_end;
     let rss_held = vitals.rss_avg_bytes;
-    let memory_per_1000_bytes = (held > 0 && rss_held > 0)
-        .then(|| (rss_held.saturating_sub(rss_before) as f64 / held as f64 * 1000.0) as u64);
+    let memory_per_1000_bytes = memory_per_1000(rss_before, rss_held, held);
     let load = gqlbench_engine::LoadResult {
         elapsed_s: engine.elapsed_s,
         ..Default::default()
@@ -321,6 +323,13 @@ fn run_trial(cx: &mut TrialCx<'_>, sub: &Subscriptions) -> TrialResult {
         }),
         executions: None,
     }
+}
+
+/// Memory per 1,000 held subscriptions: (held − before) scaled; None unless both figures
+/// were read (an unread "before" taken as 0 would count the whole server as subscriptions).
+fn memory_per_1000(before: Option<u64>, held_rss: Option<u64>, held: u64) -> Option<u64> {
+    let (before, held_rss) = (before?, held_rss?);
+    (held > 0).then(|| (held_rss.saturating_sub(before) as f64 / held as f64 * 1000.0) as u64)
 }
 
 /// Medians over the trials' subscription figures, latency histograms merged.
@@ -396,10 +405,12 @@ fn table(s: &ScenarioResult) -> Option<ExtraTable> {
                         crate::units::fmt_ms(x.latency.max_us as f64)
                     ),
                     x.gaps.to_string(),
-                    x.memory_per_1000_bytes
-                        .as_ref()
-                        .map(|m| crate::units::fmt_bytes(m.median as u64))
-                        .unwrap_or_else(crate::report::extras::dash),
+                    match &x.memory_per_1000_bytes {
+                        Some(m) => crate::units::fmt_bytes(m.median as u64),
+                        // Subscriptions were held but the server's memory was not read.
+                        None if x.held.median > 0.0 => crate::units::UNMEASURED.into(),
+                        None => crate::report::extras::dash(),
+                    },
                     crate::report::validity(t),
                 ],
             },
@@ -522,4 +533,23 @@ fn html(s: &ScenarioResult) -> Vec<crate::report::html::Figure> {
     .into_iter()
     .flatten()
     .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::memory_per_1000;
+
+    #[test]
+    fn memory_per_subscription_needs_both_readings() {
+        let mib = 1u64 << 20;
+        // 10 MiB more for 2,000 held subscriptions: 5 MiB per 1,000.
+        assert_eq!(
+            memory_per_1000(Some(100 * mib), Some(110 * mib), 2000),
+            Some(5 * mib)
+        );
+        // An unread "before" is not 0: the whole server would count as subscriptions.
+        assert_eq!(memory_per_1000(None, Some(110 * mib), 2000), None);
+        assert_eq!(memory_per_1000(Some(100 * mib), None, 2000), None);
+        assert_eq!(memory_per_1000(Some(100 * mib), Some(110 * mib), 0), None);
+    }
 }

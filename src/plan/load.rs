@@ -56,10 +56,16 @@ impl Load {
                 if pipelining == 0 {
                     return Err("[load] `pipelining` must be at least 1 (1 = no pipelining)".into());
                 }
+                let think_time = spec.think_time.unwrap_or_default();
+                if think_time > gqlbench_engine::MAX_SPAN {
+                    return Err(
+                        "[load] `think_time` is longer than 30 days; write e.g. \"100ms\"".into(),
+                    );
+                }
                 Arrival::Closed {
                     connections: conns,
                     pipelining,
-                    think_time: spec.think_time.unwrap_or_default(),
+                    think_time,
                 }
             }
             Model::Open => {
@@ -102,6 +108,21 @@ impl Load {
     pub fn connections(&self) -> u32 {
         match self.arrival {
             Arrival::Closed { connections, .. } => connections,
+            Arrival::Open {
+                max_connections, ..
+            } => max_connections,
+        }
+    }
+
+    /// Most connections open at once: a closed model's connections or the highest stage
+    /// it ramps to; an open model's pool limit.
+    pub fn peak_connections(&self) -> u32 {
+        match self.arrival {
+            Arrival::Closed { connections, .. } => self
+                .stages
+                .iter()
+                .map(|(_, target)| target.ceil().clamp(0.0, u32::MAX as f64) as u32)
+                .fold(connections, u32::max),
             Arrival::Open {
                 max_connections, ..
             } => max_connections,

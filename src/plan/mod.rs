@@ -77,6 +77,17 @@ pub struct RunPlan {
 }
 
 impl RunPlan {
+    /// Most connections any trial of the plan opens at once (over every load a kind may
+    /// run: a connection sweep's largest count, a ramp's highest stage).
+    pub fn peak_connections(&self) -> u32 {
+        self.scenarios
+            .iter()
+            .flat_map(|s| s.kind.loads(&s.load))
+            .map(|l| l.peak_connections())
+            .max()
+            .unwrap_or(0)
+    }
+
     /// Seconds of load (warm-up + measured) the plan asks for, for progress and ETA.
     pub fn planned_load_secs(&self) -> f64 {
         self.scenarios

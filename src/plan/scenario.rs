@@ -44,24 +44,37 @@ pub fn resolve(
         (Some(_), None) => None,
         (None, None) => base.precision,
     };
-    let max_rounds = args
-        .max_trials
-        .or(base.max_trials)
-        .unwrap_or(trials)
-        .max(trials);
+    // A fixed count runs exactly its trials: no more rounds to announce than that.
+    let max_rounds = match target {
+        None => trials,
+        Some(_) => args
+            .max_trials
+            .or(base.max_trials)
+            .unwrap_or(trials)
+            .max(trials),
+    };
+    // A value that cannot work is blamed on where it came from: the flag when one was
+    // passed, else the scenario file's profile section (profiles.toml checks its own).
+    let refuse = |passed: bool, flag: &'static str, field: &str, message: &str| {
+        let e: anyhow::Error = if passed {
+            UserError::Flag {
+                flag,
+                message: message.into(),
+            }
+            .into()
+        } else {
+            bad(format!("[profiles.{profile_name}] `{field}` {message}")).into()
+        };
+        e
+    };
     if trials == 0 {
-        return Err(UserError::Flag {
-            flag: "--trials",
-            message: "must be at least 1".into(),
-        }
-        .into());
+        let passed = args.trials.is_some();
+        return Err(refuse(passed, "--trials", "trials", "must be at least 1"));
     }
     if duration.is_zero() {
-        return Err(UserError::Flag {
-            flag: "--duration",
-            message: "must be above zero, e.g. 10s".into(),
-        }
-        .into());
+        let passed = args.duration.is_some();
+        let why = "must be above zero, e.g. 10s";
+        return Err(refuse(passed, "--duration", "duration", why));
     }
     let load = Load::from_spec(&f.load.merged(&over.load), args.connections).map_err(bad)?;
     let kind = kinds::resolve(&ResolveCx {

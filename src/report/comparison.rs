@@ -121,10 +121,7 @@ pub fn outcome(c: &Comparison) -> Vec<(String, Vec<String>)> {
     out
 }
 
-/// A cell's text with `|` escaped and line breaks flattened, so it stays one cell.
-fn esc(s: &str) -> String {
-    s.replace('|', "\\|").replace(['\n', '\r'], " ")
-}
+use super::markdown::esc;
 
 impl Exporter<Comparison> for Markdown {
     fn export(&self, c: &Comparison) -> Result<Vec<Output>> {

@@ -7,7 +7,8 @@
 //!
 //! The formats take the price table from a `Priced` exporter (`run` and `report` build one
 //! from `--prices`, `--traffic` and `--utilization`); the plain exporters use the shipped
-//! table at the default traffic.
+//! table. Instances for a traffic, and their month, are shown only when `--traffic` gives
+//! one: no default traffic sizes the targets apart (docs/cost.md).
 use crate::cost::{self, seed, sizing, Efficiency, Pricing};
 use crate::results::{Estimate, RunResults, ScenarioResult};
 
@@ -102,12 +103,18 @@ fn range<T: PartialEq + std::fmt::Display>(
 }
 
 pub fn traffic_line(p: &Pricing) -> String {
-    format!(
-        "traffic sized for: {} ({} req/s on average), each instance planned at {:.0}% of its capacity (--traffic, --utilization)",
-        p.traffic.text,
-        fmt_rps(p.traffic.rps),
-        p.utilization * 100.0
-    )
+    match &p.traffic {
+        Some(t) => format!(
+            "traffic sized for: {} ({} req/s on average), each instance planned at {:.0}% of its capacity (--traffic, --utilization)",
+            t.text,
+            fmt_rps(t.rps),
+            p.utilization * 100.0
+        ),
+        None => format!(
+            "traffic sized for: none given, so no instance count or monthly cost: each target's capacity and cost per 1M requests are what tell them apart; --traffic RATE sizes for a traffic (e.g. --traffic {}, seed 001's, or the traffic you expect)",
+            cost::SEED_TRAFFIC
+        ),
+    }
 }
 
 pub fn prices_line(p: &Pricing) -> String {
@@ -127,7 +134,7 @@ fn assumptions(r: &RunResults) -> String {
         "req/s per core is each valid trial's req/s ÷ its measured CPU (the target's process tree in % of one core over the measured window, not its quota); req/s per GiB is req/s ÷ the trial's peak RSS; each is the geometric mean of the trials with its 95% t interval, like req/s. \
 An instance's capacity is req/s per core × its vCPUs: one process per vCPU (Node runs JavaScript on one thread), as many as its memory holds at the peak RSS measured. \
 That assumes throughput grows linearly with vCPUs, the work is CPU-bound, and one of the instance's vCPUs does what one CPU of this machine ({}) did: a different CPU (another generation, arm64) differs, and none was measured here. \
-Cost per 1M requests = hourly price ÷ (capacity × 3,600) × 1,000,000, with the instance fully busy; instances for the traffic = ⌈traffic ÷ (capacity × utilization)⌉, at least 1 (a real deployment runs at least 2 for availability), per month at 730 hours, and that month's cost per 1M requests of the traffic (what seed 001's table gives). \
+Cost per 1M requests = hourly price ÷ (capacity × 3,600) × 1,000,000, with the instance fully busy; with --traffic, instances for it = ⌈traffic ÷ (capacity × utilization)⌉, at least 1 (a real deployment runs at least 2 for availability), per month at 730 hours, and that month's cost per 1M requests of the traffic (what seed 001's table gives). \
 Instance hours only: no load balancer, storage, data transfer or database. Throughput scenarios of the closed model only (not fixed rates, sweeps, cold starts or subscriptions).",
         if r.machine.cpu_model.is_empty() { "unknown" } else { &r.machine.cpu_model }
     )
@@ -138,11 +145,15 @@ fn scenario_cost(s: &ScenarioResult, effs: &[Efficiency], p: &Pricing) -> Scenar
     let mut summary = Vec::new();
     let mut detail = Vec::new();
     let mut notes = Vec::new();
+    let traffic = p.traffic.as_ref();
     for e in effs {
-        let sized = sizing::size_all(e, &p.table.instances, p.traffic.rps, p.utilization);
+        let sized = sizing::size_all(e, &p.table.instances, traffic.map(|t| t.rps), p.utilization);
         let cheapest = sized.first();
-        let cheapest_month = sized.iter().min_by(|a, b| a.monthly.total_cmp(&b.monthly));
-        summary.push(vec![
+        let cheapest_month = sized
+            .iter()
+            .filter_map(|z| Some((z, z.monthly?, z.needed?)))
+            .min_by(|a, b| a.1.total_cmp(&b.1));
+        let mut row = vec![
             e.target.clone(),
             e.cpu_pct.map(|c| format!("{c:.0}")).unwrap_or_else(dash),
             e.per_core
@@ -153,7 +164,12 @@ fn scenario_cost(s: &ScenarioResult, effs: &[Efficiency], p: &Pricing) -> Scenar
                 .as_ref()
                 .map(|x| est(x, fmt_rps))
                 .unwrap_or_else(dash),
-            e.rss_peak_bytes.map(fmt_bytes).unwrap_or_else(dash),
+            // A sized row had its trials' CPU read; memory it could not read is unmeasured.
+            match e.rss_peak_bytes {
+                Some(b) => fmt_bytes(b),
+                None if e.sized() => crate::units::UNMEASURED.into(),
+                None => dash(),
+            },
             cheapest
                 .map(|z| {
                     format!(
@@ -165,26 +181,31 @@ fn scenario_cost(s: &ScenarioResult, effs: &[Efficiency], p: &Pricing) -> Scenar
                     )
                 })
                 .unwrap_or_else(dash),
-            cheapest_month
-                .map(|z| {
-                    format!(
-                        "{} × {} ({}/month: {} per 1M requests at this traffic)",
-                        range(&z.needed.0, &z.needed.1, &z.needed.2, |v| v.to_string()),
-                        z.instance.name,
-                        money(cur, z.monthly),
-                        money(
-                            cur,
-                            z.monthly / (p.traffic.rps * 3600.0 * sizing::HOURS_PER_MONTH) * 1e6
+        ];
+        if let Some(t) = traffic {
+            row.push(
+                cheapest_month
+                    .map(|(z, monthly, n)| {
+                        format!(
+                            "{} × {} ({}/month: {} per 1M requests at this traffic)",
+                            range(&n.0, &n.1, &n.2, |v| v.to_string()),
+                            z.instance.name,
+                            money(cur, monthly),
+                            money(
+                                cur,
+                                monthly / (t.rps * 3600.0 * sizing::HOURS_PER_MONTH) * 1e6
+                            )
                         )
-                    )
-                })
-                .unwrap_or_else(dash),
-            if e.notes.is_empty() {
-                String::new()
-            } else {
-                e.notes.join("; ")
-            },
-        ]);
+                    })
+                    .unwrap_or_else(dash),
+            );
+        }
+        row.push(if e.notes.is_empty() {
+            String::new()
+        } else {
+            e.notes.join("; ")
+        });
+        summary.push(row);
         if e.sized() && sized.is_empty() {
             notes.push(format!(
                 "{}: no instance of the table has room for one process at its peak RSS ({})",
@@ -193,7 +214,7 @@ fn scenario_cost(s: &ScenarioResult, effs: &[Efficiency], p: &Pricing) -> Scenar
             ));
         }
         for z in &sized {
-            detail.push(vec![
+            let mut row = vec![
                 e.target.clone(),
                 z.instance.name.clone(),
                 format!("{} / {} GiB", z.instance.vcpus, z.instance.memory_gib),
@@ -207,41 +228,53 @@ fn scenario_cost(s: &ScenarioResult, effs: &[Efficiency], p: &Pricing) -> Scenar
                 range(&z.per_million.0, &z.per_million.1, &z.per_million.2, |v| {
                     money(cur, *v)
                 }),
-                range(&z.needed.0, &z.needed.1, &z.needed.2, |v| v.to_string()),
-                money(cur, z.monthly),
-            ]);
+            ];
+            if let (Some(n), Some(monthly)) = (z.needed, z.monthly) {
+                row.push(range(&n.0, &n.1, &n.2, |v| v.to_string()));
+                row.push(money(cur, monthly));
+            }
+            detail.push(row);
         }
     }
-    let traffic = format!("instances for {}", p.traffic.text);
+    let mut summary_headers: Vec<String> = [
+        "target",
+        "CPU %",
+        "req/s per core [95% CI]",
+        "req/s per GiB peak RSS [95% CI]",
+        "RSS peak",
+        "cheapest per 1M requests [95% CI]",
+    ]
+    .map(String::from)
+    .to_vec();
+    let mut detail_headers: Vec<String> = [
+        "target",
+        "instance",
+        "vCPUs / memory",
+        "per hour",
+        "processes",
+        "capacity req/s [95% CI]",
+        "per 1M requests [95% CI]",
+    ]
+    .map(String::from)
+    .to_vec();
+    // The traffic's columns only when a traffic was given (see traffic_line).
+    if let Some(t) = traffic {
+        let instances = format!("instances for {}", t.text);
+        summary_headers.push(format!("{instances} (cheapest per month)"));
+        detail_headers.push(instances);
+        detail_headers.push("per month".into());
+    }
+    summary_headers.push("notes".into());
     ScenarioCost {
         title: format!("{}/{}", s.suite, s.name),
         summary: ExtraTable {
             title: format!("{}/{}: efficiency and cost", s.suite, s.name),
-            headers: vec![
-                "target".into(),
-                "CPU %".into(),
-                "req/s per core [95% CI]".into(),
-                "req/s per GiB peak RSS [95% CI]".into(),
-                "RSS peak".into(),
-                "cheapest per 1M requests [95% CI]".into(),
-                format!("{traffic} (cheapest per month)"),
-                "notes".into(),
-            ],
+            headers: summary_headers,
             rows: summary,
         },
         detail: ExtraTable {
             title: format!("{}/{}: every instance", s.suite, s.name),
-            headers: vec![
-                "target".into(),
-                "instance".into(),
-                "vCPUs / memory".into(),
-                "per hour".into(),
-                "processes".into(),
-                "capacity req/s [95% CI]".into(),
-                "per 1M requests [95% CI]".into(),
-                traffic,
-                "per month".into(),
-            ],
+            headers: detail_headers,
             rows: detail,
         },
         notes,
@@ -322,11 +355,17 @@ pub fn section(r: &RunResults, p: &Pricing) -> Option<Section> {
         "Published by seed 001, not measured: gqlbench shows it as printed, beside this run's own figures above.".to_string(),
     ];
     seed_remarks.extend(seed::remarks());
-    if (p.traffic.rps - 1e6 / 86_400.0).abs() > 1e-9 {
-        seed_remarks.push(format!(
-            "The table above was sized for {}, not the seed's 1M requests/day: use --traffic 1M/day to size for the same traffic.",
-            p.traffic.text
-        ));
+    match &p.traffic {
+        Some(t) if (t.rps - 1e6 / 86_400.0).abs() > 1e-9 => seed_remarks.push(format!(
+            "The table above was sized for {}, not the seed's 1M requests/day: use --traffic {} to size for the same traffic.",
+            t.text,
+            cost::SEED_TRAFFIC
+        )),
+        Some(_) => {}
+        None => seed_remarks.push(format!(
+            "The table above sizes no traffic: use --traffic {} to size for the seed's.",
+            cost::SEED_TRAFFIC
+        )),
     }
     Some(Section {
         provenance: vec![

@@ -28,9 +28,31 @@ impl Exporter<RunResults> for Priced<Markdown> {
     }
 }
 
-/// A cell's text with `|` escaped, so it cannot end the cell early.
-fn esc(s: &str) -> String {
-    s.replace('|', "\\|")
+/// Text from a run (a target's name, a problem, a note) made safe for one markdown line or
+/// table cell: `|` escaped so it cannot end the cell, line breaks flattened so it cannot end
+/// the line or the table, and `<` written as `&lt;` so a name like `<b>x</b>` shows as text
+/// instead of being rendered as HTML. Inside a code span (a pair of backticks) `<` is already
+/// text, and stays as written.
+pub fn esc(s: &str) -> String {
+    let flat = s
+        .replace('|', "\\|")
+        .replace("\r\n", " ")
+        .replace(['\n', '\r'], " ");
+    let parts: Vec<&str> = flat.split('`').collect();
+    // Only backticks that pair up open and close code spans; an odd last one is text.
+    let paired = (parts.len() - 1) / 2 * 2;
+    let mut out = String::with_capacity(flat.len());
+    for (i, part) in parts.iter().enumerate() {
+        if i > 0 {
+            out.push('`');
+        }
+        if i % 2 == 1 && i < paired {
+            out.push_str(part);
+        } else {
+            out.push_str(&part.replace('<', "&lt;"));
+        }
+    }
+    out
 }
 
 fn render(r: &RunResults, pricing: &Pricing) -> String {
@@ -77,7 +99,7 @@ fn render(r: &RunResults, pricing: &Pricing) -> String {
                         .join(" | ")
                 ));
             }
-            out.push_str(&format!("\n**{}**\n", verdict(s)));
+            out.push_str(&format!("\n**{}**\n", esc(&verdict(s))));
         }
         if let Some(l) = super::not_run_line(s) {
             out.push_str(&format!("\n{}\n", esc(&l)));
@@ -122,7 +144,8 @@ fn render(r: &RunResults, pricing: &Pricing) -> String {
     if let Some(v) = &r.verdict {
         out.push_str("\n## Verdict\n\n```\n");
         for l in v.lines_brief() {
-            out.push_str(&l);
+            // In a fenced block HTML is text; only a line break could end the block.
+            out.push_str(&l.replace(['\n', '\r'], " "));
             out.push('\n');
         }
         out.push_str("```\n");
@@ -157,7 +180,7 @@ fn cost_section(c: &super::cost::Section) -> String {
     }
     out.push_str(&format!("\n{}\n", c.assumptions));
     for s in &c.scenarios {
-        out.push_str(&format!("\n### {}\n\n{}", s.title, table(&s.summary)));
+        out.push_str(&format!("\n### {}\n\n{}", esc(&s.title), table(&s.summary)));
         for n in &s.notes {
             out.push_str(&format!("\n- ⚠ {}\n", esc(n)));
         }

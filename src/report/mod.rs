@@ -22,7 +22,7 @@ pub mod terminal;
 mod tests;
 
 use crate::results::{ScenarioResult, TargetResult};
-pub use crate::units::{fmt_bytes, fmt_cpus, fmt_ms, fmt_rps, snake_name};
+pub use crate::units::{fmt_bytes, fmt_cpus, fmt_ms, fmt_rps, snake_name, UNMEASURED};
 pub use csv::{chart_files, Csv};
 pub use export::{Dest, Document, ExportManager, Exporter, Output};
 pub use html::Html;
@@ -193,7 +193,23 @@ pub fn rows(s: &ScenarioResult) -> Vec<Row> {
         .into_iter()
         .map(|t| {
             let dash = || "-".to_string();
-            match &t.summary {
+            // A figure gqlbench tried to read and could not is "unmeasured"; one it never
+            // measures (an imported run's vitals, a target never started) is "-".
+            let sampled = t.trials.iter().any(|x| !x.vitals.cpu_source.is_empty());
+            let missing = |tried: bool| {
+                if tried {
+                    UNMEASURED.to_string()
+                } else {
+                    dash()
+                }
+            };
+            let idle = t
+                .rss_idle_bytes
+                .map(fmt_bytes)
+                .unwrap_or_else(|| missing(t.ready_s.is_some()));
+            // Nothing measured, or only a trial cut short (summary::used_trials): no figure
+            // of the target to show, only the failures if any.
+            match t.summary.as_ref().filter(|x| x.rps.n > 0) {
                 None => Row {
                     target: label(t),
                     rps: dash(),
@@ -203,9 +219,9 @@ pub fn rows(s: &ScenarioResult) -> Vec<Row> {
                     p50: dash(),
                     p95: dash(),
                     p99: dash(),
-                    errors: dash(),
+                    errors: t.summary.as_ref().map(errors_cell).unwrap_or_else(dash),
                     cpu: dash(),
-                    rss: t.rss_idle_bytes.map(fmt_bytes).unwrap_or_else(dash),
+                    rss: idle,
                     gc: dash(),
                     validity: validity(t),
                 },
@@ -228,28 +244,19 @@ pub fn rows(s: &ScenarioResult) -> Vec<Row> {
                     p50: crate::units::fmt_latency(&x.latency, "p50_us", x.latency.p50_us as f64),
                     p95: crate::units::fmt_latency(&x.latency, "p95_us", x.latency.p95_us as f64),
                     p99: crate::units::fmt_latency(&x.latency, "p99_us", x.latency.p99_us as f64),
-                    errors: if x.failures == 0 {
-                        "0".into()
-                    } else {
-                        format!(
-                            "{} ({})",
-                            x.failures,
-                            x.failures_by_kind
-                                .iter()
-                                .map(|(k, n)| format!("{k} {n}"))
-                                .collect::<Vec<_>>()
-                                .join(", ")
-                        )
-                    },
+                    errors: errors_cell(x),
                     cpu: x
                         .cpu_avg_pct
                         .map(|c| format!("{c:.0}"))
-                        .unwrap_or_else(dash),
+                        .unwrap_or_else(|| missing(sampled)),
                     rss: format!(
-                        "{} / {} / {}",
-                        t.rss_idle_bytes.map(fmt_bytes).unwrap_or_else(dash),
-                        x.rss_peak_bytes.map(fmt_bytes).unwrap_or_else(dash),
-                        x.rss_avg_bytes.map(fmt_bytes).unwrap_or_else(dash)
+                        "{idle} / {} / {}",
+                        x.rss_peak_bytes
+                            .map(fmt_bytes)
+                            .unwrap_or_else(|| missing(sampled)),
+                        x.rss_avg_bytes
+                            .map(fmt_bytes)
+                            .unwrap_or_else(|| missing(sampled))
                     ),
                     gc: x
                         .gc
@@ -261,6 +268,22 @@ pub fn rows(s: &ScenarioResult) -> Vec<Row> {
             }
         })
         .collect()
+}
+
+/// Failed responses over all trials, by kind: "0" or "12 (timeout 10, closed 2)".
+fn errors_cell(x: &crate::results::TargetSummary) -> String {
+    if x.failures == 0 {
+        return "0".into();
+    }
+    format!(
+        "{} ({})",
+        x.failures,
+        x.failures_by_kind
+            .iter()
+            .map(|(k, n)| format!("{k} {n}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    )
 }
 
 /// "fastest: X, +N% over Y (95% CI ...)" only when the interval of the margin excludes 0;
@@ -457,7 +480,7 @@ pub fn extra_tables(s: &ScenarioResult) -> Vec<ExtraTable> {
                             )
                         })
                         .unwrap_or_else(|| "-".into()),
-                    last.map(|u| fmt_bytes(u.subgraph_rss_peak_bytes))
+                    last.map(|u| crate::units::fmt_bytes_or_unmeasured(u.subgraph_rss_peak_bytes))
                         .unwrap_or_default(),
                 ]
             })

@@ -218,3 +218,120 @@ fn a_stream_gets_each_text_ended_by_one_newline() {
     to_stream(&mut out, "table\n").unwrap();
     assert_eq!(String::from_utf8(out).unwrap(), "{\n  \"a\": 1\n}\ntable\n");
 }
+
+#[test]
+fn a_figure_that_could_not_be_read_is_unmeasured_in_every_format() {
+    let mut r = run();
+    let s = &mut r.scenarios[0];
+    s.connection_sweep = None;
+    s.long_run = Some(crate::results::LongRunSpec::default());
+    let t = &mut s.targets[0];
+    // Started and sampled (cpu_source set), but nothing of its CPU or memory was read: a
+    // target killed before the window.
+    t.rss_idle_bytes = None;
+    let tr = &mut t.trials[0];
+    tr.vitals.cpu_source = "proc".into();
+    tr.vitals.series.push(crate::results::VitalsPoint {
+        t_s: 1.0,
+        ..Default::default()
+    });
+    let sum = t.summary.as_mut().unwrap();
+    (sum.cpu_avg_pct, sum.rss_peak_bytes, sum.rss_avg_bytes) = (None, None, None);
+    let row = "| good | 1,000 [990 – 1,010] | ±1.0% | 1.0% | 2.50 | 2.00 | 5.00 | 9.50 | 0 | unmeasured | unmeasured / unmeasured / unmeasured |";
+    let md = one(Markdown.export(&r).unwrap()).text;
+    assert!(md.contains(row), "{md}");
+    assert!(!md.contains("0 MiB"), "{md}");
+    let term = one(Terminal.export(&r).unwrap()).text;
+    assert!(
+        term.contains("unmeasured / unmeasured / unmeasured"),
+        "{term}"
+    );
+    let html = one(Html.export(&r).unwrap()).text;
+    assert!(
+        html.contains("<td>unmeasured / unmeasured / unmeasured</td>"),
+        "{html}"
+    );
+    let csv = Csv.export(&r).unwrap();
+    let memory = csv.iter().find(|o| o.file == "memory-sweep.csv").unwrap();
+    assert_eq!(
+        memory.text.lines().nth(1),
+        Some("good,1,1.0,unmeasured,unmeasured,,")
+    );
+    // In the file itself: null, not 0.
+    let json: serde_json::Value =
+        serde_json::from_str(&one(Json.export(&r).unwrap()).text).unwrap();
+    let target = &json["scenarios"][0]["targets"][0];
+    assert!(target["rss_idle_bytes"].is_null());
+    assert!(target["trials"][0]["vitals"]["rss_peak_bytes"].is_null());
+    assert!(target["trials"][0]["vitals"]["series"][0]["rss_bytes"].is_null());
+
+    // The cost section sizes a row whose CPU was read; its memory, unread, is unmeasured.
+    let mut priced = r.clone();
+    let tr = &mut priced.scenarios[0].targets[0].trials[0];
+    (tr.sweep, tr.vitals.cpu_avg_pct, tr.load.throughput_rps) = (None, Some(95.0), 1000.0);
+    let md = one(Markdown.export(&priced).unwrap()).text;
+    let cost_row = md
+        .lines()
+        .find(|l| l.starts_with("| good | 95 |"))
+        .unwrap_or_else(|| panic!("{md}"));
+    assert_eq!(
+        cost_row.split(" | ").nth(4),
+        Some("unmeasured"),
+        "{cost_row}"
+    );
+
+    // An imported run never measured them: "-", not "unmeasured".
+    r.scenarios[0].targets[0].trials[0].vitals.cpu_source = String::new();
+    r.scenarios[0].targets[0].ready_s = None;
+    let md = one(Markdown.export(&r).unwrap()).text;
+    assert!(md.contains("| 0 | - | - / - / - |"), "{md}");
+}
+
+#[test]
+fn a_row_whose_only_trial_was_cut_short_shows_no_figure() {
+    let mut r = run();
+    r.scenarios[0].connection_sweep = None;
+    let t = &mut r.scenarios[0].targets[0];
+    t.status = crate::results::TargetStatus::Interrupted;
+    let tr = &mut t.trials[0];
+    tr.sweep = None;
+    // Ctrl-C a third into the window: 400 req/s over what ran of it, not the target's.
+    (
+        tr.load.interrupted,
+        tr.load.throughput_rps,
+        tr.load.requests,
+    ) = (true, 400.0, 400);
+    (tr.valid, tr.problems) = (false, vec!["interrupted".into()]);
+    t.summary = crate::summary::summarize(t);
+    assert_eq!(t.summary.as_ref().map(|x| x.rps.n), Some(0));
+    let row = &rows(&r.scenarios[0])[0];
+    assert_eq!(
+        [&row.rps, &row.cv, &row.p99],
+        ["-", "-", "-"],
+        "{}",
+        row.cells().join(" | ")
+    );
+    assert_eq!(row.validity, "INTERRUPTED (0/1 trials valid)");
+}
+
+#[test]
+fn markdown_shows_a_name_with_markup_or_a_line_break_as_text_in_one_cell() {
+    let mut r = run();
+    let name = "<img src=x onerror=alert(1)>a|b\nc";
+    r.scenarios[0].targets[0].name = name.into();
+    r.scenarios[0].targets[0].problem = Some("line one\r\nline two".into());
+    let md = one(Markdown.export(&r).unwrap()).text;
+    assert!(!md.contains("<img"), "{md}");
+    let cell = "| &lt;img src=x onerror=alert(1)>a\\|b c | 1,000 [990 – 1,010] |";
+    assert!(md.contains(cell), "{md}");
+    // The main table's row still has its 13 cells: nothing ended it early.
+    let row = md.lines().find(|l| l.contains("1,000 [990")).unwrap();
+    assert_eq!(row.replace("\\|", "").matches('|').count(), 14, "{row}");
+    // In a code span `<` is text already, and stays as written.
+    assert_eq!(
+        markdown::esc("gives `source: vrl-<subgraph>` to <b>"),
+        "gives `source: vrl-<subgraph>` to &lt;b>"
+    );
+    // An unpaired backtick opens no code span, so what follows it is escaped.
+    assert_eq!(markdown::esc("a`<b>"), "a`&lt;b>");
+}

@@ -8,22 +8,27 @@ use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
 mod import;
+mod sanity;
 mod summary;
 mod target;
 mod trial;
 
 pub use import::*;
+pub use sanity::damaged_throughput;
 
 pub use summary::*;
 pub use target::*;
 pub use trial::*;
 
+/// 4: a figure that could not be read is null ("unmeasured"), never 0: vitals' CPU and
+/// memory (and their per-second points), idle RSS, a subscription's RSS before and held,
+/// the subgraphs' CPU and memory, the database's memory, a leak verdict's peak and average.
 /// 3: estimates have a `center` (geometric mean) and a t interval on the logarithms in
 /// `ci_low`/`ci_high` (2: a bootstrap of the median); rounds, warm-ups, noise, excluded
 /// trials, caveats, ranking pairs. 2: `requests`, `throughput_rps` and latency count
 /// answered requests only (`unanswered` counts the rest); connection counts at the start;
-/// verdicts. Version 1 and 2 files are read too.
-pub const SCHEMA_VERSION: u32 = 3;
+/// verdicts. Version 1 to 3 files are read too.
+pub const SCHEMA_VERSION: u32 = 4;
 /// Oldest schema this version still reads (its fields are a subset of today's).
 pub const OLDEST_READABLE: u32 = 1;
 

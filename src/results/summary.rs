@@ -60,9 +60,12 @@ pub struct LeakVerdict {
     pub verdict: String,
     pub trend: MemoryTrend,
     /// Baseline (idle before load), peak and average RSS of that trial.
+    /// None ("unmeasured") when not read.
     pub baseline_bytes: Option<u64>,
-    pub peak_bytes: u64,
-    pub avg_bytes: u64,
+    #[serde(default)]
+    pub peak_bytes: Option<u64>,
+    #[serde(default)]
+    pub avg_bytes: Option<u64>,
     pub detail: String,
 }
 

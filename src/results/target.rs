@@ -20,6 +20,9 @@ pub enum TargetStatus {
     NotReady,
     /// The correctness pre-check found a wrong answer; not measured.
     WrongAnswers,
+    /// The correctness pre-check got no answer within its timeout: too slow to be checked
+    /// (not a wrong answer); not measured.
+    TimedOut,
     /// Exited during a trial; trials before it are kept.
     Crashed,
     /// The run was interrupted before or during this target.
@@ -38,6 +41,7 @@ impl TargetStatus {
             TargetStatus::StartFailed => "failed to start",
             TargetStatus::NotReady => "never ready",
             TargetStatus::WrongAnswers => "wrong answers",
+            TargetStatus::TimedOut => "timed out",
             TargetStatus::Crashed => "crashed",
             TargetStatus::Interrupted => "interrupted",
             TargetStatus::Skipped => "skipped",

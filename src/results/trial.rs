@@ -109,7 +109,9 @@ pub struct DatabaseUsage {
     pub queries_per_request: f64,
     /// CPU of the PostgreSQL server over the measured window, % of one core.
     pub db_cpu_pct: f64,
-    pub db_rss_peak_bytes: u64,
+    /// None ("unmeasured") when no server process could be read.
+    #[serde(default)]
+    pub db_rss_peak_bytes: Option<u64>,
     /// The database was still up at the end of the trial.
     pub db_alive: bool,
 }
@@ -118,9 +120,12 @@ pub struct DatabaseUsage {
 pub struct SubscriptionUsage {
     /// Everything the engine measured.
     pub engine: gqlbench_engine::SubscribeResult,
-    /// Server RSS before the first connection and with every subscription held.
-    pub rss_before_bytes: u64,
-    pub rss_held_bytes: u64,
+    /// Server RSS before the first connection and with every subscription held; None
+    /// ("unmeasured") when it could not be read.
+    #[serde(default)]
+    pub rss_before_bytes: Option<u64>,
+    #[serde(default)]
+    pub rss_held_bytes: Option<u64>,
     /// (held − before) per 1,000 held subscriptions.
     pub memory_per_1000_bytes: Option<u64>,
 }
@@ -131,11 +136,14 @@ pub struct UpstreamUsage {
     pub calls: BTreeMap<String, u64>,
     /// Subgraph requests per client request (warm-up and window together).
     pub calls_per_request: f64,
-    /// CPU of the subgraph process over the measured window, % of one core.
-    pub subgraph_cpu_pct: f64,
+    /// CPU of the subgraph process over the measured window, % of one core; None when it
+    /// could not be read.
+    #[serde(default)]
+    pub subgraph_cpu_pct: Option<f64>,
     /// Cores the subgraphs were pinned to.
     pub subgraph_cores: usize,
-    pub subgraph_rss_peak_bytes: u64,
+    #[serde(default)]
+    pub subgraph_rss_peak_bytes: Option<u64>,
     /// Watched headers the subgraphs received during the trial, count per value (the
     /// proof of a gateway customization; see runner/customization.rs).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
@@ -193,11 +201,19 @@ pub struct Vitals {
     /// "cgroup" (cpuacct counters) or "proc" (sum over the process tree from /proc).
     pub cpu_source: String,
     /// Target CPU over the measured window, in % of one core (200 = two cores busy).
-    pub cpu_avg_pct: f64,
+    /// None ("unmeasured") when no CPU counter could be read, e.g. the target was gone.
+    #[serde(default)]
+    pub cpu_avg_pct: Option<f64>,
     /// Highest per-interval CPU during the window, % of one core.
-    pub cpu_peak_pct: f64,
-    pub rss_avg_bytes: u64,
-    pub rss_peak_bytes: u64,
+    #[serde(default)]
+    pub cpu_peak_pct: Option<f64>,
+    /// Average and peak RSS of the samples taken while the target was alive; None
+    /// ("unmeasured") when no sample could be read (a killed target has no memory figure,
+    /// not a zero one).
+    #[serde(default)]
+    pub rss_avg_bytes: Option<u64>,
+    #[serde(default)]
+    pub rss_peak_bytes: Option<u64>,
     pub samples: u32,
     /// Sampling interval in seconds.
     pub interval_s: f64,
@@ -217,9 +233,12 @@ pub struct Vitals {
 pub struct VitalsPoint {
     /// Seconds since the window began.
     pub t_s: f64,
-    /// CPU over the last interval, % of one core.
-    pub cpu_pct: f64,
-    pub rss_bytes: u64,
+    /// CPU over the last interval, % of one core; None when it could not be read.
+    #[serde(default)]
+    pub cpu_pct: Option<f64>,
+    /// None when the target's memory could not be read at that moment (it was gone).
+    #[serde(default)]
+    pub rss_bytes: Option<u64>,
     /// GC pauses since the window began (Node targets).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gc_count: Option<u64>,
@@ -251,7 +270,8 @@ pub struct GcStats {
 pub struct GeneratorUsage {
     /// CPU seconds the generator's worker threads used in the measured window.
     pub cpu_s: f64,
-    /// Cores available to the generator.
+    /// Cores the generator could use: its pinned CPUs, else the process's affinity mask,
+    /// at most its threads (`sys::cpus::generator_cores`).
     pub cores: usize,
     /// cpu_s / (window × cores): 1.0 = every generator core busy.
     pub utilization: f64,

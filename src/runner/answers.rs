@@ -20,6 +20,29 @@ fn kind(p: &str) -> &str {
     p.split_once(':').map_or(p, |(k, _)| k)
 }
 
+/// The failure kind of a failed check, as results.json names it ("timeout", "wrong_data",
+/// ...); "" for a check that passed.
+pub fn failure_kind(c: &CheckOutcome) -> &str {
+    if c.ok {
+        ""
+    } else {
+        kind(problem(c))
+    }
+}
+
+/// Why a target's answers could not be checked, when a check got no answer within its
+/// `timeout`: a timeout, not a wrong answer (the target is too slow to be checked, so it is
+/// not measured). None when every check got an answer, right or wrong.
+pub fn timed_out(checks: &[CheckOutcome], timeout: std::time::Duration) -> Option<String> {
+    let slow = checks.iter().find(|c| failure_kind(c) == "timeout")?;
+    Some(format!(
+        "operation {}: no answer within the correctness check's {} timeout ({}): too slow to be checked, so not measured",
+        slow.operation,
+        humantime::format_duration(timeout),
+        slow.detail.as_deref().unwrap_or_default()
+    ))
+}
+
 /// The catalogue fault shown by the answer checks of `checked` targets (each a list of its
 /// checks), if any.
 pub fn catalogue_fault(ops: &[(OperationDef, u32)], checked: &[&[CheckOutcome]]) -> Option<String> {
@@ -82,6 +105,23 @@ mod tests {
             first_s: None,
             warm_s: None,
         }
+    }
+
+    #[test]
+    fn a_check_names_its_failure_kind() {
+        assert_eq!(failure_kind(&check("x/a", None)), "");
+        let slow = check("x/a", Some("case 2 of 3: timeout: no response within 10s"));
+        assert_eq!(failure_kind(&slow), "timeout");
+        let wrong = check("x/a", Some("wrong_data: data.a: expected 1, got 2"));
+        assert_eq!(failure_kind(&wrong), "wrong_data");
+        // A wrong answer is one; a timeout is named as a timeout.
+        let ten = std::time::Duration::from_secs(10);
+        assert_eq!(timed_out(&[check("x/a", None), wrong.clone()], ten), None);
+        let p = timed_out(&[wrong, slow], ten).unwrap();
+        assert_eq!(
+            p,
+            "operation x/a: no answer within the correctness check's 10s timeout (case 2 of 3: timeout: no response within 10s): too slow to be checked, so not measured"
+        );
     }
 
     #[test]

@@ -119,7 +119,8 @@ impl RunDatabase {
                 / procfs::clock_ticks()
                 / secs
                 * 100.0,
-            db_rss_peak_bytes: pss_bytes(&self.db.processes()).unwrap_or(usage.rss_bytes),
+            db_rss_peak_bytes: pss_bytes(&self.db.processes())
+                .or((usage.processes > 0).then_some(usage.rss_bytes)),
             db_alive: alive,
         }
     }

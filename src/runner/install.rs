@@ -353,9 +353,9 @@ pub fn install(
         .with_context(|| {
             format!(
                 "running the install command `{}` of target '{}' (is `{}` installed?)",
-                inst.command.join(" "),
+                argv.join(" "),
                 t.name,
-                inst.command[0]
+                argv[0]
             )
         })?;
     // Long native builds report what they are doing: the last line of their log.
@@ -378,9 +378,9 @@ pub fn install(
         bail!(
             "install of '{}' failed ({status}): `{}` in {}\n{}",
             t.name,
-            inst.command.join(" "),
+            argv.join(" "),
             t.install_dir().display(),
-            indent(&crate::sys::process::log_tail(&log_file, 15))
+            crate::sys::process::failure_log(&log_file, 15)
         );
     }
     if let Some(c) = &inst.check {

@@ -10,10 +10,36 @@ use crate::results::CheckOutcome;
 use crate::sys::process::TargetProcess;
 
 pub enum Readiness {
-    Ready { after: Duration },
-    Exited { status: String },
-    TimedOut { last_problem: String },
+    Ready {
+        after: Duration,
+    },
+    Exited {
+        status: String,
+    },
+    /// Not ready in time: the last probe's problem, how long that probe waited, and
+    /// whether it went unanswered (its own timeout, not a refusal or a wrong answer).
+    TimedOut {
+        last_problem: String,
+        probe_timeout: Duration,
+        unanswered: bool,
+    },
     Interrupted,
+}
+
+/// How long the first readiness probe waits for its answer. A probe that goes unanswered
+/// waits twice as long the next time, up to what is left of the target's
+/// `start.ready_timeout`: a target that answers slowly is found ready when that timeout is
+/// raised, instead of every probe giving up after the same second.
+pub const FIRST_PROBE_TIMEOUT: Duration = Duration::from_secs(1);
+
+/// The correctness check's timeout per request (every case of every operation, once).
+pub const CHECK_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The timeout of the next readiness probe: the last one's doubled when it went unanswered,
+/// never more than what is left (nor less than a poll's worth, so a probe is still made).
+pub fn next_probe_timeout(last: Duration, unanswered: bool, left: Duration) -> Duration {
+    let want = if unanswered { last * 2 } else { last };
+    want.min(left).max(Duration::from_millis(100))
 }
 
 pub fn typename_variant() -> Variant {
@@ -83,6 +109,29 @@ pub fn wait_http(
     }
 }
 
+/// Why a target was not ready in time, with the cause the probes measured: a listening
+/// target that answered none of them within their timeout is slow to answer (raising
+/// `start.ready_timeout` lets the probes wait longer), not one that did not come up.
+pub fn not_ready_problem(
+    ready_timeout: Duration,
+    last_problem: &str,
+    probe_timeout: Duration,
+    unanswered: bool,
+) -> String {
+    let within = humantime::format_duration(ready_timeout);
+    if unanswered {
+        format!(
+            "not ready after {within}: the readiness query {{ __typename }} got no answer within the probe's own timeout ({} for the last probe; each unanswered probe waits twice as long, up to what is left of start.ready_timeout): the target is listening but answers slower than that; raise start.ready_timeout in its target.toml above the time it takes to answer",
+            // Whole milliseconds: the last probe's timeout is what was left, to the ns.
+            humantime::format_duration(Duration::from_millis(probe_timeout.as_millis() as u64))
+        )
+    } else {
+        format!(
+            "not ready after {within} (last answer: {last_problem}); raise start.ready_timeout in its target.toml if it is just slow to start"
+        )
+    }
+}
+
 /// Poll interval of readiness checks; cold-start measurements poll faster.
 pub const READY_POLL: Duration = Duration::from_millis(50);
 
@@ -96,6 +145,7 @@ pub fn wait_ready(
 ) -> Readiness {
     let start = Instant::now();
     let probe = typename_variant();
+    let mut probe_timeout = FIRST_PROBE_TIMEOUT.min(timeout.max(Duration::from_millis(100)));
     loop {
         if cancelled() {
             return Readiness::Interrupted;
@@ -105,16 +155,25 @@ pub fn wait_ready(
                 status: st.to_string(),
             };
         }
-        let v = check_with_headers(endpoint, &probe, headers, Duration::from_millis(1000));
+        let v = check_with_headers(endpoint, &probe, headers, probe_timeout);
         let Some(last) = problem(&v) else {
             return Readiness::Ready {
                 after: start.elapsed(),
             };
         };
-        if start.elapsed() >= timeout {
-            return Readiness::TimedOut { last_problem: last };
+        let unanswered = v.failure == Some(gqlbench_engine::FailureKind::Timeout);
+        let left = timeout.saturating_sub(start.elapsed());
+        if left.is_zero() {
+            return Readiness::TimedOut {
+                last_problem: last,
+                probe_timeout,
+                unanswered,
+            };
         }
-        std::thread::sleep(poll);
+        probe_timeout = next_probe_timeout(probe_timeout, unanswered, left);
+        if !unanswered {
+            std::thread::sleep(poll);
+        }
     }
 }
 
@@ -180,4 +239,36 @@ fn warm_latency(
     }
     all.sort_by(f64::total_cmp);
     all.get(all.len() / 2).copied()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_unanswered_probe_waits_longer_up_to_what_is_left() {
+        let s = Duration::from_secs;
+        // Unanswered: twice as long, so a target answering in 1.5 s is found ready.
+        assert_eq!(next_probe_timeout(s(1), true, s(9)), s(2));
+        assert_eq!(next_probe_timeout(s(4), true, s(5)), s(5));
+        // Refused or wrong (not listening yet): the same short probe again.
+        assert_eq!(next_probe_timeout(s(1), false, s(9)), s(1));
+        assert_eq!(
+            next_probe_timeout(s(1), true, Duration::ZERO),
+            Duration::from_millis(100)
+        );
+    }
+
+    #[test]
+    fn not_ready_names_the_cause_the_probes_measured() {
+        let s = Duration::from_secs;
+        let slow = not_ready_problem(s(10), "timeout: no response within 2s", s(2), true);
+        assert!(
+            slow.contains("got no answer within the probe's own timeout (2s for the last probe")
+                && slow.contains("answers slower than that"),
+            "{slow}"
+        );
+        let down = not_ready_problem(s(10), "connect: refused", s(1), false);
+        assert!(down.contains("(last answer: connect: refused)"), "{down}");
+    }
 }

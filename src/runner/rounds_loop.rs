@@ -108,6 +108,16 @@ pub fn run(
     Ok(())
 }
 
+/// The rounds a scenario plans, for progress: "3" for a fixed count, "3-6" when rounds are
+/// added until precise.
+fn rounds_planned(p: &crate::runner::rounds::Precision) -> String {
+    if p.target.is_none() || p.max_rounds <= p.min_rounds {
+        p.min_rounds.to_string()
+    } else {
+        format!("{}-{}", p.min_rounds, p.max_rounds)
+    }
+}
+
 /// One target's trial of a round, measured again once if the sentinels saw interference.
 fn one_trial(
     cx: &mut ScenarioCx<'_>,
@@ -129,7 +139,7 @@ fn one_trial(
         let label = format!(
             "{} trial {round}/{} {}{}",
             sp.name,
-            sp.precision.max_rounds,
+            rounds_planned(&sp.precision),
             t.name,
             if again { " (again)" } else { "" }
         );

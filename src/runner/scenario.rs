@@ -2,7 +2,6 @@
 //! kind check them, check every answer, then run the kind's trials in a rotating order
 //! (A B C, B C A, ...) so drift hits every target alike; summarize after every trial and
 //! save. A kind that runs its scenario on its own (cold starts) does so instead.
-use std::time::Duration;
 
 use anyhow::Result;
 
@@ -150,7 +149,7 @@ fn run_trials(cx: &mut ScenarioCx<'_>) -> Result<()> {
             }
             Ok((mut s, note)) => {
                 tr.ready_s = Some(s.ready_s);
-                tr.rss_idle_bytes = Some(s.rss_idle_bytes);
+                tr.rss_idle_bytes = s.rss_idle_bytes;
                 let applied = match (&s.cgroup, &note) {
                     (Some(c), _) => c.applied.clone(),
                     (None, Some(n)) => n.clone(),
@@ -178,7 +177,7 @@ fn run_trials(cx: &mut ScenarioCx<'_>) -> Result<()> {
                     &s.endpoint,
                     &sp.operations,
                     &sp.load.headers,
-                    Duration::from_secs(10),
+                    ready::CHECK_TIMEOUT,
                 );
                 // A customization that is not there is found before any load, with the
                 // scenario's first operation as the probe.
@@ -192,7 +191,19 @@ fn run_trials(cx: &mut ScenarioCx<'_>) -> Result<()> {
                     .err(),
                     _ => None,
                 };
-                if let Some(bad) = tr.checks.iter().find(|c| !c.ok) {
+                if let Some(problem) = super::answers::timed_out(&tr.checks, ready::CHECK_TIMEOUT) {
+                    // No answer is not a wrong answer: the target is too slow to check.
+                    tr.status = TargetStatus::TimedOut;
+                    tr.problem = Some(problem);
+                    progress.line(&format!(
+                        "  {}: TIMED OUT — {}",
+                        t.name,
+                        tr.problem.as_deref().unwrap_or("")
+                    ));
+                    s.stop();
+                    sessions.push(None);
+                    progress.skip(per_trial * sp.trials as f64);
+                } else if let Some(bad) = tr.checks.iter().find(|c| !c.ok) {
                     tr.status = TargetStatus::WrongAnswers;
                     let detail = bad.detail.clone().unwrap_or_default();
                     tr.problem = Some(

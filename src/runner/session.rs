@@ -23,7 +23,7 @@ pub struct Session {
     pub cgroup: Option<Arc<Cgroup>>,
     pub gc_file: Option<PathBuf>,
     pub ready_s: f64,
-    pub rss_idle_bytes: u64,
+    pub rss_idle_bytes: Option<u64>,
     pub verified_cpus: Option<Vec<usize>>,
     /// The subgraphs of a federation gateway (stopped with it).
     pub subgraphs: Option<Subgraphs>,
@@ -330,7 +330,6 @@ impl Session {
                     std::thread::sleep(Duration::from_millis(200));
                 }
                 let (_, rss, _) = vitals::read(process.pid, cgroup.as_deref());
-                let rss = rss.unwrap_or(0);
                 let verified_cpus = procfs::session_members(process.pid)
                     .iter()
                     .filter_map(|m| crate::sys::cpus::process_cpus(m.pid))
@@ -401,13 +400,19 @@ impl Session {
                     ),
                 })
             }
-            Readiness::TimedOut { last_problem } => {
+            Readiness::TimedOut {
+                last_problem,
+                probe_timeout,
+                unanswered,
+            } => {
                 process.stop(Duration::from_secs(2));
                 Err(fail(
                     TargetStatus::NotReady,
-                    format!(
-                        "not ready after {} (last answer: {last_problem}); raise start.ready_timeout in its target.toml if it is just slow",
-                        humantime::format_duration(t.start.ready_timeout)
+                    super::ready::not_ready_problem(
+                        t.start.ready_timeout,
+                        &last_problem,
+                        probe_timeout,
+                        unanswered,
                     ),
                     Some(process.log_tail(20)),
                 ))

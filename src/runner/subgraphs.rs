@@ -138,7 +138,7 @@ impl Subgraphs {
                     "the subgraphs exited during start-up ({status}):\n{}",
                     super::install::indent(&process.log_tail(15))
                 ),
-                Readiness::TimedOut { last_problem } => bail!(
+                Readiness::TimedOut { last_problem, .. } => bail!(
                     "subgraph '{n}' not ready after 15 s: {last_problem}\n{}",
                     super::install::indent(&process.log_tail(15))
                 ),

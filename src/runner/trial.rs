@@ -167,7 +167,10 @@ pub fn measure(
     vitals.verified_cpus = sess.verified_cpus.clone();
     // The peak is the highest RSS seen since the target was ready, its idle sample
     // included: a server whose collector shrinks it under load still peaked where it idled.
-    vitals.rss_peak_bytes = vitals.rss_peak_bytes.max(sess.rss_idle_bytes);
+    // A window in which nothing was read stays unmeasured: the idle figure is not its peak.
+    if let (Some(peak), Some(idle)) = (vitals.rss_peak_bytes, sess.rss_idle_bytes) {
+        vitals.rss_peak_bytes = Some(peak.max(idle));
+    }
     let mut problems = Vec::new();
     let result = match outcome {
         Ok(r) => r,
@@ -176,14 +179,8 @@ pub fn measure(
             LoadResult::default()
         }
     };
-    // The generator can use at most as many cores as it has worker threads.
-    let cores = plan
-        .isolation
-        .generator
-        .as_ref()
-        .map(|c| c.0.len())
-        .unwrap_or(result.threads)
-        .min(result.threads.max(1));
+    let cores =
+        crate::sys::cpus::generator_cores(plan.isolation.generator.as_ref(), result.threads);
     let generator = GeneratorUsage::measure(result.generator_cpu_s, result.elapsed_s, cores);
     let mut saturation = saturation::check(load, &result, &generator);
     // The counters were read before the engine run and after it, so they count what every
@@ -229,30 +226,33 @@ pub fn measure(
                 coprocessor_calls_per_request: variant.coprocessor_calls_per_request,
                 coprocessor_cpu_pct: variant.coprocessor_cpu_pct,
             };
-            // The subgraphs share the generator's CPUs (the target has the others): their
-            // CPU and the generator's together must leave headroom too.
-            let shared = (generator.cpu_s + u.subgraph_cpu_pct / 100.0 * result.elapsed_s)
-                / (result.elapsed_s.max(1e-9) * sub_cores as f64);
-            if shared > saturation::GENERATOR_CPU_LIMIT
-                && u.subgraph_cpu_pct <= SUBGRAPH_CPU_LIMIT * 100.0 * sub_cores as f64
-            {
-                saturation.push(SaturationFlag {
-                    kind: "shared_cpu".into(),
-                    detail: format!(
-                        "the generator and the subgraphs together used {:.0}% of the {} CPU(s) they share",
-                        shared * 100.0,
-                        sub_cores
-                    ),
-                });
-            }
-            if u.subgraph_cpu_pct > SUBGRAPH_CPU_LIMIT * 100.0 * sub_cores as f64 {
-                saturation.push(SaturationFlag {
-                    kind: "subgraph_cpu".into(),
-                    detail: format!(
-                        "the subgraphs used {:.0}% CPU of their {} core(s): they may limit the gateway",
-                        u.subgraph_cpu_pct, sub_cores
-                    ),
-                });
+            // Subgraph CPU that could not be read raises no flag (and is shown unmeasured).
+            if let Some(sub_cpu) = u.subgraph_cpu_pct {
+                // The subgraphs share the generator's CPUs (the target has the others): their
+                // CPU and the generator's together must leave headroom too.
+                let shared = (generator.cpu_s + sub_cpu / 100.0 * result.elapsed_s)
+                    / (result.elapsed_s.max(1e-9) * sub_cores as f64);
+                if shared > saturation::GENERATOR_CPU_LIMIT
+                    && sub_cpu <= SUBGRAPH_CPU_LIMIT * 100.0 * sub_cores as f64
+                {
+                    saturation.push(SaturationFlag {
+                        kind: "shared_cpu".into(),
+                        detail: format!(
+                            "the generator and the subgraphs together used {:.0}% of the {} CPU(s) they share",
+                            shared * 100.0,
+                            sub_cores
+                        ),
+                    });
+                }
+                if sub_cpu > SUBGRAPH_CPU_LIMIT * 100.0 * sub_cores as f64 {
+                    saturation.push(SaturationFlag {
+                        kind: "subgraph_cpu".into(),
+                        detail: format!(
+                            "the subgraphs used {:.0}% CPU of their {} core(s): they may limit the gateway",
+                            sub_cpu, sub_cores
+                        ),
+                    });
+                }
             }
             Some(u)
         }

@@ -59,7 +59,7 @@ impl VariantWatch {
         };
         let custom = sess.customization.as_ref();
         let mut f = VariantFigures {
-            coprocessor_cpu_pct: self.copro_cpu.map(|s| s.finish().cpu_avg_pct),
+            coprocessor_cpu_pct: self.copro_cpu.and_then(|s| s.finish().cpu_avg_pct),
             ..Default::default()
         };
         if let Some(s) = &sess.subgraphs {

@@ -103,10 +103,10 @@ fn sample_loop(
     let t0 = Instant::now();
     let (cpu0, rss0, source) = read(sid, cgroup);
     let mut last = (t0, cpu0);
-    let mut peak_pct: f64 = 0.0;
+    let mut peak_pct: Option<f64> = None;
     // Memory figures come from samples taken while the target was alive.
     let mut rss_sum: u128 = rss0.unwrap_or(0) as u128;
-    let mut rss_peak = rss0.unwrap_or(0);
+    let mut rss_peak = rss0;
     let mut samples: u32 = u32::from(rss0.is_some());
     let mut cpu_end = cpu0;
     let mut t_end = t0;
@@ -127,7 +127,8 @@ fn sample_loop(
         if let (Some(c), Some(p)) = (cpu, last.1) {
             // Only full intervals count for the peak: a short last slice is too noisy.
             if dt >= interval.as_secs_f64() * 0.9 {
-                peak_pct = peak_pct.max((c - p) / dt * 100.0);
+                let pct = (c - p) / dt * 100.0;
+                peak_pct = Some(peak_pct.map_or(pct, |x| x.max(pct)));
             }
         }
         if cpu.is_some() {
@@ -137,7 +138,7 @@ fn sample_loop(
         let t = now.duration_since(t0).as_secs_f64();
         if let Some(rss) = rss {
             rss_sum += rss as u128;
-            rss_peak = rss_peak.max(rss);
+            rss_peak = Some(rss_peak.map_or(rss, |x| x.max(rss)));
             samples += 1;
             rss_samples.push((t, rss));
         }
@@ -147,14 +148,16 @@ fn sample_loop(
         }
         if t - last_point.0 >= SERIES_STEP_S * 0.999 || stop() {
             let cpu_pct = match (cpu, last_point.1) {
-                (Some(c), Some(p)) if t > last_point.0 => (c - p) / (t - last_point.0) * 100.0,
-                _ => 0.0,
+                (Some(c), Some(p)) if t > last_point.0 => {
+                    Some((c - p) / (t - last_point.0) * 100.0)
+                }
+                _ => None,
             };
             let g = gc_latest.as_ref();
             series.push(VitalsPoint {
                 t_s: (t * 1000.0).round() / 1000.0,
-                cpu_pct: (cpu_pct * 10.0).round() / 10.0,
-                rss_bytes: rss.unwrap_or(0),
+                cpu_pct: cpu_pct.map(|c| (c * 10.0).round() / 10.0),
+                rss_bytes: rss,
                 gc_count: g.map(|g| g.count),
                 gc_total_ms: g.map(|g| g.total_ms),
             });
@@ -165,23 +168,63 @@ fn sample_loop(
             break;
         }
     }
-    let window = t_end.duration_since(t0).as_secs_f64();
-    let cpu_avg_pct = match (cpu0, cpu_end) {
-        (Some(a), Some(b)) if window > 0.0 => (b - a) / window * 100.0,
-        _ => 0.0,
+    vitals_of(
+        source,
+        interval,
+        Window {
+            cpu: (cpu0, cpu_end),
+            secs: t_end.duration_since(t0).as_secs_f64(),
+            peak_pct,
+            rss_sum,
+            rss_peak,
+            samples,
+        },
+        series,
+        memory_trend(&rss_samples),
+    )
+}
+
+/// What the sample loop gathered over a window.
+struct Window {
+    /// CPU seconds at the first and the last sample that could be read.
+    cpu: (Option<f64>, Option<f64>),
+    /// Seconds between them.
+    secs: f64,
+    peak_pct: Option<f64>,
+    rss_sum: u128,
+    rss_peak: Option<u64>,
+    /// Samples whose RSS could be read.
+    samples: u32,
+}
+
+/// The window's figures: each one None ("unmeasured") when nothing of it could be read,
+/// never 0 (a target killed before the window has no CPU or memory figure).
+fn vitals_of(
+    source: &str,
+    interval: Duration,
+    w: Window,
+    series: Vec<VitalsPoint>,
+    memory_trend: Option<MemoryTrend>,
+) -> Vitals {
+    let cpu_avg_pct = match w.cpu {
+        (Some(a), Some(b)) if w.secs > 0.0 => Some((b - a) / w.secs * 100.0),
+        _ => None,
     };
     Vitals {
         cpu_source: source.to_string(),
         cpu_avg_pct,
-        cpu_peak_pct: peak_pct.max(cpu_avg_pct),
-        rss_avg_bytes: (rss_sum / samples.max(1) as u128) as u64,
-        rss_peak_bytes: rss_peak,
-        samples,
+        cpu_peak_pct: match (w.peak_pct, cpu_avg_pct) {
+            (Some(p), Some(a)) => Some(p.max(a)),
+            (p, a) => p.or(a),
+        },
+        rss_avg_bytes: (w.samples > 0).then(|| (w.rss_sum / w.samples as u128) as u64),
+        rss_peak_bytes: w.rss_peak,
+        samples: w.samples,
         interval_s: interval.as_secs_f64(),
         gc: None,
         verified_cpus: None,
         series,
-        memory_trend: memory_trend(&rss_samples),
+        memory_trend,
     }
 }
 
@@ -246,8 +289,9 @@ mod tests {
         p.stop(Duration::from_millis(200));
         // A busy loop uses one core; a lifetime average or a wrong tick rate would not be
         // near 100% (the bound is loose because the other core may be busy in tests).
-        assert!(v.cpu_avg_pct > 40.0 && v.cpu_avg_pct < 130.0, "{v:?}");
-        assert!(v.rss_peak_bytes > 0);
+        let cpu = v.cpu_avg_pct.unwrap();
+        assert!(cpu > 40.0 && cpu < 130.0, "{v:?}");
+        assert!(v.rss_peak_bytes.unwrap() > 0);
         assert!(v.samples >= 5);
         // One point a second (the last one closes the window).
         assert!(
@@ -273,21 +317,49 @@ mod tests {
         std::thread::sleep(Duration::from_millis(900));
         let v = s.finish();
         p.stop(Duration::from_millis(200));
-        assert!(v.rss_peak_bytes > 0, "{v:?}");
+        let (avg, peak) = (v.rss_avg_bytes.unwrap(), v.rss_peak_bytes.unwrap());
+        assert!(peak > 0, "{v:?}");
         // Every sample counted was of the living process: the average is near the peak
         // (zeros after the exit would pull it to about a third). Not closer than 0.6: the
         // shell's own RSS moves by a fifth while it starts and forks `sleep` (CI saw 0.79).
-        assert!(
-            v.rss_avg_bytes as f64 >= v.rss_peak_bytes as f64 * 0.6,
-            "avg {} peak {}",
-            v.rss_avg_bytes,
-            v.rss_peak_bytes
-        );
+        assert!(avg as f64 >= peak as f64 * 0.6, "avg {avg} peak {peak}");
+        // The points after the exit say their memory was not read, not that it was 0.
+        assert!(v.series.iter().all(|p| p.rss_bytes != Some(0)), "{v:?}");
         assert!(
             v.samples < 12,
             "samples after the exit were counted: {}",
             v.samples
         );
+    }
+
+    #[test]
+    fn a_target_gone_before_the_window_has_no_figures() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut p = spawn_sh("exit 0", dir.path());
+        // Gone (and reaped) before sampling starts: a target killed before its window.
+        p.stop(Duration::from_millis(500));
+        let s = Sampler::start(
+            p.pid,
+            None,
+            None,
+            Duration::from_millis(50),
+            Box::new(|| true),
+            Box::new(|| false),
+        );
+        std::thread::sleep(Duration::from_millis(300));
+        let v = s.finish();
+        // Unmeasured, not zero: a report must not show "0 B" or "0%" for it.
+        assert_eq!(v.samples, 0, "{v:?}");
+        assert_eq!((v.rss_avg_bytes, v.rss_peak_bytes), (None, None), "{v:?}");
+        assert_eq!((v.cpu_avg_pct, v.cpu_peak_pct), (None, None), "{v:?}");
+        assert!(
+            v.series
+                .iter()
+                .all(|p| p.rss_bytes.is_none() && p.cpu_pct.is_none()),
+            "{v:?}"
+        );
+        let json = serde_json::to_value(&v).unwrap();
+        assert!(json["rss_peak_bytes"].is_null() && json["cpu_avg_pct"].is_null());
     }
 
     #[test]

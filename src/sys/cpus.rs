@@ -79,6 +79,19 @@ pub fn allowed_cpus() -> Vec<usize> {
     }
 }
 
+/// The cores the generator's `threads` could use: the CPUs it was pinned to, else the CPUs
+/// this process may run on (`taskset`, a cgroup cpuset: sched_getaffinity), never more than
+/// its threads (a thread runs on one core at a time). The generator's utilization is its
+/// CPU over these: counted over CPUs it could not use, a busy generator would look idle and
+/// the saturation guard could not trip.
+pub fn generator_cores(pinned: Option<&CpuSet>, threads: usize) -> usize {
+    cores_of(pinned.map(|c| c.0.len()), allowed_cpus().len(), threads)
+}
+
+fn cores_of(pinned: Option<usize>, allowed: usize, threads: usize) -> usize {
+    pinned.unwrap_or(allowed).min(threads).max(1)
+}
+
 /// CPUs online on the machine (not just those this thread may use: gqlbench pins itself).
 pub fn num_cpus() -> usize {
     // SAFETY: sysconf has no preconditions.
@@ -133,6 +146,16 @@ pub fn process_cpus(pid: i32) -> Option<Vec<usize>> {
     CpuSet::parse(line.trim()).ok().map(|s| s.0)
 }
 
+/// Open files the engine keeps besides one per connection (its `preflight` margin).
+pub const NOFILE_RESERVE: u64 = 64;
+
+/// Whether an open-files limit that could not be raised matters to a run that opens
+/// `connections` at once: only then is the note about it printed (a run of 100
+/// connections under a limit of 20,000 is not concerned). An unknown limit (0) matters.
+pub fn nofile_matters(limit: u64, connections: u64) -> bool {
+    limit == 0 || connections + NOFILE_RESERVE > limit
+}
+
 /// Raise the soft open-files limit to the hard one (and the hard one to the kernel's
 /// maximum when we are allowed to); returns the limit in force.
 pub fn raise_nofile() -> (u64, Option<String>) {
@@ -177,6 +200,26 @@ pub fn raise_nofile() -> (u64, Option<String>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_open_files_note_matters_only_near_the_limit() {
+        assert!(!nofile_matters(20_000, 100));
+        assert!(!nofile_matters(1024, 960));
+        assert!(nofile_matters(1024, 961));
+        assert!(nofile_matters(20_000, 50_000));
+        assert!(nofile_matters(0, 1));
+    }
+
+    #[test]
+    fn the_generator_has_the_cores_it_may_run_on_up_to_its_threads() {
+        // `taskset -c 0 ... --threads 4`: one core, not four.
+        assert_eq!(cores_of(None, 1, 4), 1);
+        assert_eq!(cores_of(Some(2), 8, 4), 2);
+        assert_eq!(cores_of(None, 8, 3), 3);
+        assert_eq!(cores_of(Some(0), 0, 0), 1);
+        // This process: at most the CPUs its mask allows.
+        assert!(generator_cores(None, 1024) <= allowed_cpus().len().max(1));
+    }
 
     #[test]
     fn cpu_lists_round_trip() {

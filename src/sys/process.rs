@@ -251,6 +251,21 @@ pub fn log_tail(path: &Path, lines: usize) -> String {
     all[start..].join("\n")
 }
 
+/// The last `lines` lines of the log of a command that failed, each prefixed `    | `, or,
+/// when it wrote nothing, that its log is empty (a user sent to an empty log learns nothing
+/// from it).
+pub fn failure_log(path: &Path, lines: usize) -> String {
+    let tail = log_tail(path, lines);
+    if tail.trim().is_empty() {
+        return format!(
+            "its log {} is empty: the command failed without writing anything; run it by hand to see why",
+            path.display()
+        );
+    }
+    let shown: Vec<String> = tail.lines().map(|l| format!("    | {l}")).collect();
+    format!("last lines of {}:\n{}", path.display(), shown.join("\n"))
+}
+
 /// A free port on 127.0.0.1 (bound and released; the target binds it right after).
 ///
 /// The kernel may hand the same released port to the next bind, and a run asks for

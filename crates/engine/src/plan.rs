@@ -314,10 +314,15 @@ impl LoadPlan {
             return bad("timeout must be positive".into());
         }
         // Instants are added to these; an absurd length would overflow the clock.
+        let think = match &self.schedule {
+            Schedule::Closed { think_time, .. } => Some(*think_time),
+            Schedule::Open { .. } => None,
+        };
         let spans = [
             ("the warm-up", Some(self.warmup)),
             ("the duration", self.stop.duration),
             ("the timeout", Some(self.timeout)),
+            ("the think time", think),
         ];
         for (what, d) in spans {
             if d.is_some_and(|d| d > MAX_SPAN) {

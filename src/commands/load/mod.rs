@@ -247,6 +247,11 @@ pub fn run(a: &LoadArgs) -> Result<ExitCode> {
             "is longer than 30 days; write e.g. 5s",
         ),
         (
+            a.think_time > gqlbench_engine::MAX_SPAN,
+            "--think-time",
+            "is longer than 30 days; write e.g. 100ms",
+        ),
+        (
             a.timeout.is_zero() || a.timeout > gqlbench_engine::MAX_SPAN,
             "--timeout",
             "must be above zero and at most 30 days, e.g. 10s",
@@ -265,13 +270,30 @@ pub fn run(a: &LoadArgs) -> Result<ExitCode> {
             .into());
         }
     }
+    // The open model sends its requests at (k + 1/2) / rate: with less than one request
+    // due in the window nothing at all is sent, and a run that sends nothing measures
+    // nothing. Refused, naming what would make it send.
+    if let (Some(rate), Some(window)) = (a.rate, stop.duration) {
+        let due = rate * window.as_secs_f64();
+        if due < 1.0 {
+            return Err(UserError::Flag {
+                flag: "--rate",
+                message: format!(
+                    "{rate} req/s over a {} window is {due:.2} requests: fewer than one, so nothing would be sent; raise --rate or -d/--duration (at {rate} req/s the window needs at least {:.3} s)",
+                    humantime::format_duration(window),
+                    1.0 / rate
+                ),
+            }
+            .into());
+        }
+    }
     let mut plan = load.engine_plan(endpoint, vec![op], cpus.as_ref(), a.warmup, stop);
     if let Some(t) = a.threads {
         plan.threads = t.max(1);
     }
-    let (_nofile, note) = crate::sys::cpus::raise_nofile();
+    let (nofile, note) = crate::sys::cpus::raise_nofile();
     if let Some(n) = note {
-        if a.connections > 1000 {
+        if crate::sys::cpus::nofile_matters(nofile, a.connections.into()) {
             eprintln!("note: {n}");
         }
     }
@@ -309,11 +331,7 @@ pub fn run(a: &LoadArgs) -> Result<ExitCode> {
     // What the checks above cannot know (e.g. more threads than the open model's pool).
     let result =
         result.map_err(|e| anyhow::anyhow!("{e} (check -c, --threads, --rate, -d, -n)"))?;
-    let cores = cpus
-        .as_ref()
-        .map(|c| c.0.len())
-        .unwrap_or(result.threads)
-        .min(result.threads.max(1));
+    let cores = crate::sys::cpus::generator_cores(cpus.as_ref(), result.threads);
     let generator = GeneratorUsage::measure(result.generator_cpu_s, result.elapsed_s, cores);
     let saturation = crate::saturation::check(&load, &result, &generator);
     let report = LoadReport {

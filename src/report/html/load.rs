@@ -142,13 +142,13 @@ impl PerSecond {
                 .vitals
                 .series
                 .iter()
-                .map(|p| (p.t_s, p.cpu_pct))
+                .filter_map(|p| Some((p.t_s, p.cpu_pct?)))
                 .collect(),
             PerSecond::Memory => tr
                 .vitals
                 .series
                 .iter()
-                .map(|p| (p.t_s, p.rss_bytes as f64 / (1024.0 * 1024.0)))
+                .filter_map(|p| Some((p.t_s, p.rss_bytes? as f64 / (1024.0 * 1024.0))))
                 .collect(),
         }
     }

@@ -39,12 +39,12 @@ fn trial(n: u32, latency_us: &[u64], reps: usize, rps: f64) -> TrialResult {
         ..Default::default()
     };
     let vitals = Vitals {
-        cpu_avg_pct: 90.0,
+        cpu_avg_pct: Some(90.0),
         series: (0..3)
             .map(|t| VitalsPoint {
                 t_s: t as f64,
-                cpu_pct: 80.0 + t as f64,
-                rss_bytes: (100 + t) << 20,
+                cpu_pct: Some(80.0 + t as f64),
+                rss_bytes: Some((100 + t) << 20),
                 ..Default::default()
             })
             .collect(),
