@@ -36,7 +36,12 @@ fn excerpts(doc: &Path) -> Vec<Excerpt> {
     let mut open: Option<Excerpt> = None;
     for (i, l) in text.lines().enumerate() {
         if let Some(rest) = l.trim().strip_prefix(OPEN) {
-            assert!(open.is_none(), "{}:{}: excerpt inside an excerpt", doc.display(), i + 1);
+            assert!(
+                open.is_none(),
+                "{}:{}: excerpt inside an excerpt",
+                doc.display(),
+                i + 1
+            );
             let path = rest.trim_end_matches("-->").trim();
             open = Some(Excerpt {
                 doc: doc.to_path_buf(),
@@ -54,7 +59,11 @@ fn excerpts(doc: &Path) -> Vec<Excerpt> {
             }
         }
     }
-    assert!(open.is_none(), "{}: an excerpt is not closed", doc.display());
+    assert!(
+        open.is_none(),
+        "{}: an excerpt is not closed",
+        doc.display()
+    );
     out
 }
 
@@ -99,7 +108,12 @@ fn every_excerpt_in_the_docs_is_a_committed_runs_own_output_in_order() {
                 e.source.display()
             )
         });
-        assert!(!e.lines.is_empty(), "{}:{}: empty excerpt", e.doc.display(), e.line);
+        assert!(
+            !e.lines.is_empty(),
+            "{}:{}: empty excerpt",
+            e.doc.display(),
+            e.line
+        );
         if let Some(bad) = first_unmatched(&e.lines, &source) {
             panic!(
                 "{}:{}: this line is not in {} (or not in its order):\n{bad}",

@@ -142,6 +142,10 @@ pub struct ProfileOverride {
     pub trials: Option<u32>,
     #[serde(default, with = "hd::option")]
     pub warmup: Option<Duration>,
+    /// Warm-up until steady, at most this long; a scenario that sets its own `warmup`
+    /// without this fixes it (a ramp whose warm-up is "0s" has none).
+    #[serde(default, with = "hd::option")]
+    pub warmup_max: Option<Duration>,
     #[serde(default, with = "hd::option")]
     pub duration: Option<Duration>,
     #[serde(default)]
@@ -169,7 +173,8 @@ pub struct Profile {
     pub precision: Option<f64>,
     #[serde(default)]
     pub max_trials: Option<u32>,
-    /// The whole run's time budget for added rounds.
+    /// The run's one time budget, after the installs (`runner::budget`): every scenario
+    /// does its minimum, and what they add beyond it stops when it is spent.
     #[serde(default, with = "hd::option")]
     pub max_time: Option<Duration>,
 }

@@ -68,7 +68,7 @@ pub struct RunPlan {
     pub isolation: IsolationPlan,
     pub json: bool,
     pub database: Option<DatabasePlan>,
-    /// The whole run's time budget for rounds added for precision.
+    /// The run's one time budget (`runner::budget`), counted after the installs.
     pub budget: Option<Duration>,
     /// Foreign CPU use (% of one CPU) above which a trial counts as disturbed.
     pub interference_limit_pct: f64,
@@ -187,8 +187,8 @@ pub fn resolve_run(cat: &Catalog, args: &RunArgs) -> Result<RunPlan> {
         })?;
     }
     let budget = args.max_time.or(base.max_time);
-    // The budget is for rounds added for precision: it must hold one round of some scenario
-    // that may add rounds, or it could never let one be added.
+    // A budget shorter than one round of the shortest scenario that adds rounds could never
+    // let one be added: it is refused rather than silently meaning "the minimum only".
     let shortest_round = scenarios
         .iter()
         .filter(|s| s.precision.target.is_some() && s.precision.max_rounds > s.precision.min_rounds)

@@ -31,11 +31,13 @@ pub fn resolve(
     let warmup = args.warmup.or(over.warmup).unwrap_or(base.warmup);
     let duration = args.duration.or(over.duration).unwrap_or(base.duration);
     // --warmup alone fixes the warm-up; --warmup-max (or the profile's) lets it run on
-    // until the throughput is steady.
-    let warmup_max = match (args.warmup, args.warmup_max) {
-        (_, Some(m)) => m,
-        (Some(w), None) => w,
-        (None, None) => base.warmup_max.unwrap_or(warmup),
+    // until the throughput is steady. A scenario's own warm-up is fixed the same way,
+    // unless it gives its own most as well.
+    let warmup_max = match (args.warmup, args.warmup_max, over.warmup) {
+        (_, Some(m), _) => m,
+        (Some(w), None, _) => w,
+        (None, None, Some(w)) => over.warmup_max.unwrap_or(w),
+        (None, None, None) => over.warmup_max.or(base.warmup_max).unwrap_or(warmup),
     }
     .max(warmup);
     // --trials alone fixes the count; --precision (or the profile's) adds rounds to it.
