@@ -335,3 +335,69 @@ fn markdown_shows_a_name_with_markup_or_a_line_break_as_text_in_one_cell() {
     // An unpaired backtick opens no code span, so what follows it is escaped.
     assert_eq!(markdown::esc("a`<b>"), "a`&lt;b>");
 }
+
+#[test]
+fn the_run_lines_count_rows_within_fastest_named_pairs_decided_and_what_the_budget_cut() {
+    use crate::results::{BudgetInfo, RankPair, Ranking, RoundsInfo};
+    use crate::runner::rounds::StopReason;
+    let mut r = run();
+    let rounds = |stop| RoundsInfo {
+        run: 3,
+        min: 3,
+        max: 6,
+        target_pct: Some(5.0),
+        stop,
+        canary: Vec::new(),
+    };
+    let pair = |state: &str| RankPair {
+        faster: "good".into(),
+        slower: "wide".into(),
+        margin: None,
+        state: state.into(),
+    };
+    // Scenario 1 (`sweep`, stopped by the run's time): `good` within ±5% (±1%), `wide` not
+    // (±20%); a fastest named, its one pair decided.
+    let s = &mut r.scenarios[0];
+    s.rounds = Some(rounds(StopReason::Time));
+    let mut wide = s.targets[0].clone();
+    wide.name = "wide".into();
+    let est = &mut wide.summary.as_mut().unwrap().rps;
+    (est.ci_low, est.ci_high) = (800.0, 1200.0);
+    s.targets.push(wide);
+    s.ranking = Some(Ranking {
+        fastest: "good".into(),
+        runner_up: "wide".into(),
+        margin_pct: 1.0,
+        margin_ci_pct: (0.5, 1.5),
+        significant: true,
+        min_trials: 3,
+        pairs: vec![pair("faster")],
+    });
+    // Scenario 2: the same rows, no fastest named, its pair undecided, stopped by the most
+    // rounds allowed (not the budget's doing).
+    let mut s2 = r.scenarios[0].clone();
+    s2.name = "medium".into();
+    s2.rounds = Some(rounds(StopReason::MaxRounds));
+    s2.ranking = Some(Ranking {
+        significant: false,
+        pairs: vec![pair("undecided")],
+        ..s2.ranking.clone().unwrap()
+    });
+    r.scenarios.push(s2);
+    assert_eq!(
+        precision::run_line(&r).unwrap(),
+        "precision: 2 of 4 throughput rows within ±5%; a fastest target named in 1 of 2 throughput scenarios; 1 of 2 adjacent pairs decided (faster or equivalent)"
+    );
+    r.budget = Some(BudgetInfo {
+        max_s: 540.0,
+        used_s: 579.0,
+    });
+    let b = precision::budget_line(&r).unwrap();
+    assert!(b.contains("9m 00s") && b.contains("9m 39s"), "{b}");
+    assert!(
+        b.contains("rounds added for precision in 1 scenario (sweep)") && !b.contains("medium"),
+        "{b}"
+    );
+    r.budget = None;
+    assert_eq!(precision::budget_line(&r), None);
+}
