@@ -191,37 +191,26 @@ fn run_trials(cx: &mut ScenarioCx<'_>) -> Result<()> {
                     .err(),
                     _ => None,
                 };
-                if let Some(problem) = super::answers::timed_out(&tr.checks, ready::CHECK_TIMEOUT) {
-                    // No answer is not a wrong answer: the target is too slow to check.
-                    tr.status = TargetStatus::TimedOut;
-                    tr.problem = Some(problem);
-                    progress.line(&format!(
-                        "  {}: TIMED OUT — {}",
-                        t.name,
-                        tr.problem.as_deref().unwrap_or("")
-                    ));
-                    s.stop();
-                    sessions.push(None);
-                    progress.skip(per_trial * sp.trials as f64);
+                // What keeps the target from its trials, if anything: no answer in time
+                // (too slow to check, not a wrong answer), a wrong answer, or a customization
+                // that is not there.
+                let refused = if let Some(problem) =
+                    super::answers::timed_out(&tr.checks, ready::CHECK_TIMEOUT)
+                {
+                    Some((TargetStatus::TimedOut, "TIMED OUT", problem))
                 } else if let Some(bad) = tr.checks.iter().find(|c| !c.ok) {
-                    tr.status = TargetStatus::WrongAnswers;
                     let detail = bad.detail.clone().unwrap_or_default();
-                    tr.problem = Some(
-                        sp.kind
-                            .wrong_answer_problem(tr, &detail)
-                            .unwrap_or_else(|| format!("operation {}: {detail}", bad.operation)),
-                    );
-                    progress.line(&format!(
-                        "  {}: WRONG ANSWERS — {}",
-                        t.name,
-                        tr.problem.as_deref().unwrap_or("")
-                    ));
-                    s.stop();
-                    sessions.push(None);
-                    progress.skip(per_trial * sp.trials as f64);
-                } else if let Some(problem) = custom {
-                    tr.status = TargetStatus::WrongAnswers;
-                    progress.line(&format!("  {}: CUSTOMIZATION MISSING — {problem}", t.name));
+                    let problem = sp
+                        .kind
+                        .wrong_answer_problem(tr, &detail)
+                        .unwrap_or_else(|| format!("operation {}: {detail}", bad.operation));
+                    Some((TargetStatus::WrongAnswers, "WRONG ANSWERS", problem))
+                } else {
+                    custom.map(|p| (TargetStatus::WrongAnswers, "CUSTOMIZATION MISSING", p))
+                };
+                if let Some((status, label, problem)) = refused {
+                    progress.line(&format!("  {}: {label} — {problem}", t.name));
+                    tr.status = status;
                     tr.problem = Some(problem);
                     s.stop();
                     sessions.push(None);

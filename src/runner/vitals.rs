@@ -272,20 +272,25 @@ mod tests {
     use super::*;
     use crate::sys::process::spawn_sh;
 
+    /// The vitals of `pid` sampled every `every_ms` for `for_ms`, the whole run a window.
+    fn sampled(pid: i32, every_ms: u64, for_ms: u64) -> Vitals {
+        let s = Sampler::start(
+            pid,
+            None,
+            None,
+            Duration::from_millis(every_ms),
+            Box::new(|| true),
+            Box::new(|| false),
+        );
+        std::thread::sleep(Duration::from_millis(for_ms));
+        s.finish()
+    }
+
     #[test]
     fn busy_child_shows_about_one_core() {
         let dir = tempfile::tempdir().unwrap();
         let mut p = spawn_sh("while :; do :; done", dir.path());
-        let s = Sampler::start(
-            p.pid,
-            None,
-            None,
-            Duration::from_millis(100),
-            Box::new(|| true),
-            Box::new(|| false),
-        );
-        std::thread::sleep(Duration::from_millis(800));
-        let v = s.finish();
+        let v = sampled(p.pid, 100, 800);
         p.stop(Duration::from_millis(200));
         // A busy loop uses one core; a lifetime average or a wrong tick rate would not be
         // near 100% (the bound is loose because the other core may be busy in tests).
@@ -306,16 +311,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         // Alive for the first third of the sampling, then gone.
         let mut p = spawn_sh("sleep 0.3", dir.path());
-        let s = Sampler::start(
-            p.pid,
-            None,
-            None,
-            Duration::from_millis(50),
-            Box::new(|| true),
-            Box::new(|| false),
-        );
-        std::thread::sleep(Duration::from_millis(900));
-        let v = s.finish();
+        let v = sampled(p.pid, 50, 900);
         p.stop(Duration::from_millis(200));
         let (avg, peak) = (v.rss_avg_bytes.unwrap(), v.rss_peak_bytes.unwrap());
         assert!(peak > 0, "{v:?}");
@@ -338,16 +334,7 @@ mod tests {
         let mut p = spawn_sh("exit 0", dir.path());
         // Gone (and reaped) before sampling starts: a target killed before its window.
         p.stop(Duration::from_millis(500));
-        let s = Sampler::start(
-            p.pid,
-            None,
-            None,
-            Duration::from_millis(50),
-            Box::new(|| true),
-            Box::new(|| false),
-        );
-        std::thread::sleep(Duration::from_millis(300));
-        let v = s.finish();
+        let v = sampled(p.pid, 50, 300);
         // Unmeasured, not zero: a report must not show "0 B" or "0%" for it.
         assert_eq!(v.samples, 0, "{v:?}");
         assert_eq!((v.rss_avg_bytes, v.rss_peak_bytes), (None, None), "{v:?}");
