@@ -66,8 +66,41 @@ pub fn fmt_cpus(cpus: &[usize]) -> String {
     if cpus.is_empty() {
         "not pinned".into()
     } else {
-        crate::sys::cpus::CpuSet(cpus.to_vec()).display()
+        cpu_list(cpus)
     }
+}
+
+/// A sorted CPU list in the kernel's range notation ("0-3,6"): runs of consecutive CPUs
+/// collapse to "first-last".
+pub fn cpu_list(cpus: &[usize]) -> String {
+    let mut out: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < cpus.len() {
+        let start = cpus[i];
+        let mut end = start;
+        while i + 1 < cpus.len() && cpus[i + 1] == end + 1 {
+            i += 1;
+            end = cpus[i];
+        }
+        out.push(if start == end {
+            start.to_string()
+        } else {
+            format!("{start}-{end}")
+        });
+        i += 1;
+    }
+    out.join(",")
+}
+
+/// The time now as RFC 3339 in UTC, to the second (results' timestamps).
+pub fn now_rfc3339() -> String {
+    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+}
+
+/// A percentage without trailing zeros ("5", "2.5"), for flags and sentences.
+pub fn pct(p: f64) -> String {
+    let s = format!("{p:.3}");
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
 /// The serde (snake_case) name of an enum value, as results.json writes it.

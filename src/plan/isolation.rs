@@ -6,14 +6,7 @@ use crate::cli::IsolationArgs;
 use crate::error::UserError;
 use crate::sys::cpus::CpuSet;
 
-#[derive(Debug, Clone)]
-pub struct IsolationPlan {
-    pub generator: Option<CpuSet>,
-    pub target: Option<CpuSet>,
-    pub cgroups: bool,
-    /// Why something asked for could not be done (shown in reports).
-    pub notes: Vec<String>,
-}
+pub use crate::sys::cpus::IsolationPlan;
 
 pub fn resolve_isolation(args: &IsolationArgs) -> Result<IsolationPlan> {
     let mut notes = Vec::new();

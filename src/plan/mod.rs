@@ -3,6 +3,7 @@
 //! holds its typed load and its kind (`src/kinds/`), which owns the rest.
 pub mod isolation;
 pub mod load;
+mod precision;
 pub mod scenario;
 
 use std::collections::BTreeMap;
@@ -19,6 +20,7 @@ use crate::kinds::Kind;
 use crate::sys::cgroup::Limits;
 pub use isolation::{resolve_isolation, IsolationPlan};
 pub use load::{placeholder_endpoint, Load};
+pub use precision::Precision;
 
 #[derive(Debug, Clone)]
 pub struct ScenarioPlan {
@@ -32,7 +34,7 @@ pub struct ScenarioPlan {
     /// Trials per target always run (the minimum rounds).
     pub trials: u32,
     /// Rounds beyond `trials` until decided (`runner::rounds`).
-    pub precision: crate::runner::rounds::Precision,
+    pub precision: crate::plan::Precision,
     pub warmup: Duration,
     /// Warm-up until steady, at most this long (equal to `warmup`: a fixed warm-up).
     pub warmup_max: Duration,
@@ -55,6 +57,10 @@ pub struct DatabasePlan {
     /// Folder for the temporary data directory (default: the system temp folder).
     pub dir: Option<PathBuf>,
 }
+
+/// Foreign CPU above this (% of one CPU over the window) makes a trial noisy, unless the
+/// run says otherwise (`--interference-limit`, whose default this is).
+pub const FOREIGN_LIMIT_PCT: f64 = 10.0;
 
 /// Fewest users a database can be seeded with: the expected answers need the first 10,000.
 pub const MIN_SCALE: u64 = 10_000;
@@ -238,9 +244,7 @@ pub fn resolve_run(cat: &Catalog, args: &RunArgs) -> Result<RunPlan> {
         json: args.json,
         database,
         budget,
-        interference_limit_pct: args
-            .interference_limit
-            .unwrap_or(crate::runner::noise::FOREIGN_LIMIT_PCT),
+        interference_limit_pct: args.interference_limit.unwrap_or(FOREIGN_LIMIT_PCT),
         target_env: parse_target_env(&args.target_env)?,
     })
 }

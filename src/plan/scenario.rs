@@ -173,7 +173,7 @@ pub fn resolve(
         operations,
         targets,
         trials: kind.trials(trials),
-        precision: crate::runner::rounds::Precision {
+        precision: crate::plan::Precision {
             min_rounds: kind.trials(trials),
             max_rounds: kind.trials(max_rounds),
             target: target.filter(|_| kind.adaptive_rounds()).map(|p| p / 100.0),

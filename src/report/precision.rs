@@ -2,8 +2,8 @@
 //! asked for and, when it is wider, why the rounds stopped; the adjacent pairs of the
 //! ranking; and the rounds, warm-ups, repeated trials and the machine's speed drift under
 //! the table. Every figure here is one the run measured (`results.rs`).
+use crate::results::StopReason;
 use crate::results::{ScenarioResult, TargetResult};
-use crate::runner::rounds::StopReason;
 
 /// Half-width of a row's 95% interval relative to its center, %: the measure the stopping
 /// rule uses (`runner::rounds::half_width`).
@@ -15,11 +15,7 @@ pub fn half_width_pct(t: &TargetResult) -> Option<f64> {
         .map(|h| h * 100.0)
 }
 
-/// A precision in % as written: "5", "0.5", "0.001".
-pub fn pct(p: f64) -> String {
-    let s = format!("{p:.3}");
-    s.trim_end_matches('0').trim_end_matches('.').to_string()
-}
+pub use crate::units::pct;
 
 /// The precision cell of a row: "±1.4%", "±1.4% (within ±3%)", or "±7.2% (wanted ±5%:
 /// budget: the run's time)".

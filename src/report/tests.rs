@@ -338,8 +338,8 @@ fn markdown_shows_a_name_with_markup_or_a_line_break_as_text_in_one_cell() {
 
 #[test]
 fn the_run_lines_count_rows_within_fastest_named_pairs_decided_and_what_the_budget_cut() {
+    use crate::results::StopReason;
     use crate::results::{BudgetInfo, RankPair, Ranking, RoundsInfo};
-    use crate::runner::rounds::StopReason;
     let mut r = run();
     let rounds = |stop| RoundsInfo {
         run: 3,

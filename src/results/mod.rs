@@ -9,16 +9,20 @@ use serde::{Deserialize, Serialize};
 
 mod import;
 mod sanity;
+mod stop_reason;
 mod summary;
 mod target;
 mod trial;
+mod verdict;
 
 pub use import::*;
 pub use sanity::damaged_throughput;
 
+pub use stop_reason::StopReason;
 pub use summary::*;
 pub use target::*;
 pub use trial::*;
+pub use verdict::RunVerdict;
 
 /// 4: a figure that could not be read is null ("unmeasured"), never 0: vitals' CPU and
 /// memory (and their per-second points), idle RSS, a subscription's RSS before and held,
@@ -64,7 +68,7 @@ pub struct RunResults {
     pub budget: Option<BudgetInfo>,
     /// What the run's exit code says, and why (set when the run ends).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub verdict: Option<crate::verdict::RunVerdict>,
+    pub verdict: Option<RunVerdict>,
 }
 
 /// The run's one time budget (`runner::budget`), counted from the end of the installs.
@@ -85,23 +89,7 @@ pub enum RunStatus {
     Failed,
 }
 
-#[derive(Serialize, Deserialize, Debug, Clone)]
-pub struct ToolInfo {
-    pub name: String,
-    pub version: String,
-    /// `git describe`-like commit of the gqlbench checkout, "+dirty" when modified.
-    pub git_commit: Option<String>,
-}
-
-#[derive(Serialize, Deserialize, Debug, Clone, Default)]
-pub struct MachineInfo {
-    pub cpu_model: String,
-    pub cores: usize,
-    pub memory_bytes: u64,
-    pub kernel: String,
-    pub os: String,
-    pub hostname: String,
-}
+pub use crate::sys::machine::{MachineInfo, ToolInfo};
 
 #[derive(Serialize, Deserialize, Debug, Clone, Default)]
 pub struct IsolationInfo {
@@ -276,7 +264,7 @@ pub struct RoundsInfo {
     /// The precision asked for: half-width of the intervals relative to the center, in %.
     pub target_pct: Option<f64>,
     /// Why no more rounds ran.
-    pub stop: crate::runner::rounds::StopReason,
+    pub stop: crate::results::StopReason,
     /// The canary (fixed CPU work) timed on every watched CPU before the first round
     /// (round 0) and after each round, ms: the machine's own speed drift.
     pub canary: Vec<CanaryPoint>,
@@ -390,9 +378,7 @@ pub struct LimitsInfo {
     pub applied: String,
 }
 
-pub fn now_rfc3339() -> String {
-    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
-}
+pub use crate::units::now_rfc3339;
 
 impl RunResults {
     /// Write atomically (temporary file, then rename) so an interrupted run never leaves a

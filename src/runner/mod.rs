@@ -19,7 +19,6 @@ pub mod noise;
 pub mod out_dir;
 pub mod ready;
 pub mod requirements;
-pub mod rounds;
 pub mod rounds_loop;
 pub mod scenario;
 pub mod session;

@@ -14,9 +14,6 @@ use std::time::{Duration, Instant};
 use crate::results::NoiseInfo;
 use crate::sys::procfs;
 
-/// Foreign CPU above this (% of one CPU over the window) makes a trial noisy, unless the
-/// run says otherwise (`--interference-limit`, whose default this is).
-pub const FOREIGN_LIMIT_PCT: f64 = 10.0;
 /// Steal above this (% of one CPU over the window) makes a trial noisy.
 pub const STEAL_LIMIT_PCT: f64 = 5.0;
 

@@ -10,13 +10,13 @@ use std::time::Instant;
 use anyhow::Result;
 
 use super::budget::{fits, share};
-use super::rounds::{self, Row, StopReason};
 use super::session::Session;
 use crate::catalog::TargetKind;
 use crate::kinds::{ScenarioCx, TrialCx};
 use crate::plan::RunPlan;
 use crate::results::*;
 use crate::summary;
+use crate::summary::rounds::{self, Row, StopReason};
 
 /// The rule's view of the scenario's rows: each target's counted samples by round.
 fn rows(s: &ScenarioResult) -> Vec<Row> {
@@ -110,7 +110,7 @@ pub fn run(
 
 /// The rounds a scenario plans, for progress: "3" for a fixed count, "3-6" when rounds are
 /// added until precise.
-fn rounds_planned(p: &crate::runner::rounds::Precision) -> String {
+fn rounds_planned(p: &crate::plan::Precision) -> String {
     if p.target.is_none() || p.max_rounds <= p.min_rounds {
         p.min_rounds.to_string()
     } else {

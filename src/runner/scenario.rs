@@ -87,7 +87,7 @@ fn run_trials(cx: &mut ScenarioCx<'_>) -> Result<()> {
             "{} to {} rounds (until ±{}%)",
             p.min_rounds,
             p.max_rounds,
-            crate::report::precision::pct(t * 100.0)
+            crate::units::pct(t * 100.0)
         ),
         _ => format!("{} trials", sp.trials),
     };

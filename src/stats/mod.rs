@@ -11,7 +11,7 @@
 pub mod between;
 pub mod t;
 
-use crate::results::Estimate;
+use serde::{Deserialize, Serialize};
 
 /// Trials needed on each side before a difference may be called significant: a t interval
 /// on fewer is honest but so wide, and so dependent on normality, that it decides nothing.
@@ -72,6 +72,45 @@ pub fn center_interval(xs: &[f64]) -> (f64, f64, f64) {
     };
     let back = |x: f64| if positive { x.exp() } else { x };
     (back(m), back(m - half), back(m + half))
+}
+
+/// A figure over trials: the geometric mean (`center`) with a 95% t interval on the
+/// logarithms (`stats::estimate`), beside the median, extremes and spread.
+#[derive(Serialize, Deserialize, Debug, Clone, Default, PartialEq)]
+pub struct Estimate {
+    pub n: u32,
+    /// The center the interval is around: the geometric mean of the samples (the
+    /// arithmetic mean when a sample is not positive). 0 in files of schema 2 and older,
+    /// whose interval was a bootstrap of the median: see `center_or_median`.
+    #[serde(default)]
+    pub center: f64,
+    pub median: f64,
+    /// 95% t interval of the center (on the logarithms for the geometric mean).
+    pub ci_low: f64,
+    pub ci_high: f64,
+    pub min: f64,
+    pub max: f64,
+    pub mean: f64,
+    /// Coefficient of variation (stdev / mean) across trials; 0.05 = 5%.
+    pub cv: f64,
+    pub samples: Vec<f64>,
+}
+
+impl Estimate {
+    /// The figure to show: the center, or the median in older files that have none.
+    pub fn center_or_median(&self) -> f64 {
+        if self.center > 0.0 || self.n == 0 {
+            self.center
+        } else {
+            self.median
+        }
+    }
+
+    /// Half the interval's width relative to the center (0.05 = ±5%), when it has one.
+    pub fn relative_half_width(&self) -> Option<f64> {
+        let c = self.center_or_median();
+        (self.n >= 2 && c > 0.0).then(|| (self.ci_high - self.ci_low) / 2.0 / c)
+    }
 }
 
 pub fn estimate(xs: &[f64]) -> Estimate {

@@ -32,23 +32,7 @@ impl CpuSet {
     }
 
     pub fn display(&self) -> String {
-        let mut out: Vec<String> = Vec::new();
-        let mut i = 0;
-        while i < self.0.len() {
-            let start = self.0[i];
-            let mut end = start;
-            while i + 1 < self.0.len() && self.0[i + 1] == end + 1 {
-                i += 1;
-                end = self.0[i];
-            }
-            out.push(if start == end {
-                start.to_string()
-            } else {
-                format!("{start}-{end}")
-            });
-            i += 1;
-        }
-        out.join(",")
+        crate::units::cpu_list(&self.0)
     }
 
     pub fn to_libc(&self) -> libc::cpu_set_t {
@@ -195,6 +179,17 @@ pub fn raise_nofile() -> (u64, Option<String>) {
             Some(format!("open-files limit stays at {}", lim.rlim_cur)),
         )
     }
+}
+
+/// Where the load generator and the targets run, as a run applies it: the CPU sets each
+/// is pinned to (none: not pinned) and whether targets get cgroups.
+#[derive(Debug, Clone)]
+pub struct IsolationPlan {
+    pub generator: Option<CpuSet>,
+    pub target: Option<CpuSet>,
+    pub cgroups: bool,
+    /// Why something asked for could not be done (shown in reports).
+    pub notes: Vec<String>,
 }
 
 #[cfg(test)]

@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 
 use super::cpus::CpuSet;
 use crate::error::UserError;
-use crate::plan::IsolationPlan;
+use crate::sys::cpus::IsolationPlan;
 
 /// Overrides the folder of the CPU locks (tests isolate themselves with it).
 pub const DIR_ENV: &str = "GQLBENCH_LOCK_DIR";
@@ -46,7 +46,7 @@ impl Holder {
             pid: std::process::id() as i32,
             command: std::env::args().collect(),
             what,
-            since: crate::results::now_rfc3339(),
+            since: crate::units::now_rfc3339(),
         }
     }
 

@@ -3,7 +3,27 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;
 
-use crate::results::{MachineInfo, ToolInfo};
+use serde::{Deserialize, Serialize};
+
+/// The program that measured a run (results.json `tool`).
+#[derive(Serialize, Deserialize, Debug, Clone)]
+pub struct ToolInfo {
+    pub name: String,
+    pub version: String,
+    /// `git describe`-like commit of the gqlbench checkout, "+dirty" when modified.
+    pub git_commit: Option<String>,
+}
+
+/// The machine a run measured on (results.json `machine`).
+#[derive(Serialize, Deserialize, Debug, Clone, Default)]
+pub struct MachineInfo {
+    pub cpu_model: String,
+    pub cores: usize,
+    pub memory_bytes: u64,
+    pub kernel: String,
+    pub os: String,
+    pub hostname: String,
+}
 
 pub fn machine() -> MachineInfo {
     let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();

@@ -5,19 +5,9 @@
 //! ranking is decided (its ratio's interval excludes 1, or lies within ±target:
 //! equivalent), or the budget (rounds, time) is spent. The rule is a pure function of the
 //! figures so far, tested on its own.
-use serde::{Deserialize, Serialize};
-
+pub use crate::plan::Precision;
+pub use crate::results::StopReason;
 use crate::stats::{center_interval, paired_change, Change};
-
-/// What the profile and flags ask for.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Precision {
-    pub min_rounds: u32,
-    pub max_rounds: u32,
-    /// Half-width of the intervals wanted, relative to the center (0.05 = ±5%); None
-    /// runs exactly `min_rounds`.
-    pub target: Option<f64>,
-}
 
 /// One row as the rule sees it: its valid samples by round.
 #[derive(Debug, Clone)]
@@ -41,37 +31,6 @@ impl Row {
                 .map(|x| (x.trial, x.load.throughput_rps))
                 .collect(),
             ranked,
-        }
-    }
-}
-
-/// Why a scenario stopped adding rounds.
-#[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum StopReason {
-    /// Fixed number of rounds (no precision asked for).
-    Fixed,
-    /// Every valid row's interval is within the target.
-    Precise,
-    /// Every adjacent pair of the ranking is decided (faster, or equivalent).
-    Decided,
-    /// The most rounds the profile allows.
-    MaxRounds,
-    /// The run's time budget.
-    Time,
-    /// Interrupted, or no target left to measure.
-    Ended,
-}
-
-impl StopReason {
-    pub fn label(self) -> &'static str {
-        match self {
-            StopReason::Fixed => "fixed number of trials",
-            StopReason::Precise => "every interval within the target",
-            StopReason::Decided => "the ranking is decided",
-            StopReason::MaxRounds => "budget: the most trials allowed",
-            StopReason::Time => "budget: the run's time",
-            StopReason::Ended => "ended (interrupted, or no target left)",
         }
     }
 }

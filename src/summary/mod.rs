@@ -1,5 +1,7 @@
 //! Derived figures: a target's summary over its trials and a scenario's ranking. Latency
 //! percentiles come from the trials' histograms merged, never from averaged percentiles.
+pub mod rounds;
+
 use std::collections::BTreeMap;
 
 use gqlbench_engine::{decode_hist, new_latency, summarize_hist};
@@ -174,11 +176,11 @@ pub fn rank(s: &ScenarioResult) -> Option<Ranking> {
     if fixed_rate(s) {
         return None;
     }
-    let rows: Vec<crate::runner::rounds::Row> = s
+    let rows: Vec<crate::summary::rounds::Row> = s
         .targets
         .iter()
         .filter(|t| rankable(t) && t.kind != TargetKind::Baseline)
-        .map(|t| crate::runner::rounds::Row::of(t, true))
+        .map(|t| crate::summary::rounds::Row::of(t, true))
         .collect();
     if rows.len() < 2 {
         return None;
@@ -188,10 +190,10 @@ pub fn rank(s: &ScenarioResult) -> Option<Ranking> {
         .as_ref()
         .and_then(|r| r.target_pct)
         .map_or(0.0, |p| p / 100.0);
-    let pairs: Vec<RankPair> = crate::runner::rounds::pairs(&rows, target)
+    let pairs: Vec<RankPair> = crate::summary::rounds::pairs(&rows, target)
         .into_iter()
         .map(|(faster, slower, state)| {
-            use crate::runner::rounds::PairState as P;
+            use crate::summary::rounds::PairState as P;
             let (state, change) = match state {
                 P::Faster(c) => ("faster", Some(c)),
                 P::Equivalent(c) => ("equivalent", Some(c)),
