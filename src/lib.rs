@@ -10,6 +10,7 @@ pub mod error;
 pub mod export;
 pub mod import;
 pub mod kinds;
+pub mod measure;
 pub mod plan;
 pub mod progress;
 pub mod report;

@@ -11,8 +11,8 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use common::*;
+use gqlbench::measure::install_record::InstallRecord;
 use gqlbench::results::TargetStatus;
-use gqlbench::runner::install_record::InstallRecord;
 
 fn add_target(root: &Path, name: &str, install: &str) {
     let dir = root.join("targets").join(name);

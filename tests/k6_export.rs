@@ -124,7 +124,7 @@ fn unique_numbers_reach_the_server_as_requests_it_never_saw() {
     let (code, summary) = k6_run(&out);
     assert_eq!(code, Some(0), "{summary}");
     let reqs = summary["metrics"]["http_reqs"]["count"].as_u64().unwrap() as f64;
-    let executions = gqlbench::runner::loopback::get_json(counters, "/counters").unwrap()
+    let executions = gqlbench::measure::loopback::get_json(counters, "/counters").unwrap()
         ["executions"]
         .as_f64()
         .unwrap();

@@ -207,7 +207,7 @@ fn a_case_with_a_unique_variable_sends_a_new_request_every_time() {
     assert!(out.success(), "{}", out.stderr);
     let r = out.load_report();
     assert_eq!((r.result.ok, r.result.failed), (300, 0));
-    let executions = gqlbench::runner::loopback::get_json(counters, "/counters").unwrap()
+    let executions = gqlbench::measure::loopback::get_json(counters, "/counters").unwrap()
         ["executions"]
         .as_u64()
         .unwrap();

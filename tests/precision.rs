@@ -4,7 +4,7 @@
 //! `calibrate --sensitivity` stops at once on Ctrl-C (exit 130, nothing left running).
 mod common;
 use common::*;
-use gqlbench::runner::rounds::StopReason;
+use gqlbench::results::StopReason;
 
 /// Two fixture servers, 300 ms trials without warm-up, with these extra flags.
 fn precise_run(dir: &std::path::Path, flags: &[&str]) -> Outcome {

@@ -11,10 +11,10 @@ use serde::Serialize;
 
 use crate::cli::CalibrateArgs;
 use crate::error::UserError;
+use crate::measure::ready::{wait_ready, Readiness};
 use crate::plan::load::{Arrival, Load};
 use crate::plan::resolve_isolation;
 use crate::report::{Document, ExportManager, Exporter, Output, Terminal};
-use crate::runner::ready::{wait_ready, Readiness};
 use crate::sys::cpus::CpuSet;
 use crate::sys::process::{free_port, SpawnSpec, TargetProcess};
 
@@ -108,7 +108,7 @@ fn static_op() -> Operation {
 pub fn run(a: &CalibrateArgs) -> Result<ExitCode> {
     let iso = resolve_isolation(&a.isolation)?;
     let _locks = crate::sys::lock::lock_cpus(&iso, a.isolation.force_concurrent)?;
-    crate::runner::leftovers::sweep_and_report(&crate::db::DbOptions::default().base_dir());
+    crate::measure::leftovers::sweep_and_report(&crate::db::DbOptions::default().base_dir());
     let gen = iso
         .generator
         .clone()
@@ -142,7 +142,7 @@ pub fn run(a: &CalibrateArgs) -> Result<ExitCode> {
         &endpoint,
         &[],
         Duration::from_secs(10),
-        crate::runner::ready::READY_POLL,
+        crate::measure::ready::READY_POLL,
         &|| false,
     ) {
         Readiness::Ready { .. } => {}

@@ -11,10 +11,10 @@ use comfy_table::Table;
 use crate::catalog::{Catalog, OperationDef, TargetDef};
 use crate::cli::CheckArgs;
 use crate::error::UserError;
+use crate::measure::session::{Session, StartOptions};
 use crate::plan::resolve_isolation;
 use crate::progress::Progress;
 use crate::results::CheckOutcome;
-use crate::runner::session::{Session, StartOptions};
 use crate::sys::cgroup::Limits;
 use gqlbench_subgraphs::graph::Graph;
 
@@ -82,7 +82,7 @@ pub fn run(root: &Path, a: &CheckArgs) -> Result<ExitCode> {
     }
     let iso = resolve_isolation(&a.isolation)?;
     let _locks = crate::sys::lock::lock_cpus(&iso, a.isolation.force_concurrent)?;
-    crate::runner::leftovers::sweep_and_report(&crate::db::DbOptions::default().base_dir());
+    crate::measure::leftovers::sweep_and_report(&crate::db::DbOptions::default().base_dir());
     let progress = Progress::new(0.0, true);
     let defs: Vec<&TargetDef> = per_target.values().map(|(t, _)| t).collect();
     let cancel = super::cancel_flag();
@@ -123,7 +123,7 @@ pub fn run(root: &Path, a: &CheckArgs) -> Result<ExitCode> {
                 trace_collector: None,
                 counters: false,
                 federation: (t.kind == crate::catalog::TargetKind::Gateway).then_some(
-                    crate::runner::session::FederationStart {
+                    crate::measure::session::FederationStart {
                         root,
                         graph: *graph,
                         delays: &no_delays,
@@ -140,14 +140,14 @@ pub fn run(root: &Path, a: &CheckArgs) -> Result<ExitCode> {
                     f.status.label(),
                     f.problem,
                     f.log_tail
-                        .map(|t| format!("\n{}", crate::runner::install::indent(&t)))
+                        .map(|t| format!("\n{}", crate::measure::install::indent(&t)))
                         .unwrap_or_default()
                 )),
             )),
             Ok((mut s, _)) => {
                 let list: Vec<(OperationDef, u32)> =
                     op_names.iter().map(|n| (ops[n].clone(), 1)).collect();
-                let outcomes = crate::runner::ready::check_operations(
+                let outcomes = crate::measure::ready::check_operations(
                     &s.endpoint,
                     &list,
                     &[],

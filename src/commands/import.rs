@@ -25,7 +25,7 @@ pub fn k6(a: &ImportK6Args) -> Result<ExitCode> {
             chrono::Local::now().format("%Y%m%d-%H%M%S")
         ))
     });
-    crate::runner::out_dir::prepare(&out, a.force)?;
+    crate::measure::out_dir::prepare(&out, a.force)?;
     std::fs::create_dir_all(&out)?;
     let verdict = crate::verdict::judge(&r, false);
     r.verdict = Some(verdict.clone());

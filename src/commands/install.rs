@@ -12,8 +12,8 @@ use anyhow::Result;
 use crate::catalog::{Catalog, TargetDef};
 use crate::cli::InstallArgs;
 use crate::error::UserError;
-use crate::runner::install::{self, Missing, Outcome, State};
-use crate::runner::install_record::{self as record, InstallRecord};
+use crate::measure::install::{self, Missing, Outcome, State};
+use crate::measure::install_record::{self as record, InstallRecord};
 
 pub fn run(root: &Path, a: &InstallArgs) -> Result<ExitCode> {
     let cat = Catalog::load(root)?;

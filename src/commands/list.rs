@@ -42,7 +42,7 @@ pub fn render(cat: &Catalog) -> Result<String> {
         .targets
         .iter()
         .flat_map(|x| {
-            crate::runner::install::missing_requirements(x)
+            crate::measure::install::missing_requirements(x)
                 .into_iter()
                 .map(move |r| format!("  {}: `{}` (get it: {})\n", x.name, r.program, r.hint))
         })
@@ -113,8 +113,8 @@ pub fn render(cat: &Catalog) -> Result<String> {
 /// One line per target built into the cache (the native gateways): where its current build
 /// is, or why there is none and the command that builds it.
 fn native_builds(cat: &Catalog) -> String {
-    use crate::runner::install::{self, State};
-    use crate::runner::install_record as record;
+    use crate::measure::install::{self, State};
+    use crate::measure::install_record as record;
     let native: Vec<_> = cat
         .targets
         .iter()

@@ -6,12 +6,13 @@ use anyhow::{Context, Result};
 
 use crate::catalog::Catalog;
 use crate::cli::RunArgs;
+use crate::measure::RunContext;
 use crate::plan::resolve_run;
 use crate::progress::Progress;
 use crate::report::cost::Priced;
 use crate::report::{Csv, Dest, ExportManager, Html, Json, Markdown, Terminal};
 use crate::results::RunStatus;
-use crate::runner::{self, RunContext};
+use crate::runner;
 
 pub fn run(root: &Path, args: &RunArgs) -> Result<ExitCode> {
     let cat = Catalog::load(root)?;
@@ -19,7 +20,7 @@ pub fn run(root: &Path, args: &RunArgs) -> Result<ExitCode> {
     let pricing = args.cost.pricing()?;
     for t in &args.targets {
         // A named native build that is not installed would only be skipped: refuse it now.
-        crate::runner::install::require_installed(cat.target(t)?).map_err(|message| {
+        crate::measure::install::require_installed(cat.target(t)?).map_err(|message| {
             crate::error::UserError::Flag {
                 flag: "--targets",
                 message,
@@ -29,12 +30,12 @@ pub fn run(root: &Path, args: &RunArgs) -> Result<ExitCode> {
     let plan = resolve_run(&cat, args)?;
     // Before anything starts: this run's CPUs, its output folder, leftovers of killed runs.
     let locks = crate::sys::lock::lock_cpus(&plan.isolation, args.isolation.force_concurrent)?;
-    runner::out_dir::prepare(&plan.out_dir, args.force)?;
+    crate::measure::out_dir::prepare(&plan.out_dir, args.force)?;
     let db_base = crate::db::DbOptions {
         dir: args.db_dir.clone(),
         ..Default::default()
     };
-    runner::leftovers::sweep_and_report(&db_base.base_dir());
+    crate::measure::leftovers::sweep_and_report(&db_base.base_dir());
     let ctx = RunContext {
         root: root.to_path_buf(),
         cancel: super::cancel_flag(),

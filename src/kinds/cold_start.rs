@@ -9,11 +9,11 @@ use anyhow::Result;
 use serde::Deserialize;
 
 use super::{Kind, KindDef, ResolveCx, ScenarioCx};
+use crate::measure::session::{Session, StartOptions};
+use crate::measure::{ready, vitals};
 use crate::report::ExtraTable;
 use crate::results::{ColdStartSample, ColdStartSummary, ScenarioKind, ScenarioResult};
 use crate::results::{TargetResult, TargetStatus};
-use crate::runner::session::{Session, StartOptions};
-use crate::runner::{ready, vitals};
 use crate::stats;
 
 pub const DEF: KindDef = KindDef {

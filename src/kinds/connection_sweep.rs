@@ -8,9 +8,9 @@ use std::sync::Arc;
 use anyhow::Result;
 
 use super::{Kind, KindDef, ResolveCx, TrialCx};
+use crate::measure::trial::{conclude, Measured};
 use crate::report::ExtraTable;
 use crate::results::{now_rfc3339, ScenarioResult, SweepStep, TrialResult};
-use crate::runner::trial::{conclude, Measured};
 use crate::stats;
 
 pub const DEF: KindDef = KindDef {

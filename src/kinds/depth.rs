@@ -13,12 +13,12 @@ use serde_json::Value;
 use super::{Kind, KindDef, ResolveCx};
 use crate::catalog::operation::request_body;
 use crate::catalog::OperationDef;
+use crate::measure::ready::problem;
+use crate::measure::session::Session;
 use crate::plan::ScenarioPlan;
 use crate::progress::Progress;
 use crate::report::ExtraTable;
 use crate::results::{DepthCheck, ScenarioResult, TargetResult};
-use crate::runner::ready::problem;
-use crate::runner::session::Session;
 
 pub const DEF: KindDef = KindDef {
     section: "depth",

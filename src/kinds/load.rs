@@ -2,8 +2,8 @@
 //! scenario's load (closed model: connections; open model: an arrival rate). What every
 //! other kind of load measurement builds on.
 use super::{Kind, TrialCx};
+use crate::measure::trial::conclude;
 use crate::results::{now_rfc3339, TrialResult};
-use crate::runner::trial::conclude;
 
 /// Throughput and latency under the scenario's load.
 #[derive(Debug)]

@@ -29,14 +29,14 @@ use anyhow::Result;
 use crate::catalog::scenario::{ScenarioDef, ScenarioFile};
 use crate::catalog::Catalog;
 use crate::cli::RunArgs;
+use crate::measure::database::RunDatabase;
+use crate::measure::session::Session;
+use crate::measure::RunContext;
 use crate::plan::load::Load;
 use crate::plan::{RunPlan, ScenarioPlan};
 use crate::progress::Progress;
 use crate::report::ExtraTable;
 use crate::results::{RunResults, ScenarioResult, TargetResult, TrialResult};
-use crate::runner::database::RunDatabase;
-use crate::runner::session::Session;
-use crate::runner::RunContext;
 
 /// Everything one trial of one started target needs.
 pub struct TrialCx<'a> {
@@ -67,7 +67,7 @@ impl TrialCx<'_> {
         warmup: std::time::Duration,
         duration: std::time::Duration,
         label: &str,
-    ) -> crate::runner::trial::Measured {
+    ) -> crate::measure::trial::Measured {
         // The scenario's own warm-up runs until steady when its profile allows; a sweep's
         // later steps pass their own (none).
         let sp = self.sp;
@@ -75,19 +75,19 @@ impl TrialCx<'_> {
             // A target's first trial warms up longer: its JIT is still tiering up.
             let min = if self.trial == 1 {
                 sp.warmup
-                    .max(crate::runner::warmup::FIRST_MIN)
+                    .max(crate::measure::warmup::FIRST_MIN)
                     .min(sp.warmup_max)
             } else {
                 sp.warmup
             };
-            crate::runner::trial::Warmup::UntilSteady {
+            crate::measure::trial::Warmup::UntilSteady {
                 min,
                 max: sp.warmup_max,
             }
         } else {
-            crate::runner::trial::Warmup::Fixed(warmup)
+            crate::measure::trial::Warmup::Fixed(warmup)
         };
-        crate::runner::trial::measure(
+        crate::measure::trial::measure(
             self.plan,
             self.ctx,
             self.sess,
@@ -118,7 +118,7 @@ pub struct ScenarioCx<'a> {
     /// Rounds added for precision end by then (the run's time budget).
     pub deadline: Option<std::time::Instant>,
     /// The run's time budget, which learns how long trials and starts take.
-    pub budget: &'a mut crate::runner::budget::Budget,
+    pub budget: &'a mut crate::measure::budget::Budget,
 }
 
 /// What a scenario measures, at run time. Every method has a default: a decorator's is its

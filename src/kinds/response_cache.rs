@@ -27,6 +27,7 @@ use super::overhead::{median_of, paired};
 use super::{Kind, KindDef, ResolveCx, TrialCx};
 use crate::catalog::target::humantime_serde_compat as hd;
 use crate::catalog::OperationDef;
+use crate::measure::session::Session;
 use crate::plan::ScenarioPlan;
 use crate::progress::Progress;
 use crate::report::extras::dash;
@@ -35,7 +36,6 @@ use crate::results::{
     ExecutionUsage, ResponseCacheInfo, ScenarioResult, StalenessCheck, StalenessOps,
     StalenessVerdict, TargetResult, TargetStatus, TrialResult,
 };
-use crate::runner::session::Session;
 
 pub const DEF: KindDef = KindDef {
     section: "response_cache",
@@ -297,7 +297,7 @@ fn read(endpoint: &Endpoint, headers: &[(String, String)], st: &Staleness) -> Re
         .and_then(|b| b.get("data").cloned());
     match (data, &st.read[1].expected_data) {
         (Some(d), Some(after)) if canonical_eq(&d, after) => Read::After,
-        _ => Read::Other(crate::runner::ready::problem(&v).unwrap_or_default()),
+        _ => Read::Other(crate::measure::ready::problem(&v).unwrap_or_default()),
     }
 }
 
@@ -334,7 +334,7 @@ fn staleness_check(
     }
     for (i, write) in st.write.iter().enumerate() {
         let v = check_with_headers(endpoint, write, headers, TIMEOUT);
-        if let Some(p) = crate::runner::ready::problem(&v) {
+        if let Some(p) = crate::measure::ready::problem(&v) {
             return wrong(
                 c,
                 format!("the write {} (case {i}) failed: {p}", st.ops.write),

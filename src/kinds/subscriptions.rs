@@ -14,10 +14,10 @@ use gqlbench_engine::{
 };
 
 use super::{Kind, KindDef, ResolveCx, TrialCx};
+use crate::measure::vitals::{self, Sampler};
 use crate::plan::ScenarioPlan;
 use crate::report::ExtraTable;
 use crate::results::*;
-use crate::runner::vitals::{self, Sampler};
 use crate::saturation::GENERATOR_CPU_LIMIT;
 use crate::stats;
 

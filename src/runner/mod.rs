@@ -2,56 +2,20 @@
 //! runs each scenario (`scenario.rs`: start the targets, check their answers, run the
 //! kind's trials interleaved), saving results after every trial so an interrupted run
 //! loses nothing.
-pub mod answers;
-pub mod budget;
-pub mod collector;
-pub mod config_render;
-pub mod coprocessor;
-pub mod customization;
-pub mod database;
-pub mod gc;
-pub mod helper_start;
-pub mod install;
-pub mod install_record;
-pub mod leftovers;
-pub mod loopback;
-pub mod noise;
-pub mod out_dir;
-pub mod ready;
-pub mod requirements;
 pub mod rounds_loop;
 pub mod scenario;
-pub mod session;
-pub mod subgraphs;
-pub mod trial;
-pub mod variant_watch;
-pub mod vitals;
-pub mod warmup;
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
 
 use crate::catalog::TargetDef;
+use crate::measure::{budget, database, install, RunContext};
 use crate::plan::RunPlan;
 use crate::progress::Progress;
 use crate::results::*;
 use crate::summary;
 use crate::sys::machine;
-
-pub struct RunContext {
-    pub root: std::path::PathBuf,
-    pub cancel: Arc<AtomicBool>,
-    pub command: Vec<String>,
-}
-
-impl RunContext {
-    pub fn cancelled(&self) -> bool {
-        self.cancel.load(Ordering::Relaxed)
-    }
-}
 
 /// Install every target a plan needs; returns the ones that failed with their message.
 /// Targets that cannot run: name, status, message.

@@ -9,10 +9,10 @@ use std::time::Instant;
 
 use anyhow::Result;
 
-use super::budget::{fits, share};
-use super::session::Session;
 use crate::catalog::TargetKind;
 use crate::kinds::{ScenarioCx, TrialCx};
+use crate::measure::budget::{fits, share};
+use crate::measure::session::Session;
 use crate::plan::RunPlan;
 use crate::results::*;
 use crate::summary;
@@ -29,10 +29,10 @@ fn rows(s: &ScenarioResult) -> Vec<Row> {
 
 /// The canary on the CPUs the run uses.
 fn canary(plan: &RunPlan, round: u32) -> CanaryPoint {
-    let cpus = super::trial::watched_cpus(plan);
+    let cpus = crate::measure::trial::watched_cpus(plan);
     CanaryPoint {
         round,
-        ms: super::noise::canary(&cpus),
+        ms: crate::measure::noise::canary(&cpus),
         cpus,
     }
 }
@@ -166,7 +166,7 @@ fn one_trial(
         let noisy = trial_result
             .noise
             .as_ref()
-            .and_then(|n| super::noise::interference(n, plan.interference_limit_pct));
+            .and_then(|n| crate::measure::noise::interference(n, plan.interference_limit_pct));
         // Measure again once, when there is time; a second disturbed trial is counted,
         // flagged with the caveat `interference` (the row stays ranked; the report names it).
         let repeat = noisy.is_some()

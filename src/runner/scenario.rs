@@ -5,11 +5,11 @@
 
 use anyhow::Result;
 
-use super::answers;
-use super::ready;
-use super::session::{self, Session, StartOptions};
 use crate::catalog::TargetDef;
 use crate::kinds::ScenarioCx;
+use crate::measure::answers;
+use crate::measure::ready;
+use crate::measure::session::{self, Session, StartOptions};
 use crate::plan::ScenarioPlan;
 use crate::results::*;
 
@@ -182,7 +182,7 @@ fn run_trials(cx: &mut ScenarioCx<'_>) -> Result<()> {
                 // A customization that is not there is found before any load, with the
                 // scenario's first operation as the probe.
                 let custom = match (tr.checks.iter().all(|c| c.ok), sp.operations.first()) {
-                    (true, Some((op, _))) => super::customization::precheck(
+                    (true, Some((op, _))) => crate::measure::customization::precheck(
                         t.customization.as_ref(),
                         &s.endpoint,
                         &op.to_engine(1).variants[0],
@@ -195,7 +195,7 @@ fn run_trials(cx: &mut ScenarioCx<'_>) -> Result<()> {
                 // (too slow to check, not a wrong answer), a wrong answer, or a customization
                 // that is not there.
                 let refused = if let Some(problem) =
-                    super::answers::timed_out(&tr.checks, ready::CHECK_TIMEOUT)
+                    crate::measure::answers::timed_out(&tr.checks, ready::CHECK_TIMEOUT)
                 {
                     Some((TargetStatus::TimedOut, "TIMED OUT", problem))
                 } else if let Some(bad) = tr.checks.iter().find(|c| !c.ok) {

@@ -26,9 +26,9 @@ pub use judge::{judge_step, StepVerdict};
 
 use super::{Kind, KindDef, ResolveCx, TrialCx};
 use crate::catalog::target::humantime_serde_compat as hd;
+use crate::measure::trial::{conclude, Measured};
 use crate::report::ExtraTable;
 use crate::results::{now_rfc3339, SaturationFlag, ScenarioResult, SweepStep, TrialResult};
-use crate::runner::trial::{conclude, Measured};
 
 pub const DEF: KindDef = KindDef {
     section: "sweep",
@@ -280,7 +280,7 @@ fn room(
     if measured < MIN_STEPS {
         return Ok(());
     }
-    if crate::runner::budget::fits(cx.deadline, kind.step_secs()) {
+    if crate::measure::budget::fits(cx.deadline, kind.step_secs()) {
         // The progress counted the first steps only.
         cx.progress.extend(kind.step_secs());
         return Ok(());

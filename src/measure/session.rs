@@ -163,7 +163,7 @@ impl Session {
                 .map_err(|e| fail(TargetStatus::StartFailed, format!("subgraphs: {e:#}"), None))?,
             ),
         };
-        let mut vars = crate::runner::install::install_vars(t);
+        let mut vars = crate::measure::install::install_vars(t);
         vars.insert("port", port.to_string());
         if let Some(s) = &subgraphs {
             vars.insert("supergraph", s.supergraph.display().to_string());
@@ -216,7 +216,7 @@ impl Session {
         if let Some(c) = t.config_file() {
             let c = match t.start.render_config {
                 false => c,
-                true => crate::runner::config_render::render(
+                true => crate::measure::config_render::render(
                     &c,
                     &o.log.with_extension("config"),
                     &given,

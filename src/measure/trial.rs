@@ -9,7 +9,7 @@ use gqlbench_engine::{Control, LoadResult, Phase, Stop};
 
 use super::session::Session;
 use super::vitals::{self, Condition, Sampler};
-use super::RunContext;
+use crate::measure::RunContext;
 use crate::plan::load::Load;
 use crate::plan::RunPlan;
 use crate::progress::Progress;

@@ -235,6 +235,7 @@ pub fn canary(cpus: &[usize]) -> Vec<Option<f64>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::plan::FOREIGN_LIMIT_PCT;
 
     const STAT: &str = "cpu  900 10 300 5000 20 5 7 3 0 0
 cpu0 400 5 100 2500 10 2 3 1 0 0

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use gqlbench_engine::{Control, Stop};
 
 use super::session::Session;
-use super::RunContext;
+use crate::measure::RunContext;
 use crate::plan::load::Load;
 use crate::plan::RunPlan;
 use crate::progress::Progress;

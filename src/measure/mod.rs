@@ -1,0 +1,44 @@
+//! Engine use: what starts targets and measures them, below the kinds that use it. A
+//! session starts a target (with its subgraphs, coprocessor, collector, customization and
+//! cgroup) and stops it; `ready` waits for it and checks its answers; `trial` runs one
+//! engine load against it with its vitals, noise and saturation watched; `install` builds
+//! targets; `budget` keeps the run's time; `database` is the run's PostgreSQL. Nothing here
+//! knows which kind of scenario it serves: the runner and the kinds above decide that.
+pub mod answers;
+pub mod budget;
+pub mod collector;
+pub mod config_render;
+pub mod coprocessor;
+pub mod customization;
+pub mod database;
+pub mod gc;
+pub mod helper_start;
+pub mod install;
+pub mod install_record;
+pub mod leftovers;
+pub mod loopback;
+pub mod noise;
+pub mod out_dir;
+pub mod ready;
+pub mod requirements;
+pub mod session;
+pub mod subgraphs;
+pub mod trial;
+pub mod variant_watch;
+pub mod vitals;
+pub mod warmup;
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+pub struct RunContext {
+    pub root: std::path::PathBuf,
+    pub cancel: Arc<AtomicBool>,
+    pub command: Vec<String>,
+}
+
+impl RunContext {
+    pub fn cancelled(&self) -> bool {
+        self.cancel.load(Ordering::Relaxed)
+    }
+}
