@@ -5,20 +5,11 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
-use clap::Parser;
 
 use crate::catalog::Catalog;
-use crate::cli::{ExportK6Args, RunArgs};
+use crate::cli::ExportK6Args;
 use crate::error::UserError;
 use crate::export::{collect, k6, plan, readme, testrun, ExportPlan, METADATA_FILE};
-
-/// `run`'s arguments with their defaults, so that an export resolves its scenario with the
-/// same profiles, overrides and checks as a run of it.
-#[derive(Parser)]
-struct RunDefaults {
-    #[command(flatten)]
-    run: RunArgs,
-}
 
 /// The files an export writes: only these are replaced by --force.
 const FILES: [&str; 5] = [
@@ -50,14 +41,17 @@ pub fn k6(root: &Path, a: &ExportK6Args) -> Result<ExitCode> {
         .into());
     }
     let cat = Catalog::load(root)?;
-    let mut args = RunDefaults::try_parse_from(["export", suite, "--scenarios", name])
-        .context("default run arguments")?
-        .run;
-    args.profile = a.profile.clone();
-    args.duration = a.duration;
-    args.warmup = a.warmup;
-    args.connections = a.connections;
-    let run_plan = crate::plan::resolve_run(&cat, &args)?;
+    // The same profiles, overrides and checks as a run of the scenario.
+    let options = crate::plan::RunOptions {
+        suite: suite.into(),
+        scenarios: vec![name.into()],
+        profile: a.profile.clone(),
+        duration: a.duration,
+        warmup: a.warmup,
+        connections: a.connections,
+        ..Default::default()
+    };
+    let run_plan = crate::planner::resolve_run(&cat, &options, crate::kinds::REGISTRY)?;
     let sp = run_plan
         .scenarios
         .first()

@@ -78,7 +78,7 @@ pub fn render(cat: &Catalog) -> Result<String> {
                         .unwrap_or_default()
                 ),
             };
-            crate::kinds::check_sections(&d)?;
+            crate::kind::check_sections(&d, crate::kinds::REGISTRY)?;
             let load = crate::kinds::list_line(f, plain);
             s.add_row([
                 if f.optional {

@@ -5,9 +5,10 @@ use std::process::ExitCode;
 use anyhow::{Context, Result};
 
 use crate::catalog::Catalog;
-use crate::cli::RunArgs;
+use crate::cli::{IsolationArgs, RunArgs};
 use crate::measure::RunContext;
-use crate::plan::resolve_run;
+use crate::plan::{IsolationOptions, RunOptions};
+use crate::planner::resolve_run;
 use crate::progress::Progress;
 use crate::report::cost::Priced;
 use crate::report::{Csv, Dest, ExportManager, Html, Json, Markdown, Terminal};
@@ -27,7 +28,7 @@ pub fn run(root: &Path, args: &RunArgs) -> Result<ExitCode> {
             }
         })?;
     }
-    let plan = resolve_run(&cat, args)?;
+    let plan = resolve_run(&cat, &options(args), crate::kinds::REGISTRY)?;
     // Before anything starts: this run's CPUs, its output folder, leftovers of killed runs.
     let locks = crate::sys::lock::lock_cpus(&plan.isolation, args.isolation.force_concurrent)?;
     crate::measure::out_dir::prepare(&plan.out_dir, args.force)?;
@@ -111,4 +112,42 @@ pub fn run(root: &Path, args: &RunArgs) -> Result<ExitCode> {
         }
     }
     Ok(verdict.exit())
+}
+
+/// The run's options from its command line: the one place clap's `RunArgs` is read.
+pub fn options(a: &RunArgs) -> RunOptions {
+    RunOptions {
+        suite: a.suite.clone(),
+        targets: a.targets.clone(),
+        scenarios: a.scenarios.clone(),
+        all: a.all,
+        profile: a.profile.clone(),
+        trials: a.trials,
+        duration: a.duration,
+        warmup: a.warmup,
+        warmup_max: a.warmup_max,
+        precision: a.precision,
+        max_trials: a.max_trials,
+        interference_limit: a.interference_limit,
+        target_env: a.target_env.clone(),
+        max_time: a.max_time,
+        connections: a.connections,
+        connection_sweep: a.connection_sweep.clone(),
+        scale: a.scale,
+        db_dir: a.db_dir.clone(),
+        out: a.out.clone(),
+        json: a.json,
+        isolation: isolation_options(&a.isolation),
+    }
+}
+
+/// The isolation flags as options (`run`, `check`, `calibrate`).
+pub fn isolation_options(a: &IsolationArgs) -> IsolationOptions {
+    IsolationOptions {
+        generator_cpus: a.generator_cpus.clone(),
+        target_cpus: a.target_cpus.clone(),
+        no_pin: a.no_pin,
+        no_cgroups: a.no_cgroups,
+        force_concurrent: a.force_concurrent,
+    }
 }

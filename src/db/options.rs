@@ -1,6 +1,7 @@
 //! Where and how big the throwaway database is: its options, the scale limits, the disk
 //! check, the fixed names (role, database) and server settings, and the system user it runs
 //! as when gqlbench is root.
+use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -194,5 +195,24 @@ mod tests {
         assert!(estimate_bytes(1_000_000) > 1_000_000 * disk::BYTES_PER_USER);
         assert!(estimate_bytes(10_000) > disk::WAL_BYTES);
         assert_eq!(estimate_bytes(u64::MAX), u64::MAX);
+    }
+}
+
+/// How a target's resolvers reach the database (`[database] resolvers`).
+#[derive(Deserialize, Serialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Resolvers {
+    /// One SQL query per resolved field (the N+1 pattern).
+    Naive,
+    /// Per-request DataLoader batching.
+    Dataloader,
+}
+
+impl Resolvers {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Resolvers::Naive => "naive",
+            Resolvers::Dataloader => "dataloader",
+        }
     }
 }

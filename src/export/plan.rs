@@ -10,8 +10,8 @@ use serde_json::Value;
 
 use crate::catalog::Catalog;
 use crate::error::UserError;
+use crate::kind::ScenarioPlan;
 use crate::plan::load::Arrival;
-use crate::plan::ScenarioPlan;
 
 /// One k6 executor and its settings, from the scenario's load.
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]

@@ -8,7 +8,7 @@ use std::time::Duration;
 use anyhow::Result;
 use serde::Deserialize;
 
-use super::{Kind, KindDef, ResolveCx, ScenarioCx};
+use crate::kind::{Kind, KindDef, ResolveCx, ScenarioCx};
 use crate::measure::session::{Session, StartOptions};
 use crate::measure::{ready, vitals};
 use crate::report::ExtraTable;
@@ -21,7 +21,7 @@ pub const DEF: KindDef = KindDef {
     resolve,
     decorator: false,
     tables: |s| table(s).into_iter().collect(),
-    charts: super::no_charts,
+    charts: crate::kind::no_charts,
     html,
     list: |v, f, _| {
         format!(
@@ -34,7 +34,7 @@ pub const DEF: KindDef = KindDef {
                 .unwrap_or_default()
         )
     },
-    skip_in_check: super::never,
+    skip_in_check: crate::kind::never,
     not_in_k6: Some("cold starts time a process's start, which k6 cannot do"),
 };
 
@@ -81,7 +81,7 @@ impl Kind for ColdStart {
         s.trials_planned = self.starts;
     }
 
-    fn trial_secs(&self, _: &crate::plan::ScenarioPlan) -> f64 {
+    fn trial_secs(&self, _: &crate::kind::ScenarioPlan) -> f64 {
         NOMINAL_START_S
     }
 

@@ -7,8 +7,9 @@ use std::sync::Arc;
 
 use anyhow::Result;
 
-use super::{Kind, KindDef, ResolveCx, TrialCx};
-use crate::measure::trial::{conclude, Measured};
+use crate::kind::load::conclude;
+use crate::kind::{Kind, KindDef, ResolveCx, TrialCx};
+use crate::measure::trial::Measured;
 use crate::report::ExtraTable;
 use crate::results::{now_rfc3339, ScenarioResult, SweepStep, TrialResult};
 use crate::stats;
@@ -35,7 +36,7 @@ pub const DEF: KindDef = KindDef {
             .collect();
         format!("sweep {} conn", counts.join(", "))
     },
-    skip_in_check: super::never,
+    skip_in_check: crate::kind::never,
     not_in_k6: Some(
         "a sweep is one run per connection count; export it once per level with --connections N",
     ),
@@ -82,7 +83,7 @@ impl Kind for ConnectionSweep {
         s.connection_sweep = Some(self.counts.clone());
     }
 
-    fn trial_secs(&self, sp: &crate::plan::ScenarioPlan) -> f64 {
+    fn trial_secs(&self, sp: &crate::kind::ScenarioPlan) -> f64 {
         (sp.warmup + sp.duration).as_secs_f64() * self.counts.len() as f64
     }
 

@@ -7,9 +7,9 @@
 use std::sync::Arc;
 
 use anyhow::Result;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 
-use super::{Kind, KindDef, ResolveCx, TrialCx};
+use crate::kind::{Kind, KindDef, ResolveCx, TrialCx};
 use crate::report::ExtraTable;
 use crate::results::{ScenarioResult, TrialResult};
 
@@ -18,35 +18,19 @@ pub const DEF: KindDef = KindDef {
     resolve,
     decorator: true,
     tables: |s| table(s).into_iter().collect(),
-    charts: super::no_charts,
-    html: super::no_html,
+    charts: crate::kind::no_charts,
+    html: crate::kind::no_html,
     list: |v, _, line| {
         format!(
             "{line}, PostgreSQL {}",
             v.get("resolvers").and_then(|r| r.as_str()).unwrap_or("-")
         )
     },
-    skip_in_check: super::always,
+    skip_in_check: crate::kind::always,
     not_in_k6: None,
 };
 
-#[derive(Deserialize, Serialize, Debug, Clone, Copy, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum Resolvers {
-    /// One SQL query per resolved field (the N+1 pattern).
-    Naive,
-    /// Per-request DataLoader batching.
-    Dataloader,
-}
-
-impl Resolvers {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Resolvers::Naive => "naive",
-            Resolvers::Dataloader => "dataloader",
-        }
-    }
-}
+pub use crate::db::Resolvers;
 
 #[derive(Deserialize, Debug, Clone)]
 #[serde(deny_unknown_fields)]

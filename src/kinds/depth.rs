@@ -10,12 +10,12 @@ use gqlbench_engine::{check_once, Endpoint, Variant};
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::{Kind, KindDef, ResolveCx};
 use crate::catalog::operation::request_body;
 use crate::catalog::OperationDef;
+use crate::kind::ScenarioPlan;
+use crate::kind::{Kind, KindDef, ResolveCx};
 use crate::measure::ready::problem;
 use crate::measure::session::Session;
-use crate::plan::ScenarioPlan;
 use crate::progress::Progress;
 use crate::report::ExtraTable;
 use crate::results::{DepthCheck, ScenarioResult, TargetResult};
@@ -25,15 +25,15 @@ pub const DEF: KindDef = KindDef {
     resolve,
     decorator: true,
     tables: |s| table(s).into_iter().collect(),
-    charts: super::no_charts,
-    html: super::no_html,
+    charts: crate::kind::no_charts,
+    html: crate::kind::no_html,
     list: |v, _, line| {
         format!(
             "{line}, depth limit {}",
             v.get("limit").and_then(|l| l.as_integer()).unwrap_or(0)
         )
     },
-    skip_in_check: super::always,
+    skip_in_check: crate::kind::always,
     not_in_k6: Some(
         "a depth probe expects the server to refuse the query; there is no expected answer to check",
     ),

@@ -7,8 +7,8 @@ use std::sync::Arc;
 
 use anyhow::Result;
 
-use super::{Kind, KindDef, ResolveCx};
-use crate::plan::ScenarioPlan;
+use crate::kind::ScenarioPlan;
+use crate::kind::{Kind, KindDef, ResolveCx};
 use crate::report::ExtraTable;
 use crate::results::{LeakVerdict, LongRunSpec, ScenarioResult, TargetResult};
 
@@ -25,7 +25,7 @@ pub const DEF: KindDef = KindDef {
     },
     html,
     list: |_, _, line| format!("{line}, long run"),
-    skip_in_check: super::never,
+    skip_in_check: crate::kind::never,
     not_in_k6: None,
 };
 

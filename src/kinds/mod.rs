@@ -1,326 +1,26 @@
 //! Scenario kinds: what a scenario measures and how, one kind per file, as k6 keeps one
 //! executor per file. A kind owns its section of the scenario file (parsed and validated
 //! there), the trial it runs against a started target, what it derives after each trial,
-//! and the report tables, chart files and HTML charts of its results.
-//!
-//! A scenario has one *base* kind (plain load by default; a rate sweep, a connection sweep,
-//! subscriptions or cold starts when its file has that section) and may be wrapped by
-//! *decorating* kinds that add to it (a database behind the target, a depth check before
-//! the load, a leak verdict after a long run). A decorator names its inner kind through
-//! [`Kind::inner`], and every method it does not override is the inner kind's.
+//! and the report tables and charts of its results. What a kind is (the trait, its
+//! contexts, its registration) is `crate::kind`; this module is the kinds and their
+//! registry.
 //!
 //! Adding a kind: one file here, and one line in [`REGISTRY`].
 pub mod cold_start;
 pub mod connection_sweep;
 pub mod database;
 pub mod depth;
-pub mod load;
 pub mod long_run;
 pub mod overhead;
 pub mod rate_sweep;
 pub mod response_cache;
 pub mod subscriptions;
 
-use std::collections::BTreeMap;
-use std::sync::Arc;
-
-use anyhow::Result;
-
-use crate::catalog::scenario::{ScenarioDef, ScenarioFile};
+use crate::catalog::scenario::ScenarioFile;
 use crate::catalog::Catalog;
-use crate::cli::RunArgs;
-use crate::measure::database::RunDatabase;
-use crate::measure::session::Session;
-use crate::measure::RunContext;
-use crate::plan::load::Load;
-use crate::plan::{RunPlan, ScenarioPlan};
-use crate::progress::Progress;
+use crate::kind::KindDef;
 use crate::report::ExtraTable;
-use crate::results::{RunResults, ScenarioResult, TargetResult, TrialResult};
-
-/// Everything one trial of one started target needs.
-pub struct TrialCx<'a> {
-    pub sp: &'a ScenarioPlan,
-    pub plan: &'a RunPlan,
-    pub ctx: &'a RunContext,
-    pub sess: &'a mut Session,
-    /// The scenario's operations in the engine's form.
-    pub ops: &'a [gqlbench_engine::Operation],
-    pub trial: u32,
-    /// This target's place in the trial's rotated order (1-based).
-    pub position: u32,
-    /// "<scenario> trial k/n <target>", for progress lines.
-    pub label: &'a str,
-    /// What this trial may do beyond its minimum ends by then (its share of the run's time
-    /// budget; `runner::budget`): a rate sweep's further steps.
-    pub deadline: Option<std::time::Instant>,
-    pub progress: &'a mut Progress,
-    /// The run's PostgreSQL, for database scenarios.
-    pub db: Option<&'a mut RunDatabase>,
-}
-
-impl TrialCx<'_> {
-    /// One engine run against this trial's target (see `runner::trial::measure`).
-    pub fn measure(
-        &mut self,
-        load: &Load,
-        warmup: std::time::Duration,
-        duration: std::time::Duration,
-        label: &str,
-    ) -> crate::measure::trial::Measured {
-        // The scenario's own warm-up runs until steady when its profile allows; a sweep's
-        // later steps pass their own (none).
-        let sp = self.sp;
-        let w = if warmup == sp.warmup && sp.warmup_max > sp.warmup {
-            // A target's first trial warms up longer: its JIT is still tiering up.
-            let min = if self.trial == 1 {
-                sp.warmup
-                    .max(crate::measure::warmup::FIRST_MIN)
-                    .min(sp.warmup_max)
-            } else {
-                sp.warmup
-            };
-            crate::measure::trial::Warmup::UntilSteady {
-                min,
-                max: sp.warmup_max,
-            }
-        } else {
-            crate::measure::trial::Warmup::Fixed(warmup)
-        };
-        crate::measure::trial::measure(
-            self.plan,
-            self.ctx,
-            self.sess,
-            load,
-            self.ops,
-            w,
-            duration,
-            label,
-            self.progress,
-        )
-    }
-}
-
-/// Everything a kind that runs its scenario on its own (cold starts) needs.
-pub struct ScenarioCx<'a> {
-    pub sp: &'a ScenarioPlan,
-    /// Index of the scenario in `results.scenarios`.
-    pub si: usize,
-    pub plan: &'a RunPlan,
-    pub ctx: &'a RunContext,
-    pub results: &'a mut RunResults,
-    pub progress: &'a mut Progress,
-    /// Targets that cannot run (install failed, not installed): name, status, message.
-    pub unavailable: &'a [(String, crate::results::TargetStatus, String)],
-    pub env: &'a BTreeMap<String, String>,
-    /// The run's PostgreSQL, for database scenarios.
-    pub db: Option<&'a mut RunDatabase>,
-    /// Rounds added for precision end by then (the run's time budget).
-    pub deadline: Option<std::time::Instant>,
-    /// The run's time budget, which learns how long trials and starts take.
-    pub budget: &'a mut crate::measure::budget::Budget,
-}
-
-/// What a scenario measures, at run time. Every method has a default: a decorator's is its
-/// inner kind's, a base kind's is plain load.
-pub trait Kind: std::fmt::Debug + Send + Sync {
-    /// The kind this one decorates, if it is a decorator.
-    fn inner(&self) -> Option<&dyn Kind> {
-        None
-    }
-
-    /// Writes the scenario result's fields that describe this kind.
-    fn describe(&self, s: &mut ScenarioResult) {
-        if let Some(k) = self.inner() {
-            k.describe(s)
-        }
-    }
-
-    /// The real trace collector tracing variants export through (`[overhead]
-    /// trace_collector`), if any.
-    fn trace_collector(&self) -> Option<&crate::catalog::TargetDef> {
-        self.inner().and_then(|k| k.trace_collector())
-    }
-
-    /// Trials per target, given the profile's (cold starts count starts instead).
-    fn trials(&self, planned: u32) -> u32 {
-        self.inner().map_or(planned, |k| k.trials(planned))
-    }
-
-    /// Whether rounds may be added until the rows' intervals or the ranking are decided
-    /// (`runner::rounds`): kinds whose trial is one throughput figure.
-    fn adaptive_rounds(&self) -> bool {
-        self.inner().is_none_or(|k| k.adaptive_rounds())
-    }
-
-    /// Whether the scenario's operations are queries with expected answers (subscriptions
-    /// read their document themselves).
-    fn reads_operations(&self) -> bool {
-        self.inner().is_none_or(|k| k.reads_operations())
-    }
-
-    /// Every load a trial may run, checked against the engine before anything starts.
-    fn loads(&self, load: &Load) -> Vec<Load> {
-        match self.inner() {
-            Some(k) => k.loads(load),
-            None => vec![load.clone()],
-        }
-    }
-
-    /// Seconds of load one trial of one target takes (progress, ETA).
-    fn trial_secs(&self, sp: &ScenarioPlan) -> f64 {
-        match self.inner() {
-            Some(k) => k.trial_secs(sp),
-            None => (sp.warmup + sp.duration).as_secs_f64(),
-        }
-    }
-
-    /// Seconds of load the shortest trial takes that the run's time budget may cut it to
-    /// (`runner::budget`): a whole trial, unless the kind stops early when told.
-    fn min_trial_secs(&self, sp: &ScenarioPlan) -> f64 {
-        match self.inner() {
-            Some(k) => k.min_trial_secs(sp),
-            None => self.trial_secs(sp),
-        }
-    }
-
-    /// Environment the targets are started with.
-    fn env(&self, env: &mut BTreeMap<String, String>) {
-        if let Some(k) = self.inner() {
-            k.env(env)
-        }
-    }
-
-    /// Whether servers count their executions for this scenario (the runner gives each a
-    /// counters port: `runner::session::COUNTERS_PORT_ENV`).
-    fn counts_executions(&self) -> bool {
-        self.inner().is_some_and(|k| k.counts_executions())
-    }
-
-    /// The database resolvers a target must serve from, if any (the runner starts the
-    /// run's PostgreSQL for it).
-    fn database(&self) -> Option<database::Resolvers> {
-        self.inner().and_then(|k| k.database())
-    }
-
-    /// Checks a started target before its answers are checked and its trials run (the
-    /// depth limit); what it finds goes into `tr` and, in words, to `progress`.
-    fn prepare(
-        &self,
-        sp: &ScenarioPlan,
-        sess: &Session,
-        tr: &mut TargetResult,
-        progress: &Progress,
-    ) {
-        if let Some(k) = self.inner() {
-            k.prepare(sp, sess, tr, progress)
-        }
-    }
-
-    /// One trial of one started target.
-    fn trial(&self, cx: &mut TrialCx<'_>) -> TrialResult {
-        match self.inner() {
-            Some(k) => k.trial(cx),
-            None => load::trial(cx),
-        }
-    }
-
-    /// Why a target that answered an operation wrong before its trials is not measured,
-    /// when this kind knows better than "operation X: <the difference>".
-    fn wrong_answer_problem(&self, tr: &TargetResult, detail: &str) -> Option<String> {
-        self.inner()
-            .and_then(|k| k.wrong_answer_problem(tr, detail))
-    }
-
-    /// After each trial, with the target's summary made: what this kind derives from it.
-    fn summarize(&self, sp: &ScenarioPlan, tr: &mut TargetResult) {
-        if let Some(k) = self.inner() {
-            k.summarize(sp, tr)
-        }
-    }
-
-    /// The progress line of a finished trial.
-    fn trial_line(&self, label: &str, t: &TrialResult) -> String {
-        match self.inner() {
-            Some(k) => k.trial_line(label, t),
-            None => load::trial_line(label, t),
-        }
-    }
-
-    /// Runs the whole scenario itself, instead of trials over targets started once.
-    fn run_alone(&self, cx: &mut ScenarioCx<'_>) -> Option<Result<()>> {
-        self.inner().and_then(|k| k.run_alone(cx))
-    }
-}
-
-/// What resolving a scenario's kinds has at hand.
-pub struct ResolveCx<'a> {
-    pub cat: &'a Catalog,
-    pub def: &'a ScenarioDef,
-    pub args: &'a RunArgs,
-    /// The profile in force (its name picks `[profiles.<name>.<section>]` overrides).
-    pub profile: &'a str,
-    pub load: &'a Load,
-}
-
-impl ResolveCx<'_> {
-    /// The scenario's `[section]`, or its profile's override of it.
-    pub fn section(&self, name: &str) -> Option<&toml::Value> {
-        let f = &self.def.file;
-        f.profiles
-            .get(self.profile)
-            .and_then(|p| p.sections.get(name))
-            .or_else(|| f.sections.get(name))
-    }
-
-    /// A section deserialized into a kind's spec; the error names the file and section.
-    pub fn spec<T: serde::de::DeserializeOwned>(&self, name: &str) -> Result<Option<T>> {
-        let Some(v) = self.section(name) else {
-            return Ok(None);
-        };
-        v.clone()
-            .try_into()
-            .map(Some)
-            .map_err(|e| self.bad(format!("[{name}]: {e}")).into())
-    }
-
-    pub fn bad(&self, message: String) -> crate::error::UserError {
-        crate::error::UserError::Manifest {
-            file: self.def.path.clone(),
-            message,
-        }
-    }
-}
-
-/// Builds a kind from its section, if present; a decorator gets the kind it wraps.
-pub type Resolver = fn(&ResolveCx<'_>, Option<Arc<dyn Kind>>) -> Result<Option<Arc<dyn Kind>>>;
-
-/// A registered kind: the section it reads, how it is built, and its report.
-pub struct KindDef {
-    /// The scenario-file section (or key) that asks for it.
-    pub section: &'static str,
-    /// Builds the kind when the section is present. A base kind gets None as `inner`; a
-    /// decorator gets the kind it wraps.
-    pub resolve: Resolver,
-    /// Whether it wraps another kind (decorators are applied after the base kind).
-    pub decorator: bool,
-    /// Its report tables, from a saved result alone (reports are rebuilt from results.json).
-    pub tables: fn(&ScenarioResult) -> Vec<ExtraTable>,
-    /// Its chart files (name, CSV text).
-    pub charts: fn(&ScenarioResult) -> Vec<(String, String)>,
-    /// Its charts in report.html, from a saved result alone (beside those every throughput
-    /// scenario has: `report::html::load`).
-    pub html: fn(&ScenarioResult) -> Vec<crate::report::html::Figure>,
-    /// `gqlbench list`'s load column: given the section and the column so far (the plain
-    /// load), what to show instead.
-    pub list: fn(&toml::Value, &ScenarioFile, String) -> String,
-    /// `gqlbench check` leaves a scenario of this kind out: its run checks what it needs
-    /// (no expected answers, refusals by design, the same operations served elsewhere).
-    pub skip_in_check: fn(&ScenarioFile, &Catalog) -> bool,
-    /// Why `gqlbench export k6` cannot reproduce a scenario of this kind; None when its
-    /// measurement is a load on one endpoint that a k6 script reproduces.
-    pub not_in_k6: Option<&'static str>,
-}
+use crate::results::ScenarioResult;
 
 /// Every kind but plain load (the default base), base kinds first.
 pub const REGISTRY: &[&KindDef] = &[
@@ -338,56 +38,6 @@ pub const REGISTRY: &[&KindDef] = &[
 /// Sections of a scenario file that belong to kinds.
 pub fn sections() -> impl Iterator<Item = &'static str> {
     REGISTRY.iter().map(|k| k.section)
-}
-
-/// The scenario's kind: its one base kind (plain load when no section asks for another),
-/// wrapped by its decorators.
-pub fn resolve(cx: &ResolveCx<'_>) -> Result<Arc<dyn Kind>> {
-    let mut base: Option<(&str, Arc<dyn Kind>)> = None;
-    for def in REGISTRY.iter().filter(|d| !d.decorator) {
-        if let Some(k) = (def.resolve)(cx, None)? {
-            if let Some((other, _)) = &base {
-                return Err(cx
-                    .bad(format!(
-                        "a scenario has one kind, but this one has both `{other}` and `{}`; split it into two files",
-                        def.section
-                    ))
-                    .into());
-            }
-            base = Some((def.section, k));
-        }
-    }
-    let mut kind = base.map_or_else(|| Arc::new(load::Load) as Arc<dyn Kind>, |(_, k)| k);
-    for def in REGISTRY.iter().filter(|d| d.decorator) {
-        if let Some(k) = (def.resolve)(cx, Some(kind.clone()))? {
-            kind = k;
-        }
-    }
-    Ok(kind)
-}
-
-/// Refuses a section of the scenario file (or of one of its profiles) that no kind reads:
-/// a typo would otherwise be silently ignored.
-pub fn check_sections(def: &ScenarioDef) -> Result<()> {
-    let f = &def.file;
-    let known: Vec<&str> = sections().collect();
-    let given = f
-        .sections
-        .keys()
-        .chain(f.profiles.values().flat_map(|p| p.sections.keys()));
-    for name in given {
-        if !known.contains(&name.as_str()) {
-            return Err(crate::error::UserError::Manifest {
-                file: def.path.clone(),
-                message: format!(
-                    "unknown field `{name}`; valid fields: description, optional, workload, targets, operations, load, limits, profiles, subgraphs, {}",
-                    known.join(", ")
-                ),
-            }
-            .into());
-        }
-    }
-    Ok(())
 }
 
 /// `gqlbench list`'s load column for a scenario file: the plain load as each kind present
@@ -408,14 +58,6 @@ pub fn skip_in_check(f: &ScenarioFile, cat: &Catalog) -> bool {
         .any(|d| f.sections.contains_key(d.section) && (d.skip_in_check)(f, cat))
 }
 
-/// `KindDef::skip_in_check` of the kinds `check` always leaves out, or never.
-pub fn always(_: &ScenarioFile, _: &Catalog) -> bool {
-    true
-}
-pub fn never(_: &ScenarioFile, _: &Catalog) -> bool {
-    false
-}
-
 /// Report tables of every kind, for a saved scenario.
 pub fn tables(s: &ScenarioResult) -> Vec<ExtraTable> {
     REGISTRY.iter().flat_map(|d| (d.tables)(s)).collect()
@@ -429,15 +71,4 @@ pub fn charts(s: &ScenarioResult) -> Vec<(String, String)> {
 /// HTML charts of every kind, for a saved scenario.
 pub fn html(s: &ScenarioResult) -> Vec<crate::report::html::Figure> {
     REGISTRY.iter().flat_map(|d| (d.html)(s)).collect()
-}
-
-/// For kinds without tables or charts.
-pub fn no_tables(_: &ScenarioResult) -> Vec<ExtraTable> {
-    Vec::new()
-}
-pub fn no_charts(_: &ScenarioResult) -> Vec<(String, String)> {
-    Vec::new()
-}
-pub fn no_html(_: &ScenarioResult) -> Vec<crate::report::html::Figure> {
-    Vec::new()
 }

@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use anyhow::Result;
 
-use super::{Kind, KindDef, ResolveCx};
+use crate::kind::{Kind, KindDef, ResolveCx};
 use crate::report::extras::dash;
 use crate::report::ExtraTable;
 use crate::results::{OverheadSpec, ScenarioResult, TargetResult, TrialResult};
@@ -22,7 +22,7 @@ pub const DEF: KindDef = KindDef {
     resolve,
     decorator: true,
     tables: |s| table(s).into_iter().collect(),
-    charts: super::no_charts,
+    charts: crate::kind::no_charts,
     html,
     list: |_, _, line| format!("{line}, overhead of each variant over its base"),
     // A variant with a customization is checked by its run (every answer, and the

@@ -24,11 +24,11 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::overhead::{median_of, paired};
-use super::{Kind, KindDef, ResolveCx, TrialCx};
 use crate::catalog::target::humantime_serde_compat as hd;
 use crate::catalog::OperationDef;
+use crate::kind::ScenarioPlan;
+use crate::kind::{Kind, KindDef, ResolveCx, TrialCx};
 use crate::measure::session::Session;
-use crate::plan::ScenarioPlan;
 use crate::progress::Progress;
 use crate::report::extras::dash;
 use crate::report::ExtraTable;
@@ -42,13 +42,13 @@ pub const DEF: KindDef = KindDef {
     resolve,
     decorator: true,
     tables: |s| table(s).into_iter().collect(),
-    charts: super::no_charts,
-    html: super::no_html,
+    charts: crate::kind::no_charts,
+    html: crate::kind::no_html,
     list: |v, _, line| {
         let ttl = v.get("ttl").and_then(|t| t.as_str()).unwrap_or("?");
         format!("{line}, response cache on vs off (TTL {ttl}): hit ratio, speed-up, staleness")
     },
-    skip_in_check: super::never,
+    skip_in_check: crate::kind::never,
     not_in_k6: None,
 };
 

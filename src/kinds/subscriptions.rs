@@ -13,9 +13,9 @@ use gqlbench_engine::{
     SubscribeTransport,
 };
 
-use super::{Kind, KindDef, ResolveCx, TrialCx};
+use crate::kind::ScenarioPlan;
+use crate::kind::{Kind, KindDef, ResolveCx, TrialCx};
 use crate::measure::vitals::{self, Sampler};
-use crate::plan::ScenarioPlan;
 use crate::report::ExtraTable;
 use crate::results::*;
 use crate::saturation::GENERATOR_CPU_LIMIT;
@@ -31,7 +31,7 @@ pub const DEF: KindDef = KindDef {
     resolve,
     decorator: false,
     tables: |s| table(s).into_iter().collect(),
-    charts: super::no_charts,
+    charts: crate::kind::no_charts,
     html,
     list: |v, f, _| {
         format!(
@@ -40,7 +40,7 @@ pub const DEF: KindDef = KindDef {
             v.get("transport").and_then(|t| t.as_str()).unwrap_or("-")
         )
     },
-    skip_in_check: super::always,
+    skip_in_check: crate::kind::always,
     not_in_k6: Some(
         "subscriptions hold WebSocket/SSE streams and count ticks, not request/response pairs",
     ),
@@ -161,7 +161,7 @@ impl Kind for Subscriptions {
 
     fn trial_line(&self, label: &str, t: &TrialResult) -> String {
         let Some(sub) = &t.subscriptions else {
-            return super::load::trial_line(label, t);
+            return crate::kind::load::trial_line(label, t);
         };
         let e = &sub.engine;
         format!(

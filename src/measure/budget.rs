@@ -82,21 +82,21 @@ impl Budget {
 
     /// The least time `sp` takes: every target started and checked, and its minimum rounds
     /// at the pace measured so far.
-    pub fn minimum_s(&self, sp: &ScenarioPlan) -> f64 {
+    pub fn minimum_s<K: ?Sized>(&self, sp: &ScenarioPlan<K>) -> f64 {
         sp.targets.len() as f64
             * (self.start_s()
-                + sp.kind.min_trial_secs(sp) * sp.kind.trials(sp.trials) as f64 * self.pace())
+                + sp.needs.min_trial_secs * sp.needs.budget_trials as f64 * self.pace())
     }
 
     /// The least time `scenarios` take together.
-    pub fn minimum_of(&self, scenarios: &[ScenarioPlan]) -> f64 {
+    pub fn minimum_of<K: ?Sized>(&self, scenarios: &[ScenarioPlan<K>]) -> f64 {
         scenarios.iter().map(|s| self.minimum_s(s)).sum()
     }
 
     /// When work beyond the minimum must stop in a scenario that `later` follow: the end
     /// of the budget less what they need at least (the start of the budget when that is
     /// already past). None without a budget.
-    pub fn deadline(&self, later: &[ScenarioPlan]) -> Option<Instant> {
+    pub fn deadline<K: ?Sized>(&self, later: &[ScenarioPlan<K>]) -> Option<Instant> {
         let end = self.started + self.total?;
         let need = Duration::from_secs_f64(self.minimum_of(later));
         Some(
@@ -108,7 +108,7 @@ impl Budget {
 
     /// The line printed before the first scenario: what the run needs at least, and the
     /// budget that what it does beyond that shares.
-    pub fn expectation(&self, scenarios: &[ScenarioPlan]) -> String {
+    pub fn expectation<K: ?Sized>(&self, scenarios: &[ScenarioPlan<K>]) -> String {
         let min = fmt_min(self.minimum_of(scenarios));
         match self.total {
             None => format!(

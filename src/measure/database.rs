@@ -24,9 +24,9 @@ pub struct RunDatabase {
 impl RunDatabase {
     /// Start a fresh server pinned to the generator's CPUs (away from the targets) and seed
     /// it at the plan's scale.
-    pub fn start(
+    pub fn start<K: ?Sized>(
         dp: &DatabasePlan,
-        plan: &RunPlan,
+        plan: &RunPlan<K>,
         progress: &Progress,
         cancelled: &(dyn Fn() -> bool + Sync),
     ) -> Result<RunDatabase> {

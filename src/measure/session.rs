@@ -91,9 +91,9 @@ impl<'a> StartOptions<'a> {
     /// How a scenario starts a target: on the target CPUs, in a cgroup (when allowed) with
     /// the scenario's limits, its output in `log_rel` under the run folder, the Node GC
     /// probe preloaded. `cold`: measure a fresh start (no settling pause, fast polling).
-    pub fn for_scenario(
-        plan: &'a crate::plan::RunPlan,
-        sp: &'a crate::plan::ScenarioPlan,
+    pub fn for_scenario<K: ?Sized>(
+        plan: &'a crate::plan::RunPlan<K>,
+        sp: &'a crate::plan::ScenarioPlan<K>,
         root: &Path,
         env: &std::collections::BTreeMap<String, String>,
         log_rel: &str,
@@ -116,8 +116,8 @@ impl<'a> StartOptions<'a> {
             cold,
             headers: sp.load.headers.clone(),
             helper_cpus: plan.isolation.generator.as_ref(),
-            trace_collector: sp.kind.trace_collector(),
-            counters: sp.kind.counts_executions(),
+            trace_collector: sp.needs.trace_collector.as_ref(),
+            counters: sp.needs.counts_executions,
         }
     }
 }

@@ -71,7 +71,7 @@ impl Measured {
 
 /// The CPUs a run uses (and its sentinels watch): the generator's and the targets', or
 /// every CPU it may use when nothing is pinned, as its CPU lock counts them.
-pub fn watched_cpus(plan: &RunPlan) -> Vec<usize> {
+pub fn watched_cpus<K: ?Sized>(plan: &RunPlan<K>) -> Vec<usize> {
     crate::sys::lock::cpus_used(&plan.isolation)
 }
 
@@ -81,8 +81,8 @@ fn in_window(live: &gqlbench_engine::LiveStats) -> bool {
 
 /// One engine run (warm-up + window) with everything sampled alongside.
 #[allow(clippy::too_many_arguments)]
-pub fn measure(
-    plan: &RunPlan,
+pub fn measure<K: ?Sized>(
+    plan: &RunPlan<K>,
     ctx: &RunContext,
     sess: &mut Session,
     load: &Load,
@@ -301,52 +301,5 @@ pub fn measure(
         generator,
         saturation,
         problems,
-    }
-}
-
-/// The trial made of what was measured: its problems (failed responses, a target that
-/// exited, nothing answered) decide its validity. `started_at` is when the trial began.
-pub fn conclude(
-    cx: &mut crate::kinds::TrialCx<'_>,
-    started_at: String,
-    m: Measured,
-    sweep: Option<Vec<SweepStep>>,
-) -> TrialResult {
-    let mut problems = m.problems;
-    let failed = m.load.failed;
-    if failed > 0 {
-        problems.push(format!("{failed} failed responses"));
-    }
-    if let Some(st) = cx.sess.process.exited() {
-        problems.push(format!("target exited ({st})"));
-    }
-    if m.load.interrupted {
-        problems.push("interrupted".into());
-    }
-    if m.load.requests == 0 && problems.is_empty() {
-        problems.push(
-            "no request was sent and answered within the measured window: the target may be slower than the window is long (raise --duration)"
-                .into(),
-        );
-    }
-    TrialResult {
-        trial: cx.trial,
-        position: cx.position,
-        started_at,
-        valid: problems.is_empty(),
-        problems,
-        load: m.load,
-        vitals: m.vitals,
-        generator: m.generator,
-        saturation: m.saturation,
-        upstream: m.upstream,
-        tracing: m.tracing,
-        warmup: m.warmup,
-        noise: m.noise,
-        excluded: None,
-        sweep,
-        database: None,
-        subscriptions: None,
-        executions: None,
     }
 }

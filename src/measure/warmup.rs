@@ -61,8 +61,8 @@ pub fn steady(series: &[f64]) -> bool {
 
 /// Runs `load` (discarded) until steady: at least `min`, at most `max`.
 #[allow(clippy::too_many_arguments)]
-pub fn until_steady(
-    plan: &RunPlan,
+pub fn until_steady<K: ?Sized>(
+    plan: &RunPlan<K>,
     ctx: &RunContext,
     sess: &Session,
     load: &Load,

@@ -2,13 +2,13 @@
 //! checked against the CPUs this process may use) and whether cgroups are used.
 use anyhow::Result;
 
-use crate::cli::IsolationArgs;
+use super::IsolationOptions;
 use crate::error::UserError;
 use crate::sys::cpus::CpuSet;
 
 pub use crate::sys::cpus::IsolationPlan;
 
-pub fn resolve_isolation(args: &IsolationArgs) -> Result<IsolationPlan> {
+pub fn resolve_isolation(args: &IsolationOptions) -> Result<IsolationPlan> {
     let mut notes = Vec::new();
     if args.no_pin {
         notes.push("CPU pinning disabled (--no-pin): generator and targets share CPUs".into());

@@ -3,27 +3,25 @@
 //! holds its typed load and its kind (`src/kinds/`), which owns the rest.
 pub mod isolation;
 pub mod load;
+mod options;
 mod precision;
-pub mod scenario;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use anyhow::Result;
-
-use crate::catalog::{Catalog, OperationDef, TargetDef};
-use crate::cli::RunArgs;
-use crate::error::UserError;
-use crate::kinds::Kind;
+use crate::catalog::{OperationDef, TargetDef};
 use crate::sys::cgroup::Limits;
 pub use isolation::{resolve_isolation, IsolationPlan};
 pub use load::{placeholder_endpoint, Load};
+pub use options::{IsolationOptions, RunOptions};
 pub use precision::Precision;
 
-#[derive(Debug, Clone)]
-pub struct ScenarioPlan {
+/// One scenario as it will run. `K` is the kind (`kind::Kind` above this floor: the plan
+/// is generic so that what sits below the kinds can read it without naming them).
+#[derive(Debug)]
+pub struct ScenarioPlan<K: ?Sized> {
     pub suite: String,
     pub name: String,
     pub description: String,
@@ -46,7 +44,27 @@ pub struct ScenarioPlan {
     /// Which subgraphs a gateway is put in front of (`[subgraphs] graph`).
     pub graph: gqlbench_subgraphs::graph::Graph,
     /// What the scenario measures, and how.
-    pub kind: Arc<dyn Kind>,
+    pub kind: Arc<K>,
+    /// What the kind asks of the floors below it, worked out when the plan is made.
+    pub needs: KindNeeds,
+}
+
+/// What a scenario's kind asks of the runner's machinery, as plain figures: the floors
+/// below the kinds (`measure`) read these instead of calling the kind.
+#[derive(Debug, Clone, Default)]
+pub struct KindNeeds {
+    /// Seconds of load one trial of one target takes (progress, ETA).
+    pub trial_secs: f64,
+    /// Seconds of the shortest trial the run's time budget may cut it to.
+    pub min_trial_secs: f64,
+    /// Trials per target the time budget counts (cold starts count starts).
+    pub budget_trials: u32,
+    /// Every load a trial may run (a connection sweep's counts, a ramp's stages).
+    pub loads: Vec<Load>,
+    /// The real trace collector tracing variants export through, if any.
+    pub trace_collector: Option<TargetDef>,
+    /// Whether servers count their executions for this scenario.
+    pub counts_executions: bool,
 }
 
 /// The run's PostgreSQL, when a scenario needs one.
@@ -65,11 +83,11 @@ pub const FOREIGN_LIMIT_PCT: f64 = 10.0;
 /// Fewest users a database can be seeded with: the expected answers need the first 10,000.
 pub const MIN_SCALE: u64 = 10_000;
 
-#[derive(Debug, Clone)]
-pub struct RunPlan {
+#[derive(Debug)]
+pub struct RunPlan<K: ?Sized> {
     pub suite: String,
     pub profile: String,
-    pub scenarios: Vec<ScenarioPlan>,
+    pub scenarios: Vec<ScenarioPlan<K>>,
     pub out_dir: PathBuf,
     pub isolation: IsolationPlan,
     pub json: bool,
@@ -82,13 +100,13 @@ pub struct RunPlan {
     pub target_env: BTreeMap<String, String>,
 }
 
-impl RunPlan {
+impl<K: ?Sized> RunPlan<K> {
     /// Most connections any trial of the plan opens at once (over every load a kind may
     /// run: a connection sweep's largest count, a ramp's highest stage).
     pub fn peak_connections(&self) -> u32 {
         self.scenarios
             .iter()
-            .flat_map(|s| s.kind.loads(&s.load))
+            .flat_map(|s| s.needs.loads.iter())
             .map(|l| l.peak_connections())
             .max()
             .unwrap_or(0)
@@ -98,12 +116,12 @@ impl RunPlan {
     pub fn planned_load_secs(&self) -> f64 {
         self.scenarios
             .iter()
-            .map(ScenarioPlan::planned_load_secs)
+            .map(ScenarioPlan::<K>::planned_load_secs)
             .sum()
     }
 }
 
-impl ScenarioPlan {
+impl<K: ?Sized> ScenarioPlan<K> {
     /// Seconds of load this scenario asks for.
     pub fn planned_load_secs(&self) -> f64 {
         self.per_target_trial_secs() * self.trials as f64 * self.targets.len() as f64
@@ -111,210 +129,6 @@ impl ScenarioPlan {
 
     /// Seconds of load one trial of one target takes.
     pub fn per_target_trial_secs(&self) -> f64 {
-        self.kind.trial_secs(self)
-    }
-}
-
-pub fn resolve_run(cat: &Catalog, args: &RunArgs) -> Result<RunPlan> {
-    let names = cat.scenario_names(&args.suite)?;
-    for s in &args.scenarios {
-        if !names.contains(s) {
-            return Err(UserError::unknown("scenario", s, &names).into());
-        }
-    }
-    for t in &args.targets {
-        cat.target(t)?;
-    }
-    let profiles = cat.profiles()?;
-    let base = profiles.get(&args.profile).map_err(|e| UserError::Flag {
-        flag: "--profile",
-        message: e.to_string(),
-    })?;
-    let mut scenarios = Vec::new();
-    for n in &names {
-        if !args.scenarios.is_empty() && !args.scenarios.contains(n) {
-            continue;
-        }
-        let def = cat.scenario(&args.suite, n)?;
-        if def.file.optional && !args.all && !args.scenarios.contains(n) {
-            continue;
-        }
-        let sp = scenario::resolve(cat, &def, base, &args.profile, args)?;
-        if !sp.targets.is_empty() {
-            scenarios.push(sp);
-        }
-    }
-    if scenarios.is_empty() {
-        return Err(UserError::Flag {
-            flag: "--targets",
-            message: format!(
-                "no scenario of suite '{}' runs any of the chosen targets",
-                args.suite
-            ),
-        }
-        .into());
-    }
-    if args.scale < MIN_SCALE {
-        return Err(UserError::Flag {
-            flag: "--scale",
-            message: format!(
-                "{} users is below the minimum {MIN_SCALE}: the expected answers need the first 10,000 users and their 100,000 posts",
-                args.scale
-            ),
-        }
-        .into());
-    }
-    if let Some(c) = &args.connection_sweep {
-        if c.is_empty() || c.contains(&0) {
-            return Err(UserError::Flag {
-                flag: "--connection-sweep",
-                message: "give connection counts above zero, e.g. 50,100,250,500".into(),
-            }
-            .into());
-        }
-    }
-    let database = scenarios
-        .iter()
-        .any(|s| s.kind.database().is_some())
-        .then(|| DatabasePlan {
-            scale: args.scale,
-            dir: args.db_dir.clone(),
-        });
-    if let Some(dp) = &database {
-        // Refuse a scale the disk cannot hold before anything starts.
-        let dir = crate::db::DbOptions {
-            dir: dp.dir.clone(),
-            ..Default::default()
-        }
-        .base_dir();
-        crate::db::check_scale_and_disk(dp.scale, &dir).map_err(|e| UserError::Flag {
-            flag: "--scale",
-            message: format!("{e:#}"),
-        })?;
-    }
-    let budget = args.max_time.or(base.max_time);
-    // A budget shorter than one round of the shortest scenario that adds rounds could never
-    // let one be added: it is refused rather than silently meaning "the minimum only".
-    let shortest_round = scenarios
-        .iter()
-        .filter(|s| s.precision.target.is_some() && s.precision.max_rounds > s.precision.min_rounds)
-        .map(|s| s.per_target_trial_secs() * s.targets.len() as f64)
-        .min_by(f64::total_cmp);
-    if let (Some(b), Some(round)) = (budget, shortest_round) {
-        if b.as_secs_f64() < round {
-            let message = format!(
-                "{} is shorter than one round ({round:.1} s: a trial of every target of the shortest scenario that adds rounds); give at least {}s",
-                humantime::format_duration(b),
-                round.ceil()
-            );
-            return Err(match args.max_time {
-                Some(_) => UserError::Flag {
-                    flag: "--max-time",
-                    message,
-                }
-                .into(),
-                None => UserError::Manifest {
-                    file: cat.root.join("scenarios/profiles.toml"),
-                    message: format!("profile '{}': max_time {message}", args.profile),
-                }
-                .into(),
-            });
-        }
-    }
-    let out_dir = match &args.out {
-        Some(d) => d.clone(),
-        None => cat.root.join("results").join(format!(
-            "{}-{}",
-            chrono::Local::now().format("%Y%m%d-%H%M%S"),
-            args.suite
-        )),
-    };
-    // Absolute, because targets run in their own folders and get paths inside the run
-    // folder (a gateway's supergraph, a log): a relative --out would name nothing there.
-    let out_dir = std::path::absolute(&out_dir).map_err(|e| UserError::Flag {
-        flag: "--out",
-        message: format!("{}: {e}", out_dir.display()),
-    })?;
-    Ok(RunPlan {
-        suite: args.suite.clone(),
-        profile: args.profile.clone(),
-        scenarios,
-        out_dir,
-        isolation: resolve_isolation(&args.isolation)?,
-        json: args.json,
-        database,
-        budget,
-        interference_limit_pct: args.interference_limit.unwrap_or(FOREIGN_LIMIT_PCT),
-        target_env: parse_target_env(&args.target_env)?,
-    })
-}
-
-/// Variables gqlbench sets itself on a target: overriding them would break the run
-/// (NODE_OPTIONS is not among them: the runner adds its GC probe to the user's).
-const RESERVED_ENV: [&str; 3] = ["PORT", "HOST", "GQLBENCH_GC_FILE"];
-
-/// `--target-env NAME=VALUE` flags as a map, checked: a shell-style name, not one of the
-/// variables the runner sets, each name once.
-pub fn parse_target_env(flags: &[String]) -> Result<BTreeMap<String, String>> {
-    let mut env = BTreeMap::new();
-    for f in flags {
-        let bad = |message: String| UserError::Flag {
-            flag: "--target-env",
-            message,
-        };
-        let Some((name, value)) = f.split_once('=') else {
-            return Err(bad(format!(
-                "'{f}' is not NAME=VALUE, e.g. GQLBENCH_WORK=200000"
-            ))
-            .into());
-        };
-        let valid = name
-            .chars()
-            .next()
-            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-        if !valid {
-            return Err(bad(format!(
-                "'{name}' is not a variable name (letters, digits and _, not starting with a digit)"
-            ))
-            .into());
-        }
-        if RESERVED_ENV.contains(&name) {
-            return Err(bad(format!(
-                "{name} is set by gqlbench itself for every target; choose another variable"
-            ))
-            .into());
-        }
-        if env.insert(name.to_string(), value.to_string()).is_some() {
-            return Err(bad(format!("{name} is given twice")).into());
-        }
-    }
-    Ok(env)
-}
-
-#[cfg(test)]
-mod target_env_tests {
-    use super::parse_target_env;
-
-    #[test]
-    fn target_env_is_name_value_once_and_never_a_reserved_name() {
-        let ok = parse_target_env(&["GQLBENCH_WORK=200".into(), "A_B=x=y".into()]).unwrap();
-        assert_eq!(ok["GQLBENCH_WORK"], "200");
-        assert_eq!(
-            ok["A_B"], "x=y",
-            "the value is everything after the first ="
-        );
-        for (bad, says) in [
-            ("GQLBENCH_WORK", "NAME=VALUE"),
-            ("1X=2", "not a variable name"),
-            ("A-B=2", "not a variable name"),
-            ("PORT=80", "set by gqlbench"),
-            ("HOST=0.0.0.0", "set by gqlbench"),
-        ] {
-            let e = parse_target_env(&[bad.into()]).unwrap_err().to_string();
-            assert!(e.contains(says) && e.contains("--target-env"), "{bad}: {e}");
-        }
-        let twice = parse_target_env(&["A=1".into(), "A=2".into()]).unwrap_err();
-        assert!(twice.to_string().contains("given twice"));
+        self.needs.trial_secs
     }
 }

@@ -10,8 +10,8 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 
 use crate::catalog::TargetDef;
+use crate::kind::RunPlan;
 use crate::measure::{budget, database, install, RunContext};
-use crate::plan::RunPlan;
 use crate::progress::Progress;
 use crate::results::*;
 use crate::summary;
@@ -256,7 +256,7 @@ pub fn run_plan(
         // What the scenario does beyond its minimum ends when the rest of the run's budget
         // is what the later scenarios need at least.
         let deadline = budget.deadline(&plan.scenarios[k + 1..]);
-        let mut cx = crate::kinds::ScenarioCx {
+        let mut cx = crate::kind::ScenarioCx {
             deadline,
             budget: &mut budget,
             sp,

@@ -10,10 +10,10 @@ use std::time::Instant;
 use anyhow::Result;
 
 use crate::catalog::TargetKind;
-use crate::kinds::{ScenarioCx, TrialCx};
+use crate::kind::RunPlan;
+use crate::kind::{ScenarioCx, TrialCx};
 use crate::measure::budget::{fits, share};
 use crate::measure::session::Session;
-use crate::plan::RunPlan;
 use crate::results::*;
 use crate::summary;
 use crate::summary::rounds::{self, Row, StopReason};

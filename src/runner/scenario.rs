@@ -6,14 +6,14 @@
 use anyhow::Result;
 
 use crate::catalog::TargetDef;
-use crate::kinds::ScenarioCx;
+use crate::kind::ScenarioCx;
+use crate::kind::ScenarioPlan;
 use crate::measure::answers;
 use crate::measure::ready;
 use crate::measure::session::{self, Session, StartOptions};
-use crate::plan::ScenarioPlan;
 use crate::results::*;
 
-pub use crate::kinds::ScenarioCx as Cx;
+pub use crate::kind::ScenarioCx as Cx;
 
 pub fn empty_target_result(t: &TargetDef) -> TargetResult {
     TargetResult {

@@ -24,9 +24,10 @@ mod judge;
 
 pub use judge::{judge_step, StepVerdict};
 
-use super::{Kind, KindDef, ResolveCx, TrialCx};
 use crate::catalog::target::humantime_serde_compat as hd;
-use crate::measure::trial::{conclude, Measured};
+use crate::kind::load::conclude;
+use crate::kind::{Kind, KindDef, ResolveCx, TrialCx};
+use crate::measure::trial::Measured;
 use crate::report::ExtraTable;
 use crate::results::{now_rfc3339, SaturationFlag, ScenarioResult, SweepStep, TrialResult};
 
@@ -35,7 +36,7 @@ pub const DEF: KindDef = KindDef {
     resolve,
     decorator: false,
     tables,
-    charts: super::no_charts,
+    charts: crate::kind::no_charts,
     html,
     list: |v, _, _| {
         format!(
@@ -45,7 +46,7 @@ pub const DEF: KindDef = KindDef {
                 .unwrap_or(0.0)
         )
     },
-    skip_in_check: crate::kinds::never,
+    skip_in_check: crate::kind::never,
     not_in_k6: Some(
         "a rate sweep picks its next rate from how the last one went (adaptive); k6 runs a fixed schedule: export the load scenario at one rate instead",
     ),
@@ -127,7 +128,7 @@ impl Kind for RateSweep {
 
     /// The probe, the warm-up and the steps it always makes: the least a sweep takes; the
     /// steps beyond are added to the progress as they start.
-    fn trial_secs(&self, sp: &crate::plan::ScenarioPlan) -> f64 {
+    fn trial_secs(&self, sp: &crate::kind::ScenarioPlan) -> f64 {
         let probe = if self.0.probe {
             self.0.step_duration.min(PROBE_MAX).as_secs_f64()
         } else {

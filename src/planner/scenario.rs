@@ -4,13 +4,12 @@
 //! be made before anything starts is made here, with the same limits `load` uses.
 use anyhow::Result;
 
-use super::load::{placeholder_endpoint, placeholder_operation, Load};
-use super::{resolve_isolation, ScenarioPlan};
 use crate::catalog::scenario::{parse_size, ScenarioDef};
 use crate::catalog::{Catalog, Profile, TargetDef};
-use crate::cli::RunArgs;
 use crate::error::UserError;
-use crate::kinds::{self, ResolveCx};
+use crate::kind::{self, KindDef, ResolveCx, ScenarioPlan};
+use crate::plan::load::{placeholder_endpoint, placeholder_operation, Load};
+use crate::plan::{resolve_isolation, KindNeeds, RunOptions};
 use crate::sys::cgroup::Limits;
 
 pub fn resolve(
@@ -18,14 +17,15 @@ pub fn resolve(
     def: &ScenarioDef,
     base: Profile,
     profile_name: &str,
-    args: &RunArgs,
+    args: &RunOptions,
+    registry: &[&KindDef],
 ) -> Result<ScenarioPlan> {
     let f = &def.file;
     let bad = |message: String| UserError::Manifest {
         file: def.path.clone(),
         message,
     };
-    kinds::check_sections(def)?;
+    kind::check_sections(def, registry)?;
     let over = f.profiles.get(profile_name).cloned().unwrap_or_default();
     let trials = args.trials.or(over.trials).unwrap_or(base.trials);
     let warmup = args.warmup.or(over.warmup).unwrap_or(base.warmup);
@@ -79,13 +79,16 @@ pub fn resolve(
         return Err(refuse(passed, "--duration", "duration", why));
     }
     let load = Load::from_spec(&f.load.merged(&over.load), args.connections).map_err(bad)?;
-    let kind = kinds::resolve(&ResolveCx {
-        cat,
-        def,
-        args,
-        profile: profile_name,
-        load: &load,
-    })?;
+    let kind = kind::resolve(
+        &ResolveCx {
+            cat,
+            def,
+            args,
+            profile: profile_name,
+            load: &load,
+        },
+        registry,
+    )?;
     // Subscriptions have no expected answers: their kind reads the document itself.
     let mut operations = Vec::new();
     if kind.reads_operations() {
@@ -165,7 +168,7 @@ pub fn resolve(
         .map(parse_size)
         .transpose()
         .map_err(|e| bad(format!("[limits] memory: {e}")))?;
-    Ok(ScenarioPlan {
+    let mut sp = ScenarioPlan {
         suite: def.suite.clone(),
         name: def.name.clone(),
         description: f.description.clone(),
@@ -193,5 +196,16 @@ pub fn resolve(
             .or_else(|| (f.workload == "federation").then(Default::default)),
         graph,
         kind,
-    })
+        needs: KindNeeds::default(),
+    };
+    let kind = &sp.kind;
+    sp.needs = KindNeeds {
+        trial_secs: kind.trial_secs(&sp),
+        min_trial_secs: kind.min_trial_secs(&sp),
+        budget_trials: kind.trials(sp.trials),
+        loads: kind.loads(&sp.load),
+        trace_collector: kind.trace_collector().cloned(),
+        counts_executions: kind.counts_executions(),
+    };
+    Ok(sp)
 }

@@ -1,0 +1,89 @@
+//! Plain load, the default kind: each trial is one warm-up and one measured window at the
+//! scenario's load (closed model: connections; open model: an arrival rate). What every
+//! other kind of load measurement builds on.
+use crate::kind::{Kind, TrialCx};
+use crate::measure::trial::Measured;
+use crate::results::{now_rfc3339, SweepStep, TrialResult};
+
+/// Throughput and latency under the scenario's load.
+#[derive(Debug)]
+pub struct Load;
+
+impl Kind for Load {}
+
+/// One trial: a warm-up and a measured window at the scenario's load.
+pub fn trial(cx: &mut TrialCx<'_>) -> TrialResult {
+    let started_at = now_rfc3339();
+    let (load, label) = (cx.sp.load.clone(), cx.label.to_string());
+    let m = cx.measure(&load, cx.sp.warmup, cx.sp.duration, &label);
+    conclude(cx, started_at, m, None)
+}
+
+/// "<label>: 12,345 req/s, p99 3.2 ms, 0 failed".
+pub fn trial_line(label: &str, t: &TrialResult) -> String {
+    let (caveats, flags): (Vec<_>, Vec<_>) = t
+        .saturation
+        .iter()
+        .partition(|f| crate::saturation::is_caveat(f));
+    let caveats: Vec<&str> = caveats.iter().map(|f| f.kind.as_str()).collect();
+    format!(
+        "  {label}: {:.0} req/s, p99 {:.1} ms, {} failed{}{}{}",
+        t.load.throughput_rps,
+        t.load.latency.p99_us as f64 / 1000.0,
+        t.load.failed,
+        if flags.is_empty() { "" } else { " [SATURATED]" },
+        if caveats.is_empty() {
+            String::new()
+        } else {
+            format!(" [{}]", caveats.join(", "))
+        },
+        if t.valid { "" } else { " [INVALID]" }
+    )
+}
+
+/// The trial made of what was measured: its problems (failed responses, a target that
+/// exited, nothing answered) decide its validity. `started_at` is when the trial began.
+pub fn conclude(
+    cx: &mut TrialCx<'_>,
+    started_at: String,
+    m: Measured,
+    sweep: Option<Vec<SweepStep>>,
+) -> TrialResult {
+    let mut problems = m.problems;
+    let failed = m.load.failed;
+    if failed > 0 {
+        problems.push(format!("{failed} failed responses"));
+    }
+    if let Some(st) = cx.sess.process.exited() {
+        problems.push(format!("target exited ({st})"));
+    }
+    if m.load.interrupted {
+        problems.push("interrupted".into());
+    }
+    if m.load.requests == 0 && problems.is_empty() {
+        problems.push(
+            "no request was sent and answered within the measured window: the target may be slower than the window is long (raise --duration)"
+                .into(),
+        );
+    }
+    TrialResult {
+        trial: cx.trial,
+        position: cx.position,
+        started_at,
+        valid: problems.is_empty(),
+        problems,
+        load: m.load,
+        vitals: m.vitals,
+        generator: m.generator,
+        saturation: m.saturation,
+        upstream: m.upstream,
+        tracing: m.tracing,
+        warmup: m.warmup,
+        noise: m.noise,
+        excluded: None,
+        sweep,
+        database: None,
+        subscriptions: None,
+        executions: None,
+    }
+}

@@ -1,0 +1,82 @@
+//! What a run is asked to do, as plain data: the suite, the scenarios and targets chosen,
+//! the overrides of the profile, the isolation. The commands build it from the command
+//! line (`commands::run::options`); everything below them reads this, never clap's types,
+//! so a run can be planned without a command line (`export k6` does).
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Where the generator and the targets run, as asked (`plan::resolve_isolation` checks it).
+#[derive(Debug, Clone, Default)]
+pub struct IsolationOptions {
+    /// CPUs for the load generator ("0-3"); None: the default split.
+    pub generator_cpus: Option<String>,
+    /// CPUs for the targets; None: the default split.
+    pub target_cpus: Option<String>,
+    /// Do not pin at all.
+    pub no_pin: bool,
+    /// Do not apply cgroup limits.
+    pub no_cgroups: bool,
+    /// Run beside another gqlbench holding some of these CPUs.
+    pub force_concurrent: bool,
+}
+
+/// A run's options. `Default` is what `gqlbench run` does with no flags.
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    pub suite: String,
+    /// Only these targets (empty: every target of each scenario).
+    pub targets: Vec<String>,
+    /// Only these scenarios (empty: every scenario that is not optional).
+    pub scenarios: Vec<String>,
+    /// Optional scenarios too.
+    pub all: bool,
+    pub profile: String,
+    pub trials: Option<u32>,
+    pub duration: Option<Duration>,
+    pub warmup: Option<Duration>,
+    pub warmup_max: Option<Duration>,
+    /// Interval half-width wanted, in % (adds rounds until reached).
+    pub precision: Option<f64>,
+    pub max_trials: Option<u32>,
+    /// Foreign CPU (% of one CPU) above which a trial counts as disturbed.
+    pub interference_limit: Option<f64>,
+    /// `NAME=VALUE` for every target, checked by the planner.
+    pub target_env: Vec<String>,
+    pub max_time: Option<Duration>,
+    pub connections: Option<u32>,
+    pub connection_sweep: Option<Vec<u32>>,
+    /// Users the database is seeded with.
+    pub scale: u64,
+    pub db_dir: Option<PathBuf>,
+    pub out: Option<PathBuf>,
+    pub json: bool,
+    pub isolation: IsolationOptions,
+}
+
+impl Default for RunOptions {
+    fn default() -> RunOptions {
+        RunOptions {
+            suite: "servers".into(),
+            targets: Vec::new(),
+            scenarios: Vec::new(),
+            all: false,
+            profile: "quick".into(),
+            trials: None,
+            duration: None,
+            warmup: None,
+            warmup_max: None,
+            precision: None,
+            max_trials: None,
+            interference_limit: None,
+            target_env: Vec::new(),
+            max_time: None,
+            connections: None,
+            connection_sweep: None,
+            scale: super::MIN_SCALE,
+            db_dir: None,
+            out: None,
+            json: false,
+            isolation: IsolationOptions::default(),
+        }
+    }
+}
