@@ -25,6 +25,7 @@ pub mod sys;
 pub mod units;
 pub mod urls;
 pub mod verdict;
+pub mod view;
 
 use std::process::ExitCode;
 

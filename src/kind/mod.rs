@@ -26,8 +26,8 @@ use crate::measure::RunContext;
 use crate::plan::load::Load;
 use crate::plan::RunOptions;
 use crate::progress::Progress;
-use crate::report::ExtraTable;
 use crate::results::{RunResults, ScenarioResult, TargetResult, TrialResult};
+use crate::view::Table;
 
 /// Everything one trial of one started target needs.
 pub struct TrialCx<'a> {
@@ -296,12 +296,12 @@ pub struct KindDef {
     /// Whether it wraps another kind (decorators are applied after the base kind).
     pub decorator: bool,
     /// Its report tables, from a saved result alone (reports are rebuilt from results.json).
-    pub tables: fn(&ScenarioResult) -> Vec<ExtraTable>,
+    pub tables: fn(&ScenarioResult) -> Vec<Table>,
     /// Its chart files (name, CSV text).
     pub charts: fn(&ScenarioResult) -> Vec<(String, String)>,
     /// Its charts in report.html, from a saved result alone (beside those every throughput
     /// scenario has: `report::html::load`).
-    pub html: fn(&ScenarioResult) -> Vec<crate::report::html::Figure>,
+    pub html: fn(&ScenarioResult) -> Vec<crate::view::Figure>,
     /// `gqlbench list`'s load column: given the section and the column so far (the plain
     /// load), what to show instead.
     pub list: fn(&toml::Value, &ScenarioFile, String) -> String,
@@ -373,7 +373,7 @@ pub fn never(_: &ScenarioFile, _: &Catalog) -> bool {
 }
 
 /// For kinds without tables or charts.
-pub fn no_tables(_: &ScenarioResult) -> Vec<ExtraTable> {
+pub fn no_tables(_: &ScenarioResult) -> Vec<Table> {
     Vec::new()
 }
 
@@ -381,7 +381,7 @@ pub fn no_charts(_: &ScenarioResult) -> Vec<(String, String)> {
     Vec::new()
 }
 
-pub fn no_html(_: &ScenarioResult) -> Vec<crate::report::html::Figure> {
+pub fn no_html(_: &ScenarioResult) -> Vec<crate::view::Figure> {
     Vec::new()
 }
 

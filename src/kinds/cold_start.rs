@@ -11,10 +11,10 @@ use serde::Deserialize;
 use crate::kind::{Kind, KindDef, ResolveCx, ScenarioCx};
 use crate::measure::session::{Session, StartOptions};
 use crate::measure::{ready, vitals};
-use crate::report::ExtraTable;
 use crate::results::{ColdStartSample, ColdStartSummary, ScenarioKind, ScenarioResult};
 use crate::results::{TargetResult, TargetStatus};
 use crate::stats;
+use crate::view::Table;
 
 pub const DEF: KindDef = KindDef {
     section: "cold_start",
@@ -289,30 +289,30 @@ pub fn summarize(samples: &[ColdStartSample]) -> Option<ColdStartSummary> {
 }
 
 /// Cold starts: spawn to ready, first request, memory at start.
-fn table(s: &ScenarioResult) -> Option<ExtraTable> {
+fn table(s: &ScenarioResult) -> Option<Table> {
     if s.kind != crate::results::ScenarioKind::ColdStart {
         return None;
     }
     let rows = s
         .targets
         .iter()
-        .filter(|t| !crate::report::not_installed(t))
+        .filter(|t| !crate::view::cells::not_installed(t))
         .map(|t| match &t.cold_start {
             None => vec![
                 t.name.clone(),
                 format!("0/{}", t.cold_starts.len()),
-                crate::report::extras::dash(),
-                crate::report::extras::dash(),
-                crate::report::extras::dash(),
-                crate::report::extras::dash(),
+                crate::view::cells::dash(),
+                crate::view::cells::dash(),
+                crate::view::cells::dash(),
+                crate::view::cells::dash(),
                 cold_problem(t),
             ],
             Some(c) => vec![
                 t.name.clone(),
                 format!("{}/{}", c.ok, c.starts),
-                crate::report::extras::est_ms(&c.ready_s),
-                crate::report::extras::est_ms(&c.first_request_s),
-                crate::report::extras::est_ms(&c.second_request_s),
+                crate::view::cells::est_ms(&c.ready_s),
+                crate::view::cells::est_ms(&c.first_request_s),
+                crate::view::cells::est_ms(&c.second_request_s),
                 // Starts that worked but whose memory could not be read: unmeasured.
                 crate::units::fmt_bytes_or_unmeasured(
                     (c.rss_at_ready_bytes.n > 0).then_some(c.rss_at_ready_bytes.median as u64),
@@ -321,7 +321,7 @@ fn table(s: &ScenarioResult) -> Option<ExtraTable> {
             ],
         })
         .collect();
-    Some(ExtraTable {
+    Some(Table {
         title: "cold start: median [min – max] over fresh starts (ms)".into(),
         headers: [
             "target",
@@ -364,9 +364,9 @@ fn cold_problem(t: &TargetResult) -> String {
 
 /// Cold starts in report.html: spawn → ready and the first request per target, each start
 /// a ring, the median with the spread of the starts that worked.
-fn html(s: &ScenarioResult) -> Vec<crate::report::html::Figure> {
-    use crate::report::html::intervals::{Intervals, Row};
-    use crate::report::html::{color_of, legend, Figure};
+fn html(s: &ScenarioResult) -> Vec<crate::view::Figure> {
+    use crate::view::intervals::{Intervals, Row};
+    use crate::view::{color_of, legend, Figure};
     if s.kind != ScenarioKind::ColdStart {
         return Vec::new();
     }
@@ -397,7 +397,6 @@ fn html(s: &ScenarioResult) -> Vec<crate::report::html::Figure> {
             zero_line: false,
             rows,
         }
-        .svg()
     };
     let legend = legend(s, |t| t.cold_start.is_some());
     [

@@ -10,9 +10,9 @@ use anyhow::Result;
 use crate::kind::load::conclude;
 use crate::kind::{Kind, KindDef, ResolveCx, TrialCx};
 use crate::measure::trial::Measured;
-use crate::report::ExtraTable;
 use crate::results::{now_rfc3339, ScenarioResult, SweepStep, TrialResult};
 use crate::stats;
+use crate::view::Table;
 
 pub const DEF: KindDef = KindDef {
     section: "connection_sweep",
@@ -151,7 +151,7 @@ fn steps(cx: &mut TrialCx<'_>, counts: &[u32]) -> (Measured, Vec<SweepStep>) {
 }
 
 /// Connection sweep: per target, median req/s and p99 at each connection count.
-fn table(s: &ScenarioResult) -> Option<ExtraTable> {
+fn table(s: &ScenarioResult) -> Option<Table> {
     let counts = s.connection_sweep.as_ref()?;
     let mut headers = vec!["target".to_string()];
     for c in counts {
@@ -191,7 +191,7 @@ fn table(s: &ScenarioResult) -> Option<ExtraTable> {
             row
         })
         .collect();
-    Some(ExtraTable {
+    Some(Table {
         title: format!(
             "load sweep: median over trials at each connection count (chart data: sweep-{}.csv)",
             s.name
@@ -228,11 +228,11 @@ fn csv(s: &ScenarioResult) -> Option<String> {
 
 /// The sweep in report.html: p99 against achieved req/s per target and trial, each step
 /// labelled with its connection count.
-fn html(s: &ScenarioResult) -> Vec<crate::report::html::Figure> {
+fn html(s: &ScenarioResult) -> Vec<crate::view::Figure> {
     if s.connection_sweep.is_none() {
         return Vec::new();
     }
-    crate::report::html::curve::Curve {
+    crate::view::curve::Curve {
         kind: "connection-sweep",
         title: "Connection sweep: p99 latency against throughput",
         about: "Each step of a trial (trials[].sweep[]: the closed model at one connection count, with its own warm-up) is a point at its achieved req/s and its p99, joined in the order of the counts; labels give the connection counts of each target's first trial. A dot is a step without failures, a ring one with failed responses. Where the curve turns upward, more connections only queue.".into(),

@@ -10,8 +10,8 @@ use anyhow::Result;
 use serde::Deserialize;
 
 use crate::kind::{Kind, KindDef, ResolveCx, TrialCx};
-use crate::report::ExtraTable;
 use crate::results::{ScenarioResult, TrialResult};
+use crate::view::Table;
 
 pub const DEF: KindDef = KindDef {
     section: "database",
@@ -84,7 +84,7 @@ impl Kind for Database {
 }
 
 /// Database scenarios: queries per request as PostgreSQL counted them.
-fn table(s: &ScenarioResult) -> Option<ExtraTable> {
+fn table(s: &ScenarioResult) -> Option<Table> {
     let db = s.database.as_ref()?;
     let rows = s
         .targets
@@ -99,17 +99,17 @@ fn table(s: &ScenarioResult) -> Option<ExtraTable> {
                     .as_ref()
                     .and_then(|x| x.db_queries_per_request)
                     .map(|q| format!("{q:.2}"))
-                    .unwrap_or_else(crate::report::extras::dash),
+                    .unwrap_or_else(crate::view::cells::dash),
                 last.map(|d| format!("{:.0}", d.db_cpu_pct))
-                    .unwrap_or_else(crate::report::extras::dash),
+                    .unwrap_or_else(crate::view::cells::dash),
                 last.map(|d| crate::units::fmt_bytes_or_unmeasured(d.db_rss_peak_bytes))
-                    .unwrap_or_else(crate::report::extras::dash),
+                    .unwrap_or_else(crate::view::cells::dash),
                 last.map(|d| if d.db_alive { "yes" } else { "NO" }.to_string())
-                    .unwrap_or_else(crate::report::extras::dash),
+                    .unwrap_or_else(crate::view::cells::dash),
             ]
         })
         .collect();
-    Some(ExtraTable {
+    Some(Table {
         title: format!(
             "database: PostgreSQL {}, {} users ({} rows in all), pool {} per target, seeded in {:.1} s; queries counted by pg_stat_statements",
             db.server_version,

@@ -17,8 +17,8 @@ use crate::kind::{Kind, KindDef, ResolveCx};
 use crate::measure::ready::problem;
 use crate::measure::session::Session;
 use crate::progress::Progress;
-use crate::report::ExtraTable;
 use crate::results::{DepthCheck, ScenarioResult, TargetResult};
+use crate::view::Table;
 
 pub const DEF: KindDef = KindDef {
     section: "depth",
@@ -191,12 +191,12 @@ pub fn judge_refusal(status: Option<u16>, body: &[u8], transport_problem: &str) 
 }
 
 /// Depth scenarios: the limit check, execution time and the memory spike.
-fn table(s: &ScenarioResult) -> Option<ExtraTable> {
+fn table(s: &ScenarioResult) -> Option<Table> {
     let limit = s.depth_limit?;
     let rows = s
         .targets
         .iter()
-        .filter(|t| !crate::report::not_installed(t))
+        .filter(|t| !crate::view::cells::not_installed(t))
         .map(|t| {
             let d = t.depth_check.as_ref();
             let spike = t
@@ -205,7 +205,7 @@ fn table(s: &ScenarioResult) -> Option<ExtraTable> {
                 .and_then(|x| x.rss_peak_bytes)
                 .zip(t.rss_idle_bytes)
                 .map(|(p, i)| crate::units::fmt_bytes(p.saturating_sub(i)))
-                .unwrap_or_else(crate::report::extras::dash);
+                .unwrap_or_else(crate::view::cells::dash);
             vec![
                 t.name.clone(),
                 t.settings
@@ -219,7 +219,7 @@ fn table(s: &ScenarioResult) -> Option<ExtraTable> {
                         format!("FAILED: {}", d.at_limit_detail.clone().unwrap_or_default())
                     }
                 })
-                .unwrap_or_else(crate::report::extras::dash),
+                .unwrap_or_else(crate::view::cells::dash),
                 d.map(|d| {
                     let status = d
                         .over_limit_status
@@ -231,16 +231,16 @@ fn table(s: &ScenarioResult) -> Option<ExtraTable> {
                         format!("ACCEPTED ({status}): {}", d.over_limit_detail)
                     }
                 })
-                .unwrap_or_else(crate::report::extras::dash),
+                .unwrap_or_else(crate::view::cells::dash),
                 t.summary
                     .as_ref()
                     .map(|x| crate::units::fmt_ms(x.latency.p50_us as f64))
-                    .unwrap_or_else(crate::report::extras::dash),
+                    .unwrap_or_else(crate::view::cells::dash),
                 spike,
             ]
         })
         .collect();
-    Some(ExtraTable {
+    Some(Table {
         title: format!(
             "depth limit {limit}: depth {limit} must be answered, depth {} refused with a GraphQL error",
             limit + 1

@@ -9,8 +9,8 @@ use anyhow::Result;
 
 use crate::kind::ScenarioPlan;
 use crate::kind::{Kind, KindDef, ResolveCx};
-use crate::report::ExtraTable;
 use crate::results::{LeakVerdict, LongRunSpec, ScenarioResult, TargetResult};
+use crate::view::Table;
 
 pub const DEF: KindDef = KindDef {
     section: "long_run",
@@ -124,7 +124,7 @@ pub fn judge(spec: &LongRunSpec, t: &TargetResult) -> Option<LeakVerdict> {
 }
 
 /// Long runs: memory baseline/peak/average, GC and the leak verdict with its slope.
-fn table(s: &ScenarioResult) -> Option<ExtraTable> {
+fn table(s: &ScenarioResult) -> Option<Table> {
     s.long_run.as_ref()?;
     let rows = s
         .targets
@@ -135,11 +135,11 @@ fn table(s: &ScenarioResult) -> Option<ExtraTable> {
             Some(vec![
                 t.name.clone(),
                 leak.map(|l| crate::units::fmt_bytes_or_unmeasured(l.baseline_bytes))
-                    .unwrap_or_else(crate::report::extras::dash),
+                    .unwrap_or_else(crate::view::cells::dash),
                 leak.map(|l| crate::units::fmt_bytes_or_unmeasured(l.peak_bytes))
-                    .unwrap_or_else(crate::report::extras::dash),
+                    .unwrap_or_else(crate::view::cells::dash),
                 leak.map(|l| crate::units::fmt_bytes_or_unmeasured(l.avg_bytes))
-                    .unwrap_or_else(crate::report::extras::dash),
+                    .unwrap_or_else(crate::view::cells::dash),
                 sum.gc
                     .as_ref()
                     .map(|g| {
@@ -151,23 +151,23 @@ fn table(s: &ScenarioResult) -> Option<ExtraTable> {
                         };
                         format!("{} / {:.0} ms{max}", g.count, g.total_ms)
                     })
-                    .unwrap_or_else(crate::report::extras::dash),
+                    .unwrap_or_else(crate::view::cells::dash),
                 leak.map(|l| {
                     format!(
                         "{:+.2} MiB/min (R² {:.2})",
                         l.trend.slope_mib_per_min, l.trend.r2
                     )
                 })
-                .unwrap_or_else(crate::report::extras::dash),
+                .unwrap_or_else(crate::view::cells::dash),
                 leak.map(|l| match l.verdict.as_str() {
                     "growing" => "GROWING: leak suspected".to_string(),
                     v => v.replace('_', " "),
                 })
-                .unwrap_or_else(crate::report::extras::dash),
+                .unwrap_or_else(crate::view::cells::dash),
             ])
         })
         .collect();
-    Some(ExtraTable {
+    Some(Table {
         title: format!(
             "long run: memory over the measured window (series per second in results.json and memory-{}.csv)",
             s.name
@@ -217,9 +217,9 @@ fn memory_csv(s: &ScenarioResult) -> Option<String> {
 
 /// The long run in report.html: the memory of the trial each leak verdict judged, with the
 /// straight line fitted through it.
-fn html(s: &ScenarioResult) -> Vec<crate::report::html::Figure> {
-    use crate::report::html::xy::{Series, XAxis, Xy, YAxis};
-    use crate::report::html::{color_of, legend, Figure};
+fn html(s: &ScenarioResult) -> Vec<crate::view::Figure> {
+    use crate::view::xy::{Series, XAxis, Xy, YAxis};
+    use crate::view::{color_of, legend, Figure};
     if s.long_run.is_none() {
         return Vec::new();
     }
@@ -270,7 +270,7 @@ fn html(s: &ScenarioResult) -> Vec<crate::report::html::Figure> {
         "Long run: memory and its fitted trend",
         "Resident memory of the target's process tree second by second over the trial the leak verdict judged (trials[].vitals.series[].rss_bytes), and, dashed, the least-squares line through every 200 ms sample of that window (vitals.memory_trend: fit_start_bytes to fit_end_bytes). A line that climbs and fits well is a suspected leak (the table gives the slope, R² and verdict); a sawtooth around a level is the garbage collector at work.",
         legend(s, |t| drawn.contains(&t.name)),
-        chart.svg(),
+        chart,
     )
     .into_iter()
     .collect()

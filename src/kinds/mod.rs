@@ -19,8 +19,8 @@ pub mod subscriptions;
 use crate::catalog::scenario::ScenarioFile;
 use crate::catalog::Catalog;
 use crate::kind::KindDef;
-use crate::report::ExtraTable;
 use crate::results::ScenarioResult;
+use crate::view::Table;
 
 /// Every kind but plain load (the default base), base kinds first.
 pub const REGISTRY: &[&KindDef] = &[
@@ -59,7 +59,7 @@ pub fn skip_in_check(f: &ScenarioFile, cat: &Catalog) -> bool {
 }
 
 /// Report tables of every kind, for a saved scenario.
-pub fn tables(s: &ScenarioResult) -> Vec<ExtraTable> {
+pub fn tables(s: &ScenarioResult) -> Vec<Table> {
     REGISTRY.iter().flat_map(|d| (d.tables)(s)).collect()
 }
 
@@ -69,6 +69,6 @@ pub fn charts(s: &ScenarioResult) -> Vec<(String, String)> {
 }
 
 /// HTML charts of every kind, for a saved scenario.
-pub fn html(s: &ScenarioResult) -> Vec<crate::report::html::Figure> {
+pub fn html(s: &ScenarioResult) -> Vec<crate::view::Figure> {
     REGISTRY.iter().flat_map(|d| (d.html)(s)).collect()
 }

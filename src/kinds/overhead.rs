@@ -12,10 +12,10 @@ use std::sync::Arc;
 use anyhow::Result;
 
 use crate::kind::{Kind, KindDef, ResolveCx};
-use crate::report::extras::dash;
-use crate::report::ExtraTable;
 use crate::results::{OverheadSpec, ScenarioResult, TargetResult, TrialResult};
 use crate::stats::{paired_difference, Difference};
+use crate::view::cells::dash;
+use crate::view::Table;
 
 pub const DEF: KindDef = KindDef {
     section: "overhead",
@@ -229,7 +229,7 @@ fn fmt_change(c: Option<&crate::stats::Change>) -> String {
     }
 }
 
-fn table(s: &ScenarioResult) -> Option<ExtraTable> {
+fn table(s: &ScenarioResult) -> Option<Table> {
     let spec = s.overhead.as_ref()?;
     // Where the spans went: the counter directly, or a real collector in front of it.
     let spans_via = match &spec.trace_collector {
@@ -286,7 +286,7 @@ fn table(s: &ScenarioResult) -> Option<ExtraTable> {
             ]
         })
         .collect();
-    Some(ExtraTable {
+    Some(Table {
         title: format!("overhead of each variant over its base: latency added per request, mean of the per-round differences with its 95% t interval over the rounds both ran validly (an interval that includes 0 is below resolution: the ± is the smallest difference these rounds resolve); CPU per request in µs of CPU time (medians over valid trials){spans_via}"),
         headers: [
             "target",
@@ -309,9 +309,9 @@ fn table(s: &ScenarioResult) -> Option<ExtraTable> {
 
 /// The added latency in report.html: per variant and percentile, the mean of the per-round
 /// differences with its 95% t interval, and each round's difference.
-fn html(s: &ScenarioResult) -> Vec<crate::report::html::Figure> {
-    use crate::report::html::intervals::{Intervals, Row};
-    use crate::report::html::{color_of, legend, Figure};
+fn html(s: &ScenarioResult) -> Vec<crate::view::Figure> {
+    use crate::view::intervals::{Intervals, Row};
+    use crate::view::{color_of, legend, Figure};
     if s.overhead.is_none() {
         return Vec::new();
     }
@@ -359,7 +359,7 @@ fn html(s: &ScenarioResult) -> Vec<crate::report::html::Figure> {
         "Latency each variant adds over its base",
         "For each variant (a target with a base) and percentile: the dot is the mean of the per-round differences variant − base of that percentile (rounds where both were valid), the whisker its 95% t interval over the rounds, the rings each round's difference (trials[].load.latency of both, paired by trial number). A whisker that crosses the zero line is below resolution: the table gives its ± and the throughput cost.",
         legend(s, |t| drawn.contains(&t.name)),
-        chart.svg(),
+        chart,
     )
     .into_iter()
     .collect()

@@ -30,12 +30,12 @@ use crate::kind::ScenarioPlan;
 use crate::kind::{Kind, KindDef, ResolveCx, TrialCx};
 use crate::measure::session::Session;
 use crate::progress::Progress;
-use crate::report::extras::dash;
-use crate::report::ExtraTable;
 use crate::results::{
     ExecutionUsage, ResponseCacheInfo, ScenarioResult, StalenessCheck, StalenessOps,
     StalenessVerdict, TargetResult, TargetStatus, TrialResult,
 };
+use crate::view::cells::dash;
+use crate::view::Table;
 
 pub const DEF: KindDef = KindDef {
     section: "response_cache",
@@ -411,7 +411,7 @@ fn fmt_staleness(c: Option<&StalenessCheck>) -> String {
     }
 }
 
-fn table(s: &ScenarioResult) -> Option<ExtraTable> {
+fn table(s: &ScenarioResult) -> Option<Table> {
     let info = s.response_cache.as_ref()?;
     let closed = s.load.model == "closed";
     let pct = |x: f64| format!("{:.1}%", x * 100.0);
@@ -480,7 +480,7 @@ fn table(s: &ScenarioResult) -> Option<ExtraTable> {
         ),
         None => "; staleness after a write: not checked in this scenario".into(),
     };
-    Some(ExtraTable {
+    Some(Table {
         title: format!(
             "response cache on vs off (TTL {:.0} s): hit ratio = 1 − executions per request with the cache / without it (its base) in the same round, mean over the rounds both ran validly (range); executions = what the target counted itself: root fields a server resolved, operations a gateway executed, per request sent (warm-up included; median of valid trials); subgraph calls / request: what reached a gateway's subgraphs (fewer than its misses when it merges identical in-flight fetches); speed-up = req/s over the base, paired by round, with its 95% interval{staleness}",
             info.ttl_s

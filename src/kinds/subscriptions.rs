@@ -16,10 +16,10 @@ use gqlbench_engine::{
 use crate::kind::ScenarioPlan;
 use crate::kind::{Kind, KindDef, ResolveCx, TrialCx};
 use crate::measure::vitals::{self, Sampler};
-use crate::report::ExtraTable;
 use crate::results::*;
 use crate::saturation::GENERATOR_CPU_LIMIT;
 use crate::stats;
+use crate::view::Table;
 
 /// Where the publish time (ms since the Unix epoch) and the sequence number sit in each
 /// message of the `ticks` subscription (scenarios/queries/subscriptions/ticks.graphql).
@@ -258,7 +258,7 @@ fn run_trial(cx: &mut TrialCx<'_>, sub: &Subscriptions) -> TrialResult {
             engine
                 .drops
                 .iter()
-                .map(|(k, n)| format!("{} {n}", crate::report::snake_name(k)))
+                .map(|(k, n)| format!("{} {n}", crate::units::snake_name(k)))
                 .collect::<Vec<_>>()
                 .join(", ")
         ));
@@ -375,23 +375,23 @@ fn summarize(t: &TargetResult, connections: u32) -> Option<SubscriptionSummary> 
 }
 
 /// Subscriptions: held connections, delivery, latency, memory per 1,000.
-fn table(s: &ScenarioResult) -> Option<ExtraTable> {
+fn table(s: &ScenarioResult) -> Option<Table> {
     let info = s.subscriptions.as_ref()?;
     let rows = s
         .targets
         .iter()
-        .filter(|t| !crate::report::not_installed(t))
+        .filter(|t| !crate::view::cells::not_installed(t))
         .map(
             |t| match t.summary.as_ref().and_then(|x| x.subscriptions.as_ref()) {
                 None => vec![
                     t.name.clone(),
-                    crate::report::extras::dash(),
-                    crate::report::extras::dash(),
-                    crate::report::extras::dash(),
-                    crate::report::extras::dash(),
-                    crate::report::extras::dash(),
-                    crate::report::extras::dash(),
-                    crate::report::validity(t),
+                    crate::view::cells::dash(),
+                    crate::view::cells::dash(),
+                    crate::view::cells::dash(),
+                    crate::view::cells::dash(),
+                    crate::view::cells::dash(),
+                    crate::view::cells::dash(),
+                    crate::view::cells::validity(t),
                 ],
                 Some(x) => vec![
                     t.name.clone(),
@@ -409,14 +409,14 @@ fn table(s: &ScenarioResult) -> Option<ExtraTable> {
                         Some(m) => crate::units::fmt_bytes(m.median as u64),
                         // Subscriptions were held but the server's memory was not read.
                         None if x.held.median > 0.0 => crate::units::UNMEASURED.into(),
-                        None => crate::report::extras::dash(),
+                        None => crate::view::cells::dash(),
                     },
-                    crate::report::validity(t),
+                    crate::view::cells::validity(t),
                 ],
             },
         )
         .collect();
-    Some(ExtraTable {
+    Some(Table {
         title: format!(
             "subscriptions over {}: the server publishes {} msg/s to every subscriber",
             info.transport, info.publish_rate
@@ -439,9 +439,9 @@ fn table(s: &ScenarioResult) -> Option<ExtraTable> {
 
 /// Subscriptions in report.html: the delivery latency distribution of each target's merged
 /// histograms, and the messages received and subscriptions held second by second.
-fn html(s: &ScenarioResult) -> Vec<crate::report::html::Figure> {
-    use crate::report::html::xy::{Marker, Series, XAxis, Xy, YAxis};
-    use crate::report::html::{color_of, legend, scale, Figure};
+fn html(s: &ScenarioResult) -> Vec<crate::view::Figure> {
+    use crate::view::xy::{Marker, Series, XAxis, Xy, YAxis};
+    use crate::view::{color_of, legend, scale, Figure};
     if s.subscriptions.is_none() {
         return Vec::new();
     }
@@ -513,21 +513,21 @@ fn html(s: &ScenarioResult) -> Vec<crate::report::html::Figure> {
             "Subscription delivery latency (merged histograms)",
             "Delivery latency (receive time minus the publishedAt the server put in each message, same clock) at each percentile, from the histograms of every counted trial merged: trials[].subscriptions.engine.latency_hist. 90%, 99% and 99.9% get equal room.",
             legend.clone(),
-            latency.svg(),
+            latency,
         ),
         Figure::of(
             "subscription-messages",
             "Messages received second by second, each trial",
             "Messages (valid and invalid) the engine received over all held subscriptions in each second of the window, one line per counted trial: trials[].subscriptions.engine.series[].messages. Steady at publish rate × subscriptions when the server keeps up.",
             legend.clone(),
-            messages.svg(),
+            messages,
         ),
         Figure::of(
             "subscription-held",
             "Subscriptions held second by second, each trial",
             "Subscribed connections still open at the end of each second of the window, one line per counted trial: trials[].subscriptions.engine.series[].held. A falling line is a server dropping subscribers.",
             legend,
-            held.svg(),
+            held,
         ),
     ]
     .into_iter()

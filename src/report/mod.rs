@@ -10,7 +10,6 @@ pub mod comparison;
 pub mod cost;
 pub mod csv;
 pub mod export;
-pub mod extras;
 pub mod html;
 pub mod json;
 pub mod markdown;
@@ -23,13 +22,15 @@ mod tests;
 
 use crate::results::{ScenarioResult, TargetResult};
 pub use crate::units::{fmt_bytes, fmt_cpus, fmt_ms, fmt_rps, snake_name, UNMEASURED};
+pub use crate::view::cells::{not_installed, validity};
+pub use crate::view::Table as ExtraTable;
 pub use csv::{chart_files, Csv};
 pub use export::{Dest, Document, ExportManager, Exporter, Output};
 pub use html::Html;
 pub use json::Json;
 pub use markdown::Markdown;
 pub use provenance::{load_line, ops_line, provenance_lines};
-pub use skipped::{not_installed, not_installed_lines, not_run_line};
+pub use skipped::{not_installed_lines, not_run_line};
 pub use terminal::Terminal;
 
 /// How to read a report's figures, said once under its provenance (report.md, report.html).
@@ -128,39 +129,6 @@ impl Row {
             &self.gc,
             &self.validity,
         ]
-    }
-}
-
-pub fn validity(t: &TargetResult) -> String {
-    match (&t.summary, t.status) {
-        (Some(s), crate::results::TargetStatus::Ok) if s.valid && !s.saturated => {
-            if t.kind == crate::catalog::TargetKind::Baseline {
-                format!(
-                    "valid ({}/{} trials), baseline: not ranked",
-                    s.valid_trials, s.trials
-                )
-            } else if s.caveats.is_empty() {
-                format!("valid ({}/{} trials)", s.valid_trials, s.trials)
-            } else {
-                format!(
-                    "valid ({}/{} trials), {}",
-                    s.valid_trials,
-                    s.trials,
-                    s.caveats.join(", ")
-                )
-            }
-        }
-        (Some(s), crate::results::TargetStatus::Ok) if s.valid => "SATURATED (not ranked)".into(),
-        (Some(s), st) if st != crate::results::TargetStatus::Ok => {
-            format!(
-                "{} ({}/{} trials valid)",
-                st.label().to_uppercase(),
-                s.valid_trials,
-                s.trials
-            )
-        }
-        (Some(s), _) => format!("INVALID ({}/{} trials valid)", s.valid_trials, s.trials),
-        (None, st) => st.label().to_uppercase(),
     }
 }
 
@@ -432,14 +400,6 @@ pub fn notes(s: &ScenarioResult) -> Vec<String> {
 /// only their own table.
 pub fn has_main_table(s: &ScenarioResult) -> bool {
     s.kind == crate::results::ScenarioKind::Load
-}
-
-/// A table beside the main one, for what only some suites have (federation upstream
-/// figures, rate-sweep curves).
-pub struct ExtraTable {
-    pub title: String,
-    pub headers: Vec<String>,
-    pub rows: Vec<Vec<String>>,
 }
 
 pub fn extra_tables(s: &ScenarioResult) -> Vec<ExtraTable> {

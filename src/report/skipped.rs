@@ -1,14 +1,7 @@
-//! Targets skipped because their native build is not installed, and the lines that name
+//! The lines that name targets skipped because their native build is not installed, and the lines that name
 //! them in reports.
-use crate::results::{RunResults, ScenarioResult, TargetResult};
-
-/// A target that did not run because its native build is not installed. Reports say so
-/// once (`not_installed_lines`) and name it in one line per scenario (`not_run_line`)
-/// instead of giving it an empty, failed-looking row in every table: it is not a failure
-/// (the verdict lists it as skipped) and its reason is the same in every scenario.
-pub fn not_installed(t: &TargetResult) -> bool {
-    t.status == crate::results::TargetStatus::NotInstalled
-}
+use crate::results::{RunResults, ScenarioResult};
+use crate::view::cells::not_installed;
 
 /// "X: not installed (...); ... `gqlbench install X` builds it", once per target per report.
 pub fn not_installed_lines(r: &RunResults) -> Vec<String> {

@@ -28,8 +28,8 @@ use crate::catalog::target::humantime_serde_compat as hd;
 use crate::kind::load::conclude;
 use crate::kind::{Kind, KindDef, ResolveCx, TrialCx};
 use crate::measure::trial::Measured;
-use crate::report::ExtraTable;
 use crate::results::{now_rfc3339, SaturationFlag, ScenarioResult, SweepStep, TrialResult};
+use crate::view::Table;
 
 pub const DEF: KindDef = KindDef {
     section: "sweep",
@@ -393,7 +393,7 @@ fn run(cx: &mut TrialCx<'_>, kind: &RateSweep) -> SweepOutcome {
 }
 
 /// Per target, the steps of its last trial with their verdicts.
-fn tables(s: &ScenarioResult) -> Vec<ExtraTable> {
+fn tables(s: &ScenarioResult) -> Vec<Table> {
     let mut out = Vec::new();
     for t in &s.targets {
         let Some(steps) = t
@@ -405,7 +405,7 @@ fn tables(s: &ScenarioResult) -> Vec<ExtraTable> {
         else {
             continue;
         };
-        out.push(ExtraTable {
+        out.push(Table {
             title: format!(
                 "{}: rate sweep (last trial; highest rate held: {})",
                 t.name,
@@ -465,8 +465,8 @@ fn tables(s: &ScenarioResult) -> Vec<ExtraTable> {
 
 /// The sweep in report.html: p99 against achieved req/s per target and trial, steps in the
 /// order of their intended rates (the closed-loop probe left out).
-fn html(s: &ScenarioResult) -> Vec<crate::report::html::Figure> {
-    crate::report::html::curve::Curve {
+fn html(s: &ScenarioResult) -> Vec<crate::view::Figure> {
+    crate::view::curve::Curve {
         kind: "rate-sweep",
         title: "Rate sweep: p99 latency against throughput",
         about: "Each open-model step of a trial (trials[].sweep[] with a rate; the closed-loop probe left out) is a point at its achieved req/s and its p99 measured from the intended send time, joined in the order of the intended rates. A dot is a step that held (p99 within the limit, every request sent and answered right), a ring one that did not (its verdict in the table below). The highest dot is the target's sustained rate.".into(),

@@ -1,9 +1,9 @@
 //! The efficiency chart of a throughput scenario (closed model): req/s per CPU core per
 //! target, the center of its trials with the 95% interval and each trial, drawn with the
 //! interval chart. Only targets the cost section sizes (`cost::efficiency`) are drawn.
-use super::intervals::{Intervals, Row};
 use super::{color_of, Figure};
 use crate::results::ScenarioResult;
+use crate::view::intervals::{Intervals, Row};
 
 pub fn figure(s: &ScenarioResult) -> Option<Figure> {
     let effs = crate::cost::efficiencies(s);

@@ -7,31 +7,9 @@ use plotters::prelude::*;
 use plotters::style::colors::TRANSPARENT;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::scale;
 use super::svg::{self, color, err, FONT, WIDTH};
-
-#[derive(Debug, Clone)]
-pub struct Row {
-    /// Drawn left of the row (clipped; the tables give it whole).
-    pub label: String,
-    /// Palette index: the target's place in its scenario.
-    pub color: usize,
-    pub center: f64,
-    /// The interval; None (or not finite) draws the center alone.
-    pub interval: Option<(f64, f64)>,
-    /// The values the center summarizes (trials, starts), drawn as rings.
-    pub samples: Vec<f64>,
-}
-
-#[derive(Debug, Clone)]
-pub struct Intervals {
-    pub x_desc: String,
-    /// The axis starts at 0 (a rate, a time) rather than at the smallest value.
-    pub from_zero: bool,
-    /// A vertical line at 0: the values are differences.
-    pub zero_line: bool,
-    pub rows: Vec<Row>,
-}
+use crate::view::intervals::{Intervals, Row};
+use crate::view::scale;
 
 /// Height of one row and of what surrounds the rows (margins, the x axis).
 const ROW_H: u32 = 36;

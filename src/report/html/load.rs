@@ -3,11 +3,12 @@
 //! of the merged histograms; throughput and p99 second by second over each trial; the
 //! target's CPU and memory second by second. A kind's own charts (sweeps, overheads) are
 //! its `html` hook's.
-use super::intervals::{Intervals, Row};
-use super::xy::{Marker, Series, XAxis, Xy, YAxis};
-use super::{color_of, legend, scale, Figure};
+use super::{color_of, legend, Figure};
 use crate::results::{ScenarioResult, TargetResult, TrialResult};
 use crate::summary::{counted_trials, merged_latency, used_trials};
+use crate::view::intervals::{Intervals, Row};
+use crate::view::scale;
+use crate::view::xy::{Marker, Series, XAxis, Xy, YAxis};
 
 pub fn figures(s: &ScenarioResult) -> Vec<Figure> {
     if !crate::report::has_main_table(s) {

@@ -6,12 +6,10 @@
 //! whose geometry is `scale`. The charts of every throughput scenario are `load`'s; a kind
 //! that measures more adds its own through its `html` hook (`kinds::KindDef::html`), the
 //! sweeps with `curve`; the req/s per core of a throughput scenario is `efficiency`'s.
-pub mod curve;
 pub mod efficiency;
 pub mod intervals;
 pub mod load;
 mod page;
-pub mod scale;
 pub mod svg;
 pub mod xy;
 
@@ -20,7 +18,7 @@ use anyhow::Result;
 use super::cost::Priced;
 use super::export::{Exporter, Output};
 use crate::cost::Pricing;
-use crate::results::{RunResults, ScenarioResult, TargetResult};
+use crate::results::{RunResults, ScenarioResult};
 
 /// A run as report.html.
 pub struct Html;
@@ -56,6 +54,15 @@ pub struct Figure {
 }
 
 impl Figure {
+    /// A kind's figure drawn: none when there was nothing to draw.
+    pub fn drawn(f: crate::view::Figure) -> Option<Figure> {
+        let drawn = match &f.chart {
+            crate::view::Chart::Xy(c) => c.svg(),
+            crate::view::Chart::Intervals(c) => c.svg(),
+        };
+        Figure::of(f.kind, f.title, f.about, f.legend, drawn)
+    }
+
     /// A figure from a drawing: none when there was nothing to draw; a drawing that failed
     /// is kept with its error, so the page says so instead of leaving the chart out.
     pub fn of(
@@ -80,29 +87,13 @@ impl Figure {
     }
 }
 
-/// A target's color in every chart of its scenario: its place in the scenario.
-pub fn color_of(s: &ScenarioResult, t: &TargetResult) -> usize {
-    s.targets
-        .iter()
-        .position(|x| std::ptr::eq(x, t))
-        .unwrap_or(0)
-}
-
-/// The legend of the targets that `keep` selects, each in its color.
-pub fn legend(s: &ScenarioResult, keep: impl Fn(&TargetResult) -> bool) -> Vec<(String, usize)> {
-    s.targets
-        .iter()
-        .enumerate()
-        .filter(|(_, t)| keep(t))
-        .map(|(i, t)| (t.name.clone(), i))
-        .collect()
-}
+pub use crate::view::{color_of, legend};
 
 /// Every chart of a scenario: the throughput scenario's, then its kinds'.
 pub fn figures(s: &ScenarioResult) -> Vec<Figure> {
     let mut out = load::figures(s);
     out.extend(efficiency::figure(s));
-    out.extend(crate::kinds::html(s));
+    out.extend(crate::kinds::html(s).into_iter().filter_map(Figure::drawn));
     out
 }
 

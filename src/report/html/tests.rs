@@ -5,7 +5,7 @@ use gqlbench_engine::{encode_hist, new_latency, summarize_hist, LoadResult, Seco
 use serde_json::json;
 
 use super::*;
-use crate::results::{RunStatus, SweepStep, TrialResult, Vitals, VitalsPoint};
+use crate::results::{RunStatus, SweepStep, TargetResult, TrialResult, Vitals, VitalsPoint};
 
 const XSS: &str = "<script>alert(1)</script>";
 

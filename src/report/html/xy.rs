@@ -10,94 +10,11 @@ use plotters::coord::ranged1d::{AsRangedCoord, Ranged, ValueFormatter};
 use plotters::prelude::*;
 use plotters::style::colors::TRANSPARENT;
 
-use super::scale;
 use super::svg::{self, color, err, FONT, HEIGHT, WIDTH};
-
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum XAxis {
-    Linear {
-        from_zero: bool,
-    },
-    /// Quantiles placed by [`scale::nines`]: points' x are nines positions.
-    Percentile,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum YAxis {
-    Linear {
-        from_zero: bool,
-    },
-    /// Whole decades ([`scale::log_range`]); points at or below zero are left out.
-    Log,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Marker {
-    None,
-    Dot,
-    Ring,
-}
-
-#[derive(Debug, Clone)]
-pub struct Series {
-    /// Palette index: the target's place in its scenario.
-    pub color: usize,
-    pub points: Vec<(f64, f64)>,
-    pub line: bool,
-    pub dashed: bool,
-    pub marker: Marker,
-}
-
-impl Series {
-    pub fn line(color: usize, points: Vec<(f64, f64)>) -> Series {
-        Series {
-            color,
-            points,
-            line: true,
-            dashed: false,
-            marker: Marker::None,
-        }
-    }
-
-    pub fn marked(mut self, marker: Marker) -> Series {
-        self.marker = marker;
-        self
-    }
-
-    pub fn dots(color: usize, points: Vec<(f64, f64)>, marker: Marker) -> Series {
-        Series {
-            color,
-            points,
-            line: false,
-            dashed: false,
-            marker,
-        }
-    }
-}
-
-#[derive(Debug, Clone)]
-pub struct Xy {
-    pub x_desc: String,
-    pub y_desc: String,
-    pub x: XAxis,
-    pub y: YAxis,
-    pub series: Vec<Series>,
-    /// Text drawn just above and right of a point.
-    pub notes: Vec<((f64, f64), String)>,
-}
+use crate::view::scale;
+use crate::view::xy::{Marker, XAxis, Xy, YAxis};
 
 impl Xy {
-    pub fn new(x_desc: &str, y_desc: &str, x: XAxis, y: YAxis) -> Xy {
-        Xy {
-            x_desc: x_desc.into(),
-            y_desc: y_desc.into(),
-            x,
-            y,
-            series: Vec::new(),
-            notes: Vec::new(),
-        }
-    }
-
     fn drawable(&self, p: &(f64, f64)) -> bool {
         p.0.is_finite() && p.1.is_finite() && (self.y != YAxis::Log || p.1 > 0.0)
     }
@@ -242,6 +159,7 @@ impl Xy {
 mod tests {
     use super::*;
     use crate::report::html::svg::circles;
+    use crate::view::xy::Series;
 
     fn dots(y: YAxis, values: &[f64]) -> Vec<(f64, f64)> {
         let mut c = Xy::new("x", "y", XAxis::Linear { from_zero: false }, y);

@@ -66,7 +66,7 @@ impl Curve {
             self.title,
             self.about.clone(),
             legend(s, |t| drawn.contains(&t.name)),
-            chart.svg(),
+            chart,
         )
     }
 }
