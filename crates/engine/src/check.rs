@@ -3,7 +3,8 @@
 use std::time::{Duration, Instant};
 
 use crate::conn;
-use crate::plan::{Endpoint, Variant};
+use crate::endpoint::Endpoint;
+use crate::plan::Variant;
 use crate::validate::{judge, FailureKind};
 
 /// The outcome of [`check_once`].

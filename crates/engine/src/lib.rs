@@ -18,11 +18,13 @@ pub mod affinity;
 mod canonical;
 mod check;
 mod conn;
+mod endpoint;
 mod error;
 mod harness;
 mod headers;
 mod hist;
 mod limits;
+mod live;
 mod load;
 pub mod net;
 mod parse;
@@ -37,18 +39,20 @@ pub mod wsio;
 
 pub use canonical::{canonical_eq, diff as canonical_diff, to_canonical_string};
 pub use check::{check_once, check_with_headers, Verdict};
+pub use endpoint::Endpoint;
 pub use error::EngineError;
 pub use headers::HeaderRule;
 pub use hist::{decode_hist, encode_hist, new_latency, summarize as summarize_hist};
-pub use load::{run, LiveStats, Phase, LATE_THRESHOLD};
+pub use live::{LiveStats, Phase};
+pub use load::{run, LATE_THRESHOLD};
 pub use plan::{
-    Control, Endpoint, Extend, LoadPlan, Operation, Schedule, Stage, Stages, Stop, UniqueNumber,
-    Variant, MAX_PIPELINING, MAX_SPAN,
+    Control, Extend, LoadPlan, Operation, Schedule, Stop, UniqueNumber, Variant, MAX_PIPELINING,
+    MAX_SPAN,
 };
 pub use result::{
     ConnectionSpread, FailureExample, LatencySummary, LoadResult, OperationCounts, SecondSample,
 };
-pub use schedule::Curve;
+pub use schedule::{Curve, Stage, Stages};
 pub use subscribe::{
     run_subscriptions, ConnectionFailureKind, FailureStage, MessageFailureKind, PerConnectionRate,
     SubscribeConnections, SubscribeControl, SubscribeFailureExample, SubscribeLive, SubscribePhase,

@@ -1,108 +1,21 @@
-//! The input of a run: where to send, what to send, how fast, and when to stop.
+//! The input of an HTTP load run: where to send (an [`Endpoint`]), what to send, how fast
+//! (a [`Schedule`] of [`Stages`]), and when to stop; the checks that refuse a plan before
+//! it runs; and the [`Control`] the caller steers and watches the running load with.
+//!
+//! It uses only plain data below it (`endpoint`, `schedule`, `live`), never the code that
+//! runs a plan (`prepare`, `load`), which depends on it.
 
-use std::net::{SocketAddr, ToSocketAddrs};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
 
+use crate::endpoint::Endpoint;
 use crate::error::EngineError;
-use crate::load::LiveStats;
-
-/// The one HTTP endpoint a run talks to.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Endpoint {
-    /// Resolved socket address (connections go here).
-    pub addr: SocketAddr,
-    /// Value of the `Host` header (`host` or `host:port`, as written in the URL).
-    pub host: String,
-    /// Request target, e.g. `/graphql`.
-    pub path: String,
-}
-
-impl Endpoint {
-    /// Parses `http://host[:port][/path]` and resolves the host. `ws://` is taken as
-    /// `http://` (a WebSocket endpoint is an HTTP one that upgrades). `https` and `wss` are
-    /// refused because the engine speaks plain HTTP/1.1 only.
-    pub fn from_url(url: &str) -> Result<Endpoint, EngineError> {
-        let bad = |reason: &str| EngineError::InvalidUrl {
-            url: url.to_string(),
-            reason: reason.to_string(),
-        };
-        let rest = if let Some(rest) = url
-            .strip_prefix("http://")
-            .or_else(|| url.strip_prefix("ws://"))
-        {
-            rest
-        } else if url.starts_with("https://") || url.starts_with("wss://") {
-            return Err(bad("https is not supported (plain HTTP/1.1 only)"));
-        } else {
-            return Err(bad("must start with http:// (or ws://)"));
-        };
-        let (authority, path) = match rest.find(['/', '?']) {
-            Some(i) if rest.as_bytes()[i] == b'/' => (&rest[..i], &rest[i..]),
-            Some(i) => (&rest[..i], &rest[i..]),
-            None => (rest, "/"),
-        };
-        let path = if path.starts_with('?') {
-            format!("/{path}")
-        } else {
-            path.to_string()
-        };
-        if authority.is_empty() {
-            return Err(bad("missing host"));
-        }
-        if authority.contains('@') {
-            return Err(bad("user info in URLs is not supported"));
-        }
-        // Split host and port; IPv6 literals are bracketed.
-        let (host, port) = if let Some(stripped) = authority.strip_prefix('[') {
-            let end = stripped
-                .find(']')
-                .ok_or_else(|| bad("unclosed '[' in host"))?;
-            let host = &stripped[..end];
-            let after = &stripped[end + 1..];
-            let port = match after.strip_prefix(':') {
-                Some(p) => Some(p),
-                None if after.is_empty() => None,
-                None => return Err(bad("garbage after IPv6 address")),
-            };
-            (host, port)
-        } else {
-            match authority.rsplit_once(':') {
-                Some((h, p)) => (h, Some(p)),
-                None => (authority, None),
-            }
-        };
-        let port: u16 = match port {
-            Some(p) => p
-                .parse()
-                .map_err(|_| bad("port is not a number in 0..65535"))?,
-            None => 80,
-        };
-        if host.is_empty() {
-            return Err(bad("missing host"));
-        }
-        let addr = (host, port)
-            .to_socket_addrs()
-            .map_err(|e| EngineError::Resolve {
-                host: host.to_string(),
-                reason: e.to_string(),
-            })?
-            // Prefer IPv4: local servers often listen on 0.0.0.0 only.
-            .min_by_key(|a| a.is_ipv6())
-            .ok_or_else(|| EngineError::Resolve {
-                host: host.to_string(),
-                reason: "no address".to_string(),
-            })?;
-        Ok(Endpoint {
-            addr,
-            host: authority.to_string(),
-            path,
-        })
-    }
-}
+use crate::headers::HeaderRule;
+use crate::live::LiveStats;
+use crate::schedule::{Curve, Stages};
 
 /// One concrete request of an operation (one set of variables) and its expected answer.
 #[derive(Debug, Clone)]
@@ -134,31 +47,6 @@ pub struct Operation {
     /// Relative share of requests in a mix (0 = never sent).
     pub weight: u32,
     pub variants: Vec<Variant>,
-}
-
-/// A value that changes over time: starts at `start`, then each stage ramps linearly to
-/// its target over its duration (as k6 stages do); after the last stage the last value holds.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Stages {
-    pub start: f64,
-    pub stages: Vec<Stage>,
-}
-
-/// One linear ramp of [`Stages`].
-#[derive(Debug, Clone, PartialEq)]
-pub struct Stage {
-    pub duration: Duration,
-    pub target: f64,
-}
-
-impl Stages {
-    /// A value that never changes.
-    pub fn constant(v: f64) -> Stages {
-        Stages {
-            start: v,
-            stages: Vec::new(),
-        }
-    }
 }
 
 /// How requests arrive. Schedule time 0 is the start of the load (warm-up included).
@@ -223,7 +111,7 @@ pub struct LoadPlan {
     /// When set, each request carries this header with a unique value.
     pub unique_request_header: Option<String>,
     /// When set, every response must carry these headers (else it fails as `headers`).
-    pub response_headers: Option<crate::HeaderRule>,
+    pub response_headers: Option<HeaderRule>,
     /// Failure examples kept per kind.
     pub keep_examples: usize,
     /// Closed model: before the start, each connection sends one request and waits for
@@ -410,7 +298,7 @@ impl LoadPlan {
     pub fn connections_needed(&self) -> u64 {
         match &self.schedule {
             Schedule::Closed { connections, .. } => {
-                crate::schedule::Curve::new(connections).max_value().ceil() as u64
+                Curve::new(connections).max_value().ceil() as u64
             }
             Schedule::Open {
                 max_connections, ..

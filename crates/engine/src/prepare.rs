@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+use crate::headers::HeaderRule;
 use crate::plan::LoadPlan;
 
 /// One variant ready to send.
@@ -64,7 +65,7 @@ pub struct Prepared {
     /// `name: ` of the unique header, if any.
     pub unique_header: Option<Vec<u8>>,
     /// Headers every response must carry.
-    pub response_headers: Option<crate::HeaderRule>,
+    pub response_headers: Option<HeaderRule>,
 }
 
 impl Prepared {
@@ -220,7 +221,9 @@ pub fn fmt_u64(mut n: u64, buf: &mut [u8; 20]) -> &[u8] {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::endpoint::Endpoint;
     use crate::plan::*;
+    use crate::schedule::Stages;
     use bytes::Bytes;
 
     fn plan(unique: Option<&str>) -> LoadPlan {

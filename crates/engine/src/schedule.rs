@@ -1,8 +1,37 @@
-//! Stages as pure functions of time: the value at time t (connections or rate), its
-//! integral (requests due so far, open model) and its inverse (intended send times).
-//! Times are seconds since the start of the load.
+//! Stages: a value over time (connections or rate) as a plan writes it ([`Stages`]), and as
+//! pure functions of time: the value at time t, its integral (requests due so far, open
+//! model) and its inverse (intended send times). Times are seconds since the start of the
+//! load.
+//!
+//! The data and its evaluation live together here, below `plan`: the plan holds stages and
+//! asks a [`Curve`] for its peak, the load walks curves, and neither needs the other.
 
-use crate::plan::Stages;
+use std::time::Duration;
+
+/// A value that changes over time: starts at `start`, then each stage ramps linearly to
+/// its target over its duration (as k6 stages do); after the last stage the last value holds.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Stages {
+    pub start: f64,
+    pub stages: Vec<Stage>,
+}
+
+/// One linear ramp of [`Stages`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Stage {
+    pub duration: Duration,
+    pub target: f64,
+}
+
+impl Stages {
+    /// A value that never changes.
+    pub fn constant(v: f64) -> Stages {
+        Stages {
+            start: v,
+            stages: Vec::new(),
+        }
+    }
+}
 
 /// One linear piece of a [`Stages`] function; the last one lasts forever.
 #[derive(Debug, Clone, Copy)]
@@ -210,8 +239,6 @@ fn solve_in_segment(s: &Segment, m: f64) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plan::Stage;
-    use std::time::Duration;
 
     fn ramp() -> Stages {
         Stages {

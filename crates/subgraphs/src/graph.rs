@@ -31,25 +31,25 @@ impl Graph {
 
     /// The subgraph names, in the order of their index (and placeholder ports).
     pub fn names(self) -> &'static [&'static str] {
-        const DEMO: [&str; 4] = ["accounts", "products", "reviews", "inventory"];
         match self {
-            Graph::Demo => &DEMO,
+            Graph::Demo => &Subgraph::NAMES,
             Graph::Wide => &wide::spec::NAMES,
         }
     }
 
     /// A subgraph's index, or an error listing the valid names.
     pub fn index_of(self, name: &str) -> Result<usize, String> {
-        self.names().iter().position(|n| *n == name).ok_or_else(|| {
-            format!(
-                "unknown subgraph '{name}' (valid{}: {})",
-                match self {
-                    Graph::Demo => String::new(),
-                    g => format!(" in the {} graph", g.name()),
-                },
-                self.names().join(", ")
-            )
-        })
+        match self {
+            // The demo subgraphs parse themselves, with the same message.
+            Graph::Demo => name.parse::<Subgraph>().map(Subgraph::index),
+            g => g.names().iter().position(|n| *n == name).ok_or_else(|| {
+                format!(
+                    "unknown subgraph '{name}' (valid in the {} graph: {})",
+                    g.name(),
+                    g.names().join(", ")
+                )
+            }),
+        }
     }
 
     /// The SDL `_service { sdl }` returns for subgraph `index` in this flavour.

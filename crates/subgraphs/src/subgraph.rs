@@ -1,9 +1,11 @@
-//! The four subgraphs by name, and the Federation flavour they speak.
+//! The four subgraphs of the demo graph by name, and the Federation flavour every
+//! subgraph speaks.
+//!
+//! Their names are listed here, not in `graph`: `graph` (which set of subgraphs a process
+//! serves) and `sdl` build on these types, so this module uses neither.
 
 use std::fmt;
 use std::str::FromStr;
-
-use crate::graph::Graph;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Subgraph {
@@ -22,9 +24,13 @@ impl Subgraph {
         Subgraph::Inventory,
     ];
 
-    /// Its name in the demo graph, which lists them in this order.
+    /// Their names, in the order of [`Subgraph::ALL`]: the demo graph's names (see
+    /// `Graph::names`).
+    pub const NAMES: [&'static str; 4] = ["accounts", "products", "reviews", "inventory"];
+
+    /// Its name in the demo graph.
     pub fn name(self) -> &'static str {
-        Graph::Demo.names()[self.index()]
+        Subgraph::NAMES[self.index()]
     }
 
     /// Position in [`Subgraph::ALL`], for per-subgraph arrays.
@@ -42,8 +48,17 @@ impl fmt::Display for Subgraph {
 impl FromStr for Subgraph {
     type Err = String;
 
+    /// The error lists the valid names (as `Graph::index_of` does for the demo graph).
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Graph::Demo.index_of(s).map(|i| Subgraph::ALL[i])
+        Subgraph::ALL
+            .into_iter()
+            .find(|g| g.name() == s)
+            .ok_or_else(|| {
+                format!(
+                    "unknown subgraph '{s}' (valid: {})",
+                    Subgraph::NAMES.join(", ")
+                )
+            })
     }
 }
 

@@ -12,11 +12,11 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::Notify;
 
-use super::live::LIVE_COUNTERS;
 use super::record::{Recorder, Sample};
 use super::window::Window;
 use crate::conn::Conn;
 use crate::harness::{Driver, Span};
+use crate::live::LIVE_COUNTERS;
 use crate::parse::Response;
 use crate::prepare::{fmt_u64, Prepared, Rng};
 use crate::validate::{FailureKind, Validator};

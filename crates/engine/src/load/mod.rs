@@ -4,17 +4,18 @@
 //! requests at intended times of a rate curve, latency from the intended time) drives each
 //! worker's connections; a duration window (`window`, extended when a connection completed
 //! nothing) or a request count ends the run; every response is judged and recorded per
-//! worker (`record`) and merged at the end.
+//! worker (`record`), merged at the end and summed up into the result (`summary`).
+//! Progress for the caller goes to the crate's `live` board, which the plan's `Control`
+//! carries in.
 
 mod closed;
 mod ctx;
-mod live;
 mod open;
 mod record;
 mod run;
+mod summary;
 mod window;
 mod worker;
 
-pub use live::{LiveStats, Phase};
 pub use record::LATE_THRESHOLD;
 pub use run::run;

@@ -9,12 +9,12 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use super::live::LIVE_COUNTERS;
-use super::record::{finish, RunFacts};
+use super::summary::{finish, RunFacts};
 use super::window::{next_end, Window, DECIDE_AHEAD};
 use super::worker::{run_worker, WorkerSetup};
 use crate::error::EngineError;
 use crate::harness::{share, Harness, Running, Seat};
+use crate::live::LIVE_COUNTERS;
 use crate::plan::{Control, Extend, LoadPlan, Schedule};
 use crate::prepare::Prepared;
 use crate::result::LoadResult;

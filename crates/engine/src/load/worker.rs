@@ -11,7 +11,6 @@ use std::time::{Duration, Instant};
 
 use super::closed::{self, ClosedConn};
 use super::ctx::Ctx;
-use super::live::LIVE_COUNTERS;
 use super::open;
 use super::record::Recorder;
 use super::window::Window;
@@ -19,6 +18,7 @@ use crate::conn::{self, Conn};
 use crate::error::EngineError;
 use crate::harness::ticker::TICK;
 use crate::harness::{Flags, Outcome, Seat};
+use crate::live::LIVE_COUNTERS;
 use crate::plan::Schedule;
 use crate::prepare::Prepared;
 use crate::schedule::{Curve, RateCursor};

@@ -9,8 +9,8 @@ use serde::{Deserialize, Serialize};
 
 use super::extract;
 use super::live::SubscribeLive;
+use crate::endpoint::Endpoint;
 use crate::error::EngineError;
-use crate::plan::Endpoint;
 
 /// The subprotocol of the graphql-ws library's protocol (the only one spoken).
 pub const GRAPHQL_TRANSPORT_WS: &str = "graphql-transport-ws";

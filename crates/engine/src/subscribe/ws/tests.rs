@@ -11,7 +11,7 @@ use tungstenite::protocol::frame::{Frame, FrameHeader};
 
 use super::frames::service;
 use super::held::{enable_rx_timestamps, recv_timestamped, Held};
-use crate::plan::Endpoint;
+use crate::endpoint::Endpoint;
 use crate::subscribe::plan::{SubscribePlan, SubscribeTransport};
 use crate::subscribe::prepared::Prepared;
 use crate::subscribe::record::{wall_us, SubRecorder};

@@ -1,6 +1,10 @@
 //! Progress of a running HTTP load for progress bars: the harness's live board (see
 //! `harness::live`) read as requests and failures of the measured window, plus the
 //! window's length as it stands (an extension moves it).
+//!
+//! It sits beside `plan` and `load` rather than inside `load` because both hold it: the
+//! caller's [`Control`](crate::Control) in `plan` carries it in, the workers in `load`
+//! fill it. Kept below both, the plan does not depend on the code that runs it.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
