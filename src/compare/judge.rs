@@ -90,7 +90,7 @@ pub(super) fn side_of<'a>(t: Option<&'a TargetResult>, state: &'a str) -> Side<'
 pub(super) fn state(t: &TargetResult) -> String {
     match (&t.summary, t.status) {
         (None, crate::results::TargetStatus::Ok) => "no trials measured".into(),
-        _ => crate::report::validity(t),
+        _ => crate::view::cells::validity(t),
     }
 }
 

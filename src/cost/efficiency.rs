@@ -78,7 +78,7 @@ pub fn efficiencies(s: &ScenarioResult) -> Vec<Efficiency> {
     let mut v: Vec<Efficiency> = s
         .targets
         .iter()
-        .filter(|t| !crate::report::not_installed(t) && t.summary.is_some())
+        .filter(|t| !crate::view::cells::not_installed(t) && t.summary.is_some())
         .map(|t| of(s, t))
         .collect();
     let key = |e: &Efficiency| {
