@@ -86,15 +86,15 @@ fn judge_target(s: &ScenarioResult, t: &TargetResult) -> Vec<RowVerdict> {
         }
     }
     if s.kind == ScenarioKind::ColdStart {
-        let failed = t.cold_starts.iter().filter(|c| c.outcome != "ok").count();
+        let failed = t.cold_starts.iter().filter(|c| !c.outcome.is_ok()).count();
         if failed > 0 {
             let msg = format!(
                 "{failed} of {} starts failed: {}",
                 t.cold_starts.len(),
                 t.cold_starts
                     .iter()
-                    .find(|c| c.outcome != "ok")
-                    .map(|c| c.outcome.clone())
+                    .find(|c| !c.outcome.is_ok())
+                    .map(|c| c.outcome.to_string())
                     .unwrap_or_default()
             );
             out.push(if constrained {

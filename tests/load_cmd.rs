@@ -71,7 +71,7 @@ fn open_model_reports_send_lag_and_intended_requests() {
     let out = load(&s.url, &["-c", "20", "-d", "1s", "--rate", "400", "--json"]).go();
     assert!(out.success());
     let r = out.load_report();
-    assert_eq!(r.load.model, "open");
+    assert_eq!(r.load.model.as_str(), "open");
     let intended = r.result.intended_requests;
     assert!((360..=440).contains(&intended), "{intended}");
     assert!(r.result.send_lag.is_some());

@@ -80,7 +80,7 @@ fn cold_starts_are_repeated_and_a_target_that_never_starts_is_reported() {
     let good = target(&r, 0, "fx-good");
     assert_eq!(good.cold_starts.len(), 3);
     for s in &good.cold_starts {
-        assert_eq!(s.outcome, "ok", "{s:?}");
+        assert!(s.outcome.is_ok(), "{s:?}");
         let ready = s.ready_s.unwrap();
         assert!(ready > 0.0 && ready < 10.0);
         assert!(s.first_request_s.unwrap() > 0.0);

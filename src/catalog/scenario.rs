@@ -79,6 +79,22 @@ pub enum Model {
     Open,
 }
 
+impl Model {
+    /// The name results.json and the reports use ("closed", "open").
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Model::Closed => "closed",
+            Model::Open => "open",
+        }
+    }
+}
+
+impl std::fmt::Display for Model {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 #[derive(Deserialize, Serialize, Debug, Clone, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct StageSpec {

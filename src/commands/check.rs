@@ -99,8 +99,11 @@ pub fn run(root: &Path, a: &CheckArgs) -> Result<ExitCode> {
             g => format!("{name} ({g} graph)"),
         };
         let name = &label;
-        if let Some((_, st, e)) = install_failed.iter().find(|(n, _, _)| n == &t.name) {
-            table.push((name.clone(), Err(format!("{}: {e}", st.label()))));
+        if let Some(u) = crate::results::Unavailable::find(&install_failed, &t.name) {
+            table.push((
+                name.clone(),
+                Err(format!("{}: {}", u.status.label(), u.message)),
+            ));
             continue;
         }
         eprintln!("checking {name} ({} operations) ...", op_names.len());

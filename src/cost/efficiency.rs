@@ -3,6 +3,7 @@
 //! tree's CPU time over the window, not a quota) and peak RSS, summarized like req/s itself
 //! (`stats::estimate`: the geometric mean with its 95% t interval), so the figures carry
 //! intervals. Rows that cannot be sized (invalid, saturated, CPU not measured) say why.
+use crate::catalog::scenario::Model;
 use crate::catalog::TargetKind;
 use crate::results::{Estimate, ScenarioKind, ScenarioResult, TargetResult, TrialResult};
 use crate::stats;
@@ -40,7 +41,7 @@ impl Efficiency {
 /// starts and subscriptions are not priced.
 pub fn priced_scenario(s: &ScenarioResult) -> bool {
     s.kind == ScenarioKind::Load
-        && s.load.model == "closed"
+        && s.load.model == Model::Closed
         && !s
             .targets
             .iter()

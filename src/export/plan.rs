@@ -8,6 +8,7 @@ use anyhow::Result;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::catalog::scenario::Model;
 use crate::catalog::Catalog;
 use crate::error::UserError;
 use crate::kind::ScenarioPlan;
@@ -94,8 +95,8 @@ pub struct ExportMetadata {
     pub scenario: String,
     pub url: String,
     pub profile: String,
-    /// "closed" or "open".
-    pub model: String,
+    /// The arrival model ("closed" or "open" in the file).
+    pub model: Model,
     pub executor: Executor,
     pub warmup_s: f64,
     pub duration_s: f64,
@@ -268,10 +269,10 @@ impl ExportPlan {
         }
     }
 
-    pub fn model(&self) -> &'static str {
+    pub fn model(&self) -> Model {
         match self.executor {
-            Executor::ConstantVus { .. } | Executor::RampingVus { .. } => "closed",
-            _ => "open",
+            Executor::ConstantVus { .. } | Executor::RampingVus { .. } => Model::Closed,
+            _ => Model::Open,
         }
     }
 
@@ -281,7 +282,7 @@ impl ExportPlan {
             scenario: self.scenario.clone(),
             url: self.url.clone(),
             profile: self.profile.clone(),
-            model: self.model().into(),
+            model: self.model(),
             executor: self.executor.clone(),
             warmup_s: self.warmup.as_secs_f64(),
             duration_s: self.duration.as_secs_f64(),

@@ -101,8 +101,8 @@ pub struct ScenarioCx<'a> {
     pub ctx: &'a RunContext,
     pub results: &'a mut RunResults,
     pub progress: &'a mut Progress,
-    /// Targets that cannot run (install failed, not installed): name, status, message.
-    pub unavailable: &'a [(String, crate::results::TargetStatus, String)],
+    /// Targets that cannot run (install failed, not installed).
+    pub unavailable: &'a [crate::results::Unavailable],
     pub env: &'a BTreeMap<String, String>,
     /// The run's PostgreSQL, for database scenarios.
     pub db: Option<&'a mut RunDatabase>,

@@ -12,7 +12,7 @@ use crate::kind::{Kind, KindDef, ResolveCx, ScenarioCx};
 use crate::measure::session::{Session, StartOptions};
 use crate::measure::{ready, vitals};
 use crate::results::{ColdStartSample, ColdStartSummary, ScenarioKind, ScenarioResult};
-use crate::results::{TargetResult, TargetStatus};
+use crate::results::{StartOutcome, TargetResult, TargetStatus, Unavailable};
 use crate::stats;
 use crate::view::Table;
 
@@ -126,11 +126,11 @@ fn run(cx: &mut ScenarioCx<'_>, starts: u32) -> Result<()> {
     let runnable: Vec<usize> = (0..sp.targets.len())
         .filter(|&ti| {
             let t = &sp.targets[ti];
-            match install_failed.iter().find(|(n, _, _)| n == &t.name) {
-                Some((_, status, msg)) => {
+            match Unavailable::find(install_failed, &t.name) {
+                Some(u) => {
                     let tr = &mut results.scenarios[si].targets[ti];
-                    tr.status = *status;
-                    tr.problem = Some(msg.clone());
+                    tr.status = u.status;
+                    tr.problem = Some(u.message.clone());
                     progress.skip(NOMINAL_START_S * starts as f64);
                     false
                 }
@@ -175,7 +175,7 @@ fn run(cx: &mut ScenarioCx<'_>, starts: u32) -> Result<()> {
                     }
                     ColdStartSample {
                         start,
-                        outcome: f.status.label().into(),
+                        outcome: StartOutcome::Failed(f.status.label().into()),
                         ready_s: None,
                         first_request_s: None,
                         second_request_s: None,
@@ -220,7 +220,7 @@ fn run(cx: &mut ScenarioCx<'_>, starts: u32) -> Result<()> {
     }
     for &ti in &runnable {
         let tr = &mut results.scenarios[si].targets[ti];
-        let ok = tr.cold_starts.iter().filter(|c| c.outcome == "ok").count();
+        let ok = tr.cold_starts.iter().filter(|c| c.outcome.is_ok()).count();
         if ctx.cancelled() && tr.cold_starts.len() < starts as usize {
             tr.status = TargetStatus::Interrupted;
             tr.problem = Some(format!(
@@ -257,9 +257,9 @@ fn measure_start(
     ColdStartSample {
         start,
         outcome: if problem.is_none() {
-            "ok".into()
+            StartOutcome::Ok
         } else {
-            "wrong answer".into()
+            StartOutcome::WrongAnswer
         },
         ready_s: Some(ready_s),
         first_request_s: v1.is_ok().then_some(v1.latency.as_secs_f64()),
@@ -271,7 +271,7 @@ fn measure_start(
 }
 
 pub fn summarize(samples: &[ColdStartSample]) -> Option<ColdStartSummary> {
-    let ok: Vec<&ColdStartSample> = samples.iter().filter(|c| c.outcome == "ok").collect();
+    let ok: Vec<&ColdStartSample> = samples.iter().filter(|c| c.outcome.is_ok()).collect();
     if ok.is_empty() {
         return None;
     }
@@ -385,7 +385,7 @@ fn html(s: &ScenarioResult) -> Vec<crate::view::Figure> {
                     samples: t
                         .cold_starts
                         .iter()
-                        .filter(|c| c.outcome == "ok")
+                        .filter(|c| c.outcome.is_ok())
                         .filter_map(|c| each(c).map(|v| v * 1000.0))
                         .collect(),
                 })
@@ -427,7 +427,11 @@ mod tests {
     fn sample(start: u32, ok: bool, ready: f64) -> ColdStartSample {
         ColdStartSample {
             start,
-            outcome: if ok { "ok" } else { "never ready" }.into(),
+            outcome: if ok {
+                StartOutcome::Ok
+            } else {
+                StartOutcome::Failed("never ready".into())
+            },
             ready_s: ok.then_some(ready),
             first_request_s: ok.then_some(0.01),
             second_request_s: ok.then_some(0.002),

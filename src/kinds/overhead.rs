@@ -11,6 +11,7 @@ use std::sync::Arc;
 
 use anyhow::Result;
 
+use crate::catalog::scenario::Model;
 use crate::kind::{Kind, KindDef, ResolveCx};
 use crate::results::{OverheadSpec, ScenarioResult, TargetResult, TrialResult};
 use crate::stats::{paired_difference, Difference};
@@ -237,7 +238,7 @@ fn table(s: &ScenarioResult) -> Option<Table> {
         None => "; spans/req: spans gqlbench's OTLP receiver counted, per request, both counted over warm-up and window".to_string(),
     };
     // At a fixed rate the throughput is the rate: its change says nothing.
-    let closed = s.load.model == "closed";
+    let closed = s.load.model == Model::Closed;
     let fmt_us = |x: Option<f64>| x.map(|v| format!("{v:.0}")).unwrap_or_else(dash);
     let rows = s
         .targets
@@ -395,7 +396,7 @@ mod tests {
             t
         };
         let load = crate::results::LoadInfo {
-            model: "closed".into(),
+            model: crate::catalog::scenario::Model::Closed,
             connections: 10,
             pipelining: 1,
             think_time_s: 0.0,

@@ -24,6 +24,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::overhead::{median_of, paired};
+use crate::catalog::scenario::Model;
 use crate::catalog::target::humantime_serde_compat as hd;
 use crate::catalog::OperationDef;
 use crate::kind::ScenarioPlan;
@@ -413,7 +414,7 @@ fn fmt_staleness(c: Option<&StalenessCheck>) -> String {
 
 fn table(s: &ScenarioResult) -> Option<Table> {
     let info = s.response_cache.as_ref()?;
-    let closed = s.load.model == "closed";
+    let closed = s.load.model == Model::Closed;
     let pct = |x: f64| format!("{:.1}%", x * 100.0);
     let rows = s
         .targets

@@ -165,11 +165,11 @@ impl Load {
                 pipelining,
                 think_time,
                 ..
-            } => ("closed", pipelining, think_time.as_secs_f64(), None),
-            Arrival::Open { rate, .. } => ("open", 1, 0.0, Some(rate)),
+            } => (Model::Closed, pipelining, think_time.as_secs_f64(), None),
+            Arrival::Open { rate, .. } => (Model::Open, 1, 0.0, Some(rate)),
         };
         LoadInfo {
-            model: model.into(),
+            model,
             connections: self.connections(),
             pipelining,
             think_time_s: think,

@@ -2,6 +2,7 @@
 //! figure without the code: the machine, tool and runtimes, the command, the isolation and
 //! the run's status (`provenance_lines`), and each scenario's operations and load
 //! (`ops_line`, `load_line`).
+use crate::catalog::scenario::Model;
 use crate::results::{RunResults, ScenarioResult};
 use crate::units::{fmt_bytes, fmt_cpus};
 
@@ -35,7 +36,7 @@ pub fn load_line(s: &ScenarioResult) -> String {
                 .collect::<Vec<_>>()
                 .join(" → ")
         ));
-    } else if l.model == "open" {
+    } else if l.model == Model::Open {
         parts.push(format!("{} req/s", l.rate.unwrap_or(0.0)));
         parts.push(format!("up to {} connections", l.connections));
     } else {

@@ -356,8 +356,8 @@ pub struct OperationInfo {
 
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
 pub struct LoadInfo {
-    /// "closed" or "open".
-    pub model: String,
+    /// The arrival model ("closed" or "open" in the file).
+    pub model: crate::catalog::scenario::Model,
     pub connections: u32,
     pub pipelining: u32,
     pub think_time_s: f64,

@@ -84,7 +84,7 @@ mod tests {
         sum.valid = valid;
         t.summary = Some(sum);
         let info = crate::results::LoadInfo {
-            model: "closed".into(),
+            model: crate::catalog::scenario::Model::Closed,
             connections: 1,
             pipelining: 1,
             think_time_s: 0.0,

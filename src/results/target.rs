@@ -179,12 +179,86 @@ impl DepthCheck {
     }
 }
 
+/// How one cold start ended. results.json keeps it as the label ("ok", "wrong answer", or
+/// the target status a failed start had), so files of every schema read the same.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[serde(from = "String", into = "String")]
+pub enum StartOutcome {
+    /// Ready, and both requests answered right.
+    Ok,
+    /// Ready, but a request's answer was wrong.
+    WrongAnswer,
+    /// Never got that far: the status's label ("failed to start", "not ready", ...).
+    Failed(String),
+}
+
+impl StartOutcome {
+    pub fn is_ok(&self) -> bool {
+        *self == StartOutcome::Ok
+    }
+
+    pub fn label(&self) -> &str {
+        match self {
+            StartOutcome::Ok => "ok",
+            StartOutcome::WrongAnswer => "wrong answer",
+            StartOutcome::Failed(why) => why,
+        }
+    }
+}
+
+impl From<String> for StartOutcome {
+    fn from(s: String) -> StartOutcome {
+        match s.as_str() {
+            "ok" => StartOutcome::Ok,
+            "wrong answer" => StartOutcome::WrongAnswer,
+            _ => StartOutcome::Failed(s),
+        }
+    }
+}
+
+impl From<StartOutcome> for String {
+    fn from(o: StartOutcome) -> String {
+        o.label().to_string()
+    }
+}
+
+impl std::fmt::Display for StartOutcome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.label())
+    }
+}
+
+/// A target that cannot run in this run (its install failed, its native build is not
+/// installed, the run was interrupted before its install): every scenario reports it with
+/// this status and message instead of starting it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Unavailable {
+    pub name: String,
+    pub status: TargetStatus,
+    pub message: String,
+}
+
+impl Unavailable {
+    pub fn new(name: &str, status: TargetStatus, message: impl Into<String>) -> Unavailable {
+        Unavailable {
+            name: name.into(),
+            status,
+            message: message.into(),
+        }
+    }
+
+    /// The entry of `name` in a list of unavailable targets.
+    pub fn find<'a>(list: &'a [Unavailable], name: &str) -> Option<&'a Unavailable> {
+        list.iter().find(|u| u.name == name)
+    }
+}
+
 #[derive(Serialize, Deserialize, Debug, Clone)]
 pub struct ColdStartSample {
     /// 1-based start number.
     pub start: u32,
-    /// "ok", or why this start failed ("not ready", "failed to start", "killed: memory cap").
-    pub outcome: String,
+    /// "ok", or why this start failed ("not ready", "failed to start", "wrong answer").
+    pub outcome: StartOutcome,
     /// Spawn to the first good `{ __typename }` answer, seconds.
     pub ready_s: Option<f64>,
     /// Latency of the first real request (the scenario's first operation, checked), seconds.

@@ -19,7 +19,7 @@ use crate::sys::machine;
 
 /// Install every target a plan needs; returns the ones that failed with their message.
 /// Targets that cannot run: name, status, message.
-pub type InstallFailures = Vec<(String, TargetStatus, String)>;
+pub type InstallFailures = Vec<Unavailable>;
 
 /// Targets `run` never installs by itself (native builds) and that are not current are
 /// returned as `NotInstalled` with one line saying so and how to build them: the one place
@@ -36,10 +36,10 @@ pub fn install_all(
             continue;
         }
         if cancelled() {
-            failed.push((
-                t.name.clone(),
+            failed.push(Unavailable::new(
+                &t.name,
                 TargetStatus::Interrupted,
-                "interrupted before its install".into(),
+                "interrupted before its install",
             ));
             continue;
         }
@@ -57,7 +57,7 @@ pub fn install_all(
             };
             let msg = install::not_installed_message(t, &why);
             progress.line(&format!("skipping {}: {msg}", t.name));
-            failed.push((t.name.clone(), TargetStatus::NotInstalled, msg));
+            failed.push(Unavailable::new(&t.name, TargetStatus::NotInstalled, msg));
             continue;
         }
         progress.line(&format!(
@@ -76,8 +76,8 @@ pub fn install_all(
             Ok(_) => {}
             Err(e) => {
                 progress.line(&format!("install of {} FAILED: {e:#}", t.name));
-                failed.push((
-                    t.name.clone(),
+                failed.push(Unavailable::new(
+                    &t.name,
                     TargetStatus::InstallFailed,
                     format!("{e:#}"),
                 ));
@@ -165,23 +165,27 @@ pub fn run_plan(
     installs.dedup_by(|a, b| a.install_owner() == b.install_owner());
     let mut install_failed = install_all(&installs, progress, &|| ctx.cancelled());
     // A variant whose base or coprocessor could not be installed cannot run either.
-    let failed_owner = |owner: &str, failed: &[(String, TargetStatus, String)]| {
+    let failed_owner = |owner: &str, failed: &[Unavailable]| {
         installs
             .iter()
             .find(|i| i.install_owner() == owner)
-            .and_then(|i| failed.iter().find(|(n, _, _)| n == &i.name).cloned())
+            .and_then(|i| Unavailable::find(failed, &i.name).cloned())
     };
     for t in &all {
         let why = failed_owner(t.install_owner(), &install_failed)
-            .map(|(_, st, msg)| (st, msg))
+            .map(|u| (u.status, u.message))
             .or_else(|| {
                 let c = t.coprocessor_def.as_deref()?;
-                failed_owner(c.install_owner(), &install_failed)
-                    .map(|(_, st, msg)| (st, format!("its coprocessor {}: {msg}", c.name)))
+                failed_owner(c.install_owner(), &install_failed).map(|u| {
+                    (
+                        u.status,
+                        format!("its coprocessor {}: {}", c.name, u.message),
+                    )
+                })
             });
         if let Some((st, msg)) = why {
-            if !install_failed.iter().any(|(n, _, _)| n == &t.name) {
-                install_failed.push((t.name.clone(), st, msg));
+            if Unavailable::find(&install_failed, &t.name).is_none() {
+                install_failed.push(Unavailable::new(&t.name, st, msg));
             }
         }
     }

@@ -78,7 +78,7 @@ fn run_trials(cx: &mut ScenarioCx<'_>) -> Result<()> {
         .filter(|t| {
             !install_failed
                 .iter()
-                .any(|(n, st, _)| n == &t.name && *st == TargetStatus::NotInstalled)
+                .any(|u| u.name == t.name && u.status == TargetStatus::NotInstalled)
         })
         .count();
     let p = &sp.precision;
@@ -112,9 +112,9 @@ fn run_trials(cx: &mut ScenarioCx<'_>) -> Result<()> {
     let mut sessions: Vec<Option<Session>> = Vec::new();
     for (ti, t) in sp.targets.iter().enumerate() {
         let tr = &mut results.scenarios[si].targets[ti];
-        if let Some((_, status, msg)) = install_failed.iter().find(|(n, _, _)| n == &t.name) {
-            tr.status = *status;
-            tr.problem = Some(msg.clone());
+        if let Some(u) = crate::results::Unavailable::find(install_failed, &t.name) {
+            tr.status = u.status;
+            tr.problem = Some(u.message.clone());
             sessions.push(None);
             progress.skip(per_trial * sp.trials as f64);
             continue;

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 
 use gqlbench_engine::{decode_hist, new_latency, summarize_hist};
 
+use crate::catalog::scenario::Model;
 use crate::catalog::TargetKind;
 use crate::results::{GcStats, RankPair, Ranking, ScenarioResult, TargetResult};
 use crate::results::{TargetStatus, TargetSummary, TrialResult};
@@ -153,7 +154,7 @@ fn median_of(xs: impl Iterator<Item = f64>) -> Option<f64> {
 /// An open model at one rate (not a sweep of rates): every target that keeps up serves
 /// the rate, so throughput ranks nothing (latency and the overhead tables say what differs).
 pub fn fixed_rate(s: &ScenarioResult) -> bool {
-    s.load.model == "open"
+    s.load.model == Model::Open
         && s.load.stages.is_empty()
         && s.targets
             .iter()

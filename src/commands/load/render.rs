@@ -4,6 +4,7 @@
 use anyhow::Result;
 
 use super::LoadReport;
+use crate::catalog::scenario::Model;
 use crate::report::{Document, Exporter, Output, Terminal};
 
 impl Document for LoadReport {
@@ -48,7 +49,7 @@ fn render(r: &LoadReport) -> String {
             fmt_ms(l.p99_us as f64),
             fmt_ms(l.p999_us as f64),
             fmt_ms(l.max_us as f64),
-            if r.load.model == "open" {
+            if r.load.model == Model::Open {
                 " (from the intended send time)"
             } else {
                 ""

@@ -81,7 +81,7 @@ pub fn from_points(p: &points::Points, m: Option<&ExportMetadata>) -> (LoadResul
         .collect();
     let ok = p.requests.saturating_sub(failed);
     let l = LoadResult {
-        model: m.map_or("closed".into(), |m| m.model.clone()),
+        model: m.map_or("closed".into(), |m| m.model.as_str().into()),
         requests: answered,
         ok,
         failed,

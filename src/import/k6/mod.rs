@@ -20,6 +20,7 @@ use anyhow::{Context, Result};
 use gqlbench_engine::LoadResult;
 use serde_json::Value;
 
+use crate::catalog::scenario::Model;
 use crate::catalog::TargetKind;
 use crate::error::UserError;
 use crate::export::plan::{Executor, ExportMetadata};
@@ -328,7 +329,7 @@ pub fn import(o: &Options) -> Result<RunResults> {
     }
     target.summary = summ;
     let load_info = LoadInfo {
-        model: m.map_or("closed".into(), |m| m.model.clone()),
+        model: m.map_or(Model::Closed, |m| m.model),
         connections: m.map_or(0, |m| executor_vus(&m.executor)),
         pipelining: 1,
         think_time_s: 0.0,

@@ -4,6 +4,7 @@
 //! target's CPU and memory second by second. A kind's own charts (sweeps, overheads) are
 //! its `html` hook's.
 use super::{color_of, legend, Figure};
+use crate::catalog::scenario::Model;
 use crate::results::{ScenarioResult, TargetResult, TrialResult};
 use crate::summary::{counted_trials, merged_latency, used_trials};
 use crate::view::intervals::{Intervals, Row};
@@ -93,7 +94,7 @@ fn latency(s: &ScenarioResult) -> Option<Figure> {
         chart.series.push(Series::line(color_of(s, t), pts));
         drawn.push(t.name.clone());
     }
-    let open = s.load.model == "open";
+    let open = s.load.model == Model::Open;
     Figure::of(
         "latency",
         "Latency distribution (merged histograms)",

@@ -246,7 +246,7 @@ fn the_slower_targets_latency_curve_lies_above_the_faster_ones() {
 #[test]
 fn a_fixed_arrival_rate_has_no_throughput_chart() {
     let mut r = two_targets();
-    r.scenarios[0].load.model = "open".into();
+    r.scenarios[0].load.model = crate::catalog::scenario::Model::Open;
     r.scenarios[0].load.rate = Some(100.0);
     let kinds: Vec<&str> = figures(&r.scenarios[0]).iter().map(|f| f.kind).collect();
     assert!(
