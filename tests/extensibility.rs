@@ -164,10 +164,10 @@ fn a_tracing_variant_delivers_spans_and_one_that_exports_nowhere_is_invalid() {
     // from the Go module proxy by the run), and neither it nor the counter outlives it.
     assert_eq!(
         r.scenarios[0]
-            .overhead
-            .as_ref()
-            .and_then(|o| o.trace_collector.as_deref()),
-        Some("otel-collector")
+            .by_kind
+            .get(&gqlbench::kinds::overhead::SPEC)
+            .and_then(|o| o.trace_collector),
+        Some("otel-collector".to_string())
     );
     assert_no_process("serve-otlp");
     assert_no_process("otelcol");
@@ -201,8 +201,8 @@ fn a_server_tracing_variant_exports_from_its_preload_and_a_bad_instrumentation_f
     );
     assert_spans_delivered(code, &r, "graphql-jit", "graphql-jit-tracing-100");
     assert!(r.scenarios[0]
-        .overhead
-        .as_ref()
+        .by_kind
+        .get(&gqlbench::kinds::overhead::SPEC)
         .is_some_and(|o| o.trace_collector.is_none()));
     assert_no_process("serve-otlp");
 

@@ -42,7 +42,10 @@ fn findings(r: &RunResults) -> &[String] {
 #[test]
 fn depth_limit_check_passes_with_a_limit_and_fails_visibly_without() {
     let (r, dir) = run_e2e("depth", 0);
-    assert_eq!(r.scenarios[0].depth_limit, Some(10));
+    assert_eq!(
+        r.scenarios[0].by_kind.get(&gqlbench::kinds::depth::LIMIT),
+        Some(10)
+    );
     let limited = target(&r, 0, "fx-depth-limit");
     let d = limited.depth_check.as_ref().expect("a depth check");
     assert!(d.at_limit_ok, "{d:?}");
@@ -86,13 +89,16 @@ fn cold_starts_are_repeated_and_a_target_that_never_starts_is_reported() {
         assert!(s.first_request_s.unwrap() > 0.0);
         assert!(s.rss_at_ready_bytes.unwrap() > 1_000_000);
     }
-    let sum = good.cold_start.as_ref().expect("a cold-start summary");
+    let sum = good
+        .by_kind
+        .get(&gqlbench::kinds::cold_start::SUMMARY)
+        .expect("a cold-start summary");
     assert_eq!(sum.ok, 3);
     assert_eq!(sum.ready_s.n, 3);
     let never = target(&r, 0, "fx-never-ready");
     assert_eq!(never.status, TargetStatus::StartFailed);
     assert_eq!(never.cold_starts.len(), 3);
-    assert!(never.cold_start.is_none());
+    assert!(!never.by_kind.has(&gqlbench::kinds::cold_start::SUMMARY));
     assert!(never.problem.as_deref().unwrap().contains("not ready"));
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     assert_no_process("_fixture/server.mjs");
@@ -113,7 +119,9 @@ fn a_server_that_cannot_start_under_the_memory_cap_is_reported_as_such() {
     let p = hog.problem.as_deref().unwrap();
     assert!(p.contains("SIGKILL") && p.contains("memory cap"), "{p}");
     // The small box is fine for a small server.
-    let good = target(&r, 0, "fx-good").cold_start.as_ref();
+    let good = target(&r, 0, "fx-good")
+        .by_kind
+        .get(&gqlbench::kinds::cold_start::SUMMARY);
     assert_eq!(good.unwrap().ok, 2);
 }
 

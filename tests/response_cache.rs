@@ -3,6 +3,7 @@
 //! Yoga and Apollo Server caches check that the scenario measures what it says.
 mod common;
 use common::*;
+use gqlbench::kinds::response_cache::{EXECUTIONS, STALENESS};
 use gqlbench::results::{RunResults, StalenessVerdict, TargetStatus};
 
 /// The fixtures' response-cache scenario, one short trial, with `targets`.
@@ -33,7 +34,7 @@ fn a_correct_cache_shows_its_hit_ratio_and_fresh_answers_after_a_write() {
     let base = target(&r, 0, "fx-good");
     // Without a cache every request is executed once.
     for t in base.trials.iter() {
-        let e = t.executions.as_ref().expect("the base's executions");
+        let e = t.by_kind.get(&EXECUTIONS).expect("the base's executions");
         assert!(
             (0.97..=1.0).contains(&e.per_request),
             "{e:?} of {} requests",
@@ -47,11 +48,11 @@ fn a_correct_cache_shows_its_hit_ratio_and_fresh_answers_after_a_write() {
         assert!((0.7..=0.9).contains(x), "hit ratio {x}");
     }
     let cached = target(&r, 0, "fx-cache");
-    let st = cached.staleness.as_ref().expect("staleness checked");
+    let st = cached.by_kind.get(&STALENESS).expect("staleness checked");
     assert_eq!(st.verdict, StalenessVerdict::Fresh, "{st:?}");
     assert_eq!(st.stale_reads, 0);
     // The base has no cache: nothing to check.
-    assert!(base.staleness.is_none());
+    assert!(!base.by_kind.has(&STALENESS));
     let report = std::fs::read_to_string(dir.path().join("report.md")).unwrap();
     assert!(
         report.contains("response cache on vs off (TTL 1 s)"),
@@ -69,7 +70,7 @@ fn a_cache_that_never_forgets_fails_its_staleness_check_and_is_not_measured() {
     let stale = target(&r, 0, "fx-cache-stale");
     assert_eq!(stale.status, TargetStatus::WrongAnswers);
     assert!(stale.trials.is_empty(), "never measured");
-    let st = stale.staleness.as_ref().unwrap();
+    let st = stale.by_kind.get(&STALENESS).unwrap();
     assert_eq!(st.verdict, StalenessVerdict::Stale, "{st:?}");
     // It served the old name for longer than the 1 s TTL allows, then was given up on.
     assert!(st.stale_s > 1.0 && st.stale_reads > 10, "{st:?}");
@@ -171,7 +172,7 @@ fn yoga_and_apollo_caches_answer_right_and_show_hits_and_their_staleness() {
     for name in ["graphql-yoga", "apollo-server"] {
         let base = target(&r, 0, name);
         for t in &base.trials {
-            let e = t.executions.as_ref().expect("executions counted");
+            let e = t.by_kind.get(&EXECUTIONS).expect("executions counted");
             assert!((0.95..=1.0).contains(&e.per_request), "{name}: {e:?}");
         }
         let cached = format!("{name}-cache");
@@ -184,13 +185,13 @@ fn yoga_and_apollo_caches_answer_right_and_show_hits_and_their_staleness() {
     }
     // Yoga invalidates the renamed user; Apollo's cache keeps it until its max age.
     let yoga = target(&r, 0, "graphql-yoga-cache")
-        .staleness
-        .clone()
+        .by_kind
+        .get(&STALENESS)
         .unwrap();
     assert_eq!(yoga.verdict, StalenessVerdict::Fresh, "{yoga:?}");
     let apollo = target(&r, 0, "apollo-server-cache")
-        .staleness
-        .clone()
+        .by_kind
+        .get(&STALENESS)
         .unwrap();
     assert_eq!(apollo.verdict, StalenessVerdict::WithinTtl, "{apollo:?}");
     assert!(
@@ -206,8 +207,8 @@ fn hive_gateway_cache_saves_subgraph_calls_and_answers_right() {
     // in-flight subgraph fetches, so its subgraph calls say less).
     let base = target(&r, 0, "hive-gateway");
     let e = base.trials[0]
-        .executions
-        .as_ref()
+        .by_kind
+        .get(&EXECUTIONS)
         .expect("executions counted");
     assert!((0.95..=1.0).contains(&e.per_request), "{e:?}");
     let h = hit_ratio(&r, "hive-gateway", "hive-gateway-cache");
@@ -224,5 +225,5 @@ fn hive_gateway_cache_saves_subgraph_calls_and_answers_right() {
     };
     assert!(calls("hive-gateway-cache") < calls("hive-gateway"));
     // No staleness check: the demo subgraphs take no writes.
-    assert!(target(&r, 0, "hive-gateway-cache").staleness.is_none());
+    assert!(!target(&r, 0, "hive-gateway-cache").by_kind.has(&STALENESS));
 }

@@ -72,9 +72,10 @@ fn one() -> u32 {
     1
 }
 
-#[derive(Deserialize, Serialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Deserialize, Serialize, Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[serde(rename_all = "snake_case")]
 pub enum Model {
+    #[default]
     Closed,
     Open,
 }

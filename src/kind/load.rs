@@ -84,6 +84,6 @@ pub fn conclude(
         sweep,
         database: None,
         subscriptions: None,
-        executions: None,
+        by_kind: Default::default(),
     }
 }

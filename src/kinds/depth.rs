@@ -17,8 +17,11 @@ use crate::kind::{Kind, KindDef, ResolveCx};
 use crate::measure::ready::problem;
 use crate::measure::session::Session;
 use crate::progress::Progress;
-use crate::results::{DepthCheck, ScenarioResult, TargetResult};
+use crate::results::{DepthCheck, Key, ScenarioResult, TargetResult};
 use crate::view::Table;
+
+/// `depth_limit` of a scenario: the limit it checks (see each target's `depth_check`).
+pub const LIMIT: Key<u32> = Key::new("depth_limit");
 
 pub const DEF: KindDef = KindDef {
     section: "depth",
@@ -94,7 +97,7 @@ impl Kind for Depth {
 
     fn describe(&self, s: &mut ScenarioResult) {
         self.inner.describe(s);
-        s.depth_limit = Some(self.limit);
+        s.by_kind.set(&LIMIT, &self.limit);
     }
 
     // The check comes first: a server whose limit refuses the operation at the limit then
@@ -192,7 +195,7 @@ pub fn judge_refusal(status: Option<u16>, body: &[u8], transport_problem: &str) 
 
 /// Depth scenarios: the limit check, execution time and the memory spike.
 fn table(s: &ScenarioResult) -> Option<Table> {
-    let limit = s.depth_limit?;
+    let limit = s.by_kind.get(&LIMIT)?;
     let rows = s
         .targets
         .iter()

@@ -7,10 +7,53 @@ use std::sync::Arc;
 
 use anyhow::Result;
 
+use serde::{Deserialize, Serialize};
+
 use crate::kind::ScenarioPlan;
 use crate::kind::{Kind, KindDef, ResolveCx};
-use crate::results::{LeakVerdict, LongRunSpec, ScenarioResult, TargetResult};
+use crate::results::{Key, LeakVerdict, ScenarioResult, TargetResult};
 use crate::view::Table;
+
+/// `long_run` of a scenario: the leak thresholds applied.
+pub const SPEC: Key<LongRunSpec> = Key::new("long_run");
+
+/// A long run's leak thresholds: the scenario file's `[long_run]`, kept with the result.
+#[derive(Deserialize, Serialize, Debug, Clone, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct LongRunSpec {
+    /// A leak is suspected when the fitted memory growth over the window is at least this
+    /// many MiB ...
+    #[serde(default = "leak_mib")]
+    pub leak_min_growth_mib: f64,
+    /// ... and at least this share of the memory at the start of the window, in % ...
+    #[serde(default = "leak_pct")]
+    pub leak_min_growth_pct: f64,
+    /// ... and the straight line explains the samples at least this well (R²).
+    #[serde(default = "leak_r2")]
+    pub leak_min_r2: f64,
+}
+
+fn leak_mib() -> f64 {
+    8.0
+}
+
+fn leak_pct() -> f64 {
+    5.0
+}
+
+fn leak_r2() -> f64 {
+    0.6
+}
+
+impl Default for LongRunSpec {
+    fn default() -> Self {
+        LongRunSpec {
+            leak_min_growth_mib: leak_mib(),
+            leak_min_growth_pct: leak_pct(),
+            leak_min_r2: leak_r2(),
+        }
+    }
+}
 
 pub const DEF: KindDef = KindDef {
     section: "long_run",
@@ -54,7 +97,7 @@ impl Kind for LongRun {
 
     fn describe(&self, s: &mut ScenarioResult) {
         self.inner.describe(s);
-        s.long_run = Some(self.spec.clone());
+        s.by_kind.set(&SPEC, &self.spec);
     }
 
     fn summarize(&self, sp: &ScenarioPlan, tr: &mut TargetResult) {
@@ -125,7 +168,7 @@ pub fn judge(spec: &LongRunSpec, t: &TargetResult) -> Option<LeakVerdict> {
 
 /// Long runs: memory baseline/peak/average, GC and the leak verdict with its slope.
 fn table(s: &ScenarioResult) -> Option<Table> {
-    s.long_run.as_ref()?;
+    s.by_kind.has(&SPEC).then_some(())?;
     let rows = s
         .targets
         .iter()
@@ -189,7 +232,7 @@ fn table(s: &ScenarioResult) -> Option<Table> {
 
 /// Long runs as CSV: one line per target, trial and second.
 fn memory_csv(s: &ScenarioResult) -> Option<String> {
-    s.long_run.as_ref()?;
+    s.by_kind.has(&SPEC).then_some(())?;
     let mut out = String::from("target,trial,t_s,cpu_pct,rss_mib,gc_count,gc_total_ms\n");
     for t in &s.targets {
         for tr in &t.trials {
@@ -220,7 +263,7 @@ fn memory_csv(s: &ScenarioResult) -> Option<String> {
 fn html(s: &ScenarioResult) -> Vec<crate::view::Figure> {
     use crate::view::xy::{Series, XAxis, Xy, YAxis};
     use crate::view::{color_of, legend, Figure};
-    if s.long_run.is_none() {
+    if !s.by_kind.has(&SPEC) {
         return Vec::new();
     }
     let mib = 1024.0 * 1024.0;

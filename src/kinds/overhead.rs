@@ -11,12 +11,29 @@ use std::sync::Arc;
 
 use anyhow::Result;
 
+use serde::{Deserialize, Serialize};
+
 use crate::catalog::scenario::Model;
 use crate::kind::{Kind, KindDef, ResolveCx};
-use crate::results::{OverheadSpec, ScenarioResult, TargetResult, TrialResult};
+use crate::results::{Key, ScenarioResult, TargetResult, TrialResult};
 use crate::stats::{paired_difference, Difference};
 use crate::view::cells::dash;
 use crate::view::Table;
+
+/// `overhead` of a scenario.
+pub const SPEC: Key<OverheadSpec> = Key::new("overhead");
+
+/// An overhead scenario's `[overhead]`: every variant (a target with a `base`) is compared
+/// with its base, round by round.
+#[derive(Deserialize, Serialize, Debug, Clone, PartialEq, Default)]
+#[serde(deny_unknown_fields)]
+pub struct OverheadSpec {
+    /// A target of kind `collector` (a real OpenTelemetry Collector) the tracing variants
+    /// export to, which forwards to gqlbench's span counter; without it they export to the
+    /// counter directly.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace_collector: Option<String>,
+}
 
 pub const DEF: KindDef = KindDef {
     section: "overhead",
@@ -118,7 +135,7 @@ impl Kind for Overhead {
 
     fn describe(&self, s: &mut ScenarioResult) {
         self.inner.describe(s);
-        s.overhead = Some(self.spec.clone());
+        s.by_kind.set(&SPEC, &self.spec);
     }
 }
 
@@ -231,7 +248,7 @@ fn fmt_change(c: Option<&crate::stats::Change>) -> String {
 }
 
 fn table(s: &ScenarioResult) -> Option<Table> {
-    let spec = s.overhead.as_ref()?;
+    let spec = s.by_kind.get(&SPEC)?;
     // Where the spans went: the counter directly, or a real collector in front of it.
     let spans_via = match &spec.trace_collector {
         Some(c) => format!("; spans/req: spans that passed a real OpenTelemetry Collector ({c}) on their way to gqlbench's counter, per request, both counted over warm-up and window"),
@@ -313,7 +330,7 @@ fn table(s: &ScenarioResult) -> Option<Table> {
 fn html(s: &ScenarioResult) -> Vec<crate::view::Figure> {
     use crate::view::intervals::{Intervals, Row};
     use crate::view::{color_of, legend, Figure};
-    if s.overhead.is_none() {
+    if !s.by_kind.has(&SPEC) {
         return Vec::new();
     }
     type Percentile = fn(&TrialResult) -> f64;
@@ -405,8 +422,13 @@ mod tests {
             timeout_s: 10.0,
             unique_request_header: false,
         };
-        let mut s = ScenarioResult::new("extensibility".into(), "overhead".into(), load);
-        s.overhead = Some(OverheadSpec::default());
+        let mut s = ScenarioResult {
+            suite: "extensibility".into(),
+            name: "overhead".into(),
+            load,
+            ..Default::default()
+        };
+        s.by_kind.set(&SPEC, &OverheadSpec::default());
         s.targets = vec![target("gw-tracing", Some("gw"))];
         let over = |s: &ScenarioResult| table(s).unwrap().rows[0][1].clone();
         assert_eq!(

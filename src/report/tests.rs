@@ -224,7 +224,10 @@ fn a_figure_that_could_not_be_read_is_unmeasured_in_every_format() {
     let mut r = run();
     let s = &mut r.scenarios[0];
     s.connection_sweep = None;
-    s.long_run = Some(crate::results::LongRunSpec::default());
+    s.by_kind.set(
+        &crate::kinds::long_run::SPEC,
+        &crate::kinds::long_run::LongRunSpec::default(),
+    );
     let t = &mut s.targets[0];
     // Started and sampled (cpu_source set), but nothing of its CPU or memory was read: a
     // target killed before the window.

@@ -8,6 +8,7 @@ use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
 mod import;
+mod kind_data;
 mod sanity;
 mod stop_reason;
 mod summary;
@@ -16,6 +17,7 @@ mod trial;
 mod verdict;
 
 pub use import::*;
+pub use kind_data::{Key, KindData};
 pub use sanity::damaged_throughput;
 
 pub use stop_reason::StopReason;
@@ -105,7 +107,7 @@ pub struct IsolationInfo {
     pub nofile_limit: u64,
 }
 
-#[derive(Serialize, Deserialize, Debug, Clone)]
+#[derive(Serialize, Deserialize, Debug, Clone, Default)]
 pub struct ScenarioResult {
     pub suite: String,
     pub name: String,
@@ -130,22 +132,6 @@ pub struct ScenarioResult {
     /// Closed-model load sweep: the connection counts of every trial's steps.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub connection_sweep: Option<Vec<u32>>,
-    /// A long run: the leak thresholds applied to the memory trend.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub long_run: Option<LongRunSpec>,
-    /// An overhead scenario: what each variant adds over its baseline (`kinds::overhead`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub overhead: Option<OverheadSpec>,
-    /// A response-cache scenario: the caches' time to live and the staleness check
-    /// (`kinds::response_cache`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub response_cache: Option<ResponseCacheInfo>,
-    /// The depth limit the scenario checks (see each target's `depth_check`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub depth_limit: Option<u32>,
-    /// Subscriptions: transport and publish rate.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub subscriptions: Option<SubscriptionsInfo>,
     /// How many rounds ran and why no more (rounds added until decided, `--precision`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rounds: Option<RoundsInfo>,
@@ -153,106 +139,10 @@ pub struct ScenarioResult {
     /// an operation alike and differently from its expected answer. Names the files.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub catalogue_fault: Option<String>,
-}
-
-impl ScenarioResult {
-    /// A scenario's result before anything ran: its names and load, no operations, targets
-    /// or kind-specific parts (the runner fills them in from the plan, an import from what
-    /// the file holds).
-    pub fn new(suite: String, name: String, load: LoadInfo) -> Self {
-        ScenarioResult {
-            suite,
-            name,
-            description: String::new(),
-            workload: String::new(),
-            operations: Vec::new(),
-            load,
-            trials_planned: 0,
-            warmup_s: 0.0,
-            duration_s: 0.0,
-            limits: LimitsInfo::default(),
-            targets: Vec::new(),
-            ranking: None,
-            kind: ScenarioKind::Load,
-            database: None,
-            connection_sweep: None,
-            long_run: None,
-            overhead: None,
-            response_cache: None,
-            depth_limit: None,
-            subscriptions: None,
-            rounds: None,
-            catalogue_fault: None,
-        }
-    }
-}
-
-/// An overhead scenario's `[overhead]`: every variant (a target with a `base`) is compared
-/// with its base, round by round.
-#[derive(Deserialize, Serialize, Debug, Clone, PartialEq, Default)]
-#[serde(deny_unknown_fields)]
-pub struct OverheadSpec {
-    /// A target of kind `collector` (a real OpenTelemetry Collector) the tracing variants
-    /// export to, which forwards to gqlbench's span counter; without it they export to the
-    /// counter directly.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub trace_collector: Option<String>,
-}
-
-/// A response-cache scenario's settings, kept with the result.
-#[derive(Deserialize, Serialize, Debug, Clone, PartialEq)]
-pub struct ResponseCacheInfo {
-    /// How long every cache keeps an answer (given to the targets as
-    /// GQLBENCH_CACHE_TTL_MS): the longest a cache may serve an answer a write made stale.
-    pub ttl_s: f64,
-    /// The staleness check's read and write operations, when the scenario has one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub staleness: Option<StalenessOps>,
-}
-
-/// The operations of a staleness check: `read` (two cases: its answer before the write and
-/// after it) and `write` (two cases: the change and the one that undoes it).
-#[derive(Deserialize, Serialize, Debug, Clone, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct StalenessOps {
-    pub read: String,
-    pub write: String,
-}
-
-/// A long run's leak thresholds: the scenario file's `[long_run]`, kept with the result.
-#[derive(Deserialize, Serialize, Debug, Clone, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct LongRunSpec {
-    /// A leak is suspected when the fitted memory growth over the window is at least this
-    /// many MiB ...
-    #[serde(default = "leak_mib")]
-    pub leak_min_growth_mib: f64,
-    /// ... and at least this share of the memory at the start of the window, in % ...
-    #[serde(default = "leak_pct")]
-    pub leak_min_growth_pct: f64,
-    /// ... and the straight line explains the samples at least this well (R²).
-    #[serde(default = "leak_r2")]
-    pub leak_min_r2: f64,
-}
-
-fn leak_mib() -> f64 {
-    8.0
-}
-fn leak_pct() -> f64 {
-    5.0
-}
-fn leak_r2() -> f64 {
-    0.6
-}
-
-impl Default for LongRunSpec {
-    fn default() -> Self {
-        LongRunSpec {
-            leak_min_growth_mib: leak_mib(),
-            leak_min_growth_pct: leak_pct(),
-            leak_min_r2: leak_r2(),
-        }
-    }
+    /// What the scenario's kinds record about it (`[overhead]`, `[response_cache]`, the
+    /// depth limit, a long run's thresholds, subscriptions' transport): each a field here.
+    #[serde(flatten)]
+    pub by_kind: KindData,
 }
 
 /// The rounds of a scenario: each measures every target once (see `runner::rounds`).
@@ -336,16 +226,6 @@ pub struct DatabaseInfo {
     pub pool_size: u32,
 }
 
-#[derive(Serialize, Deserialize, Debug, Clone, Default)]
-pub struct SubscriptionsInfo {
-    /// "ws" (graphql-ws) or "sse".
-    pub transport: String,
-    /// Messages the server published per second (every subscriber gets each one).
-    pub publish_rate: f64,
-    pub connect_rate: f64,
-    pub operation: String,
-}
-
 #[derive(Serialize, Deserialize, Debug, Clone)]
 pub struct OperationInfo {
     pub name: String,
@@ -354,7 +234,7 @@ pub struct OperationInfo {
     pub cases: usize,
 }
 
-#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Default)]
 pub struct LoadInfo {
     /// The arrival model ("closed" or "open" in the file).
     pub model: crate::catalog::scenario::Model,

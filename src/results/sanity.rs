@@ -93,7 +93,12 @@ mod tests {
             timeout_s: 1.0,
             unique_request_header: false,
         };
-        let mut s = crate::results::ScenarioResult::new("e2e".into(), "hello".into(), info);
+        let mut s = crate::results::ScenarioResult {
+            suite: "e2e".into(),
+            name: "hello".into(),
+            load: info,
+            ..Default::default()
+        };
         s.targets = vec![t];
         let mut r: RunResults = serde_json::from_value(serde_json::json!({
             "schema_version": crate::results::SCHEMA_VERSION,

@@ -2,7 +2,7 @@
 //! answer checks, and what only some kinds record (depth check, cold starts).
 use serde::{Deserialize, Serialize};
 
-use super::{Estimate, TargetSummary, TrialResult};
+use super::{KindData, TargetSummary, TrialResult};
 use crate::catalog::target::Settings;
 use crate::catalog::TargetKind;
 
@@ -85,11 +85,10 @@ pub struct TargetResult {
     /// Cold-start scenarios: every fresh start, in order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub cold_starts: Vec<ColdStartSample>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cold_start: Option<ColdStartSummary>,
-    /// Response-cache scenarios: whether a cache served answers a write had made stale.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub staleness: Option<StalenessCheck>,
+    /// What the scenario's kinds record about this target (a cold start's summary, a
+    /// response cache's staleness check): each a field here.
+    #[serde(flatten)]
+    pub by_kind: KindData,
 }
 
 /// What a response cache served after a write.
@@ -111,23 +110,6 @@ impl StalenessVerdict {
     pub fn fails(self) -> bool {
         matches!(self, StalenessVerdict::Stale | StalenessVerdict::Wrong)
     }
-}
-
-/// A response cache's staleness check: an answer read (and cached), a write through the
-/// target that changes it, reads until the new answer shows, then the same to undo it.
-#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
-pub struct StalenessCheck {
-    /// Longest time after a write that the target still served the answer from before it
-    /// (0 when the first read after the write was fresh), over both writes.
-    pub stale_s: f64,
-    /// Reads after the writes that returned the answer from before them.
-    pub stale_reads: u32,
-    /// The cache's time to live the scenario gave the target: its bound on `stale_s`.
-    pub ttl_s: f64,
-    pub verdict: StalenessVerdict,
-    /// What went wrong, for "stale" and "wrong".
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub detail: Option<String>,
 }
 
 impl TargetResult {
@@ -153,8 +135,7 @@ impl TargetResult {
             summary: None,
             depth_check: None,
             cold_starts: Vec::new(),
-            cold_start: None,
-            staleness: None,
+            by_kind: KindData::default(),
         }
     }
 }
@@ -270,16 +251,6 @@ pub struct ColdStartSample {
     /// RSS after the first request.
     pub rss_after_first_bytes: Option<u64>,
     pub problem: Option<String>,
-}
-
-#[derive(Serialize, Deserialize, Debug, Clone)]
-pub struct ColdStartSummary {
-    pub starts: u32,
-    pub ok: u32,
-    pub ready_s: Estimate,
-    pub first_request_s: Estimate,
-    pub second_request_s: Estimate,
-    pub rss_at_ready_bytes: Estimate,
 }
 
 #[derive(Serialize, Deserialize, Debug, Clone)]

@@ -6,6 +6,8 @@ use std::collections::BTreeMap;
 use gqlbench_engine::LoadResult;
 use serde::{Deserialize, Serialize};
 
+use super::KindData;
+
 #[derive(Serialize, Deserialize, Debug, Clone)]
 pub struct TrialResult {
     /// Trial number (1-based) and the position of this target in that trial's order.
@@ -46,23 +48,10 @@ pub struct TrialResult {
     /// Subscription scenarios: what the engine held and received.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub subscriptions: Option<SubscriptionUsage>,
-    /// Response-cache scenarios: how often the target executed a request.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub executions: Option<ExecutionUsage>,
-}
-
-/// How often a target executed a request during a trial, as it counted itself (read from
-/// its counters port before and after the trial): a response cache's hits are the
-/// requests that did not get here.
-#[derive(Serialize, Deserialize, Debug, Clone, Default, PartialEq)]
-pub struct ExecutionUsage {
-    /// Root fields a Node server resolved, or operations a gateway executed, during the
-    /// trial (warm-up, priming and window).
-    pub executions: u64,
-    /// Requests the trial sent (warm-up, priming and window).
-    pub requests: u64,
-    /// `executions` / `requests`.
-    pub per_request: f64,
+    /// What the scenario's kinds record about this trial (a response cache's executions):
+    /// each a field here.
+    #[serde(flatten)]
+    pub by_kind: KindData,
 }
 
 impl TrialResult {
@@ -95,7 +84,7 @@ impl TrialResult {
             sweep: None,
             database: None,
             subscriptions: None,
-            executions: None,
+            by_kind: KindData::default(),
         }
     }
 }

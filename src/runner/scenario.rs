@@ -49,7 +49,10 @@ pub fn result(sp: &ScenarioPlan) -> ScenarioResult {
             applied: String::new(),
         },
         targets: sp.targets.iter().map(empty_target_result).collect(),
-        ..ScenarioResult::new(sp.suite.clone(), sp.name.clone(), sp.load.info())
+        suite: sp.suite.clone(),
+        name: sp.name.clone(),
+        load: sp.load.info(),
+        ..Default::default()
     };
     sp.kind.describe(&mut s);
     s

@@ -365,7 +365,10 @@ pub fn import(o: &Options) -> Result<RunResults> {
         warmup_s: m.map_or(0.0, |m| m.warmup_s),
         duration_s,
         targets: vec![target],
-        ..ScenarioResult::new(suite, name, load_info)
+        suite,
+        name,
+        load: load_info,
+        ..Default::default()
     };
     if let Some((f, _)) = &meta {
         notes.push(format!("scenario from {}", f.display()));

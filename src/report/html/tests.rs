@@ -320,7 +320,10 @@ fn an_overhead_scenario_draws_each_variants_added_latency_per_percentile() {
         target("gw-rhai", &[1200, 1300, 1400, 2300], 900.0),
     ]);
     let s = &mut r.scenarios[0];
-    s.overhead = Some(Default::default());
+    s.by_kind.set(
+        &crate::kinds::overhead::SPEC,
+        &crate::kinds::overhead::OverheadSpec::default(),
+    );
     s.targets[1].base = Some("gw".into());
     let f = figures(s)
         .into_iter()

@@ -14,6 +14,9 @@
 //!   it. A cache may serve the old answer for at most its time to live (GQLBENCH_CACHE_TTL_MS,
 //!   the scenario's `ttl`, given to every target); an old answer later than that, or an
 //!   answer that is neither, fails the target.
+mod record;
+
+pub use record::*;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -31,10 +34,7 @@ use crate::kind::ScenarioPlan;
 use crate::kind::{Kind, KindDef, ResolveCx, TrialCx};
 use crate::measure::session::Session;
 use crate::progress::Progress;
-use crate::results::{
-    ExecutionUsage, ResponseCacheInfo, ScenarioResult, StalenessCheck, StalenessOps,
-    StalenessVerdict, TargetResult, TargetStatus, TrialResult,
-};
+use crate::results::{ScenarioResult, StalenessVerdict, TargetResult, TargetStatus, TrialResult};
 use crate::view::cells::dash;
 use crate::view::Table;
 
@@ -205,10 +205,13 @@ impl Kind for ResponseCache {
 
     fn describe(&self, s: &mut ScenarioResult) {
         self.inner.describe(s);
-        s.response_cache = Some(ResponseCacheInfo {
-            ttl_s: self.ttl.as_secs_f64(),
-            staleness: self.staleness.as_ref().map(|x| x.ops.clone()),
-        });
+        s.by_kind.set(
+            &INFO,
+            &ResponseCacheInfo {
+                ttl_s: self.ttl.as_secs_f64(),
+                staleness: self.staleness.as_ref().map(|x| x.ops.clone()),
+            },
+        );
     }
 
     fn env(&self, env: &mut BTreeMap<String, String>) {
@@ -245,7 +248,7 @@ impl Kind for ResponseCache {
                 c.detail.as_deref().unwrap_or_default()
             ));
         }
-        tr.staleness = Some(c);
+        tr.by_kind.set(&STALENESS, &c);
     }
 
     fn trial(&self, cx: &mut TrialCx<'_>) -> TrialResult {
@@ -259,15 +262,18 @@ impl Kind for ResponseCache {
                 // The server counts every request the trial sent, warm-up and priming too.
                 let sent = t.requests_sent();
                 let executions = b.saturating_sub(a);
-                t.executions = Some(ExecutionUsage {
-                    executions,
-                    requests: sent,
-                    per_request: if sent > 0 {
-                        executions as f64 / sent as f64
-                    } else {
-                        0.0
+                t.by_kind.set(
+                    &EXECUTIONS,
+                    &ExecutionUsage {
+                        executions,
+                        requests: sent,
+                        per_request: if sent > 0 {
+                            executions as f64 / sent as f64
+                        } else {
+                            0.0
+                        },
                     },
-                });
+                );
             }
             _ => {
                 t.valid = false;
@@ -382,7 +388,9 @@ fn staleness_check(
 
 /// Executions per request of a trial: what the target itself counted, NaN when it did not.
 fn executions(t: &TrialResult) -> f64 {
-    t.executions.as_ref().map_or(f64::NAN, |e| e.per_request)
+    t.by_kind
+        .get(&EXECUTIONS)
+        .map_or(f64::NAN, |e| e.per_request)
 }
 
 /// The hit ratio of `variant` in each round both ran validly: 1 − its executions per
@@ -413,14 +421,14 @@ fn fmt_staleness(c: Option<&StalenessCheck>) -> String {
 }
 
 fn table(s: &ScenarioResult) -> Option<Table> {
-    let info = s.response_cache.as_ref()?;
+    let info = s.by_kind.get(&INFO)?;
     let closed = s.load.model == Model::Closed;
     let pct = |x: f64| format!("{:.1}%", x * 100.0);
     let rows = s
         .targets
         .iter()
         .map(|t| {
-            let per_request = median_of(t, |x| x.executions.as_ref().map(|e| e.per_request));
+            let per_request = median_of(t, |x| x.by_kind.get(&EXECUTIONS).map(|e| e.per_request));
             let calls = median_of(t, |x| x.upstream.as_ref().map(|u| u.calls_per_request));
             let base = super::overhead::base_in(s, t);
             let (hits, speed) = match base {
@@ -467,7 +475,7 @@ fn table(s: &ScenarioResult) -> Option<Table> {
                 fmt(per_request),
                 fmt(calls),
                 speed,
-                fmt_staleness(t.staleness.as_ref()),
+                fmt_staleness(t.by_kind.get(&STALENESS).as_ref()),
             ]
         })
         .collect();
@@ -521,11 +529,14 @@ mod tests {
                         ..Default::default()
                     });
                 } else {
-                    x.executions = Some(ExecutionUsage {
-                        executions: 0,
-                        requests: 0,
-                        per_request: *w,
-                    });
+                    x.by_kind.set(
+                        &EXECUTIONS,
+                        &ExecutionUsage {
+                            executions: 0,
+                            requests: 0,
+                            per_request: *w,
+                        },
+                    );
                 }
                 x
             })

@@ -2,6 +2,9 @@
 //! over WebSocket, or server-sent events), holds them for the warm-up and the measured
 //! window while the server publishes, and records what arrived (engine), the server's
 //! vitals over the window, and its memory per 1,000 subscriptions.
+mod record;
+
+pub use record::*;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -129,12 +132,15 @@ impl Kind for Subscriptions {
             weight: 1,
             cases: 1,
         }];
-        s.subscriptions = Some(SubscriptionsInfo {
-            transport: self.transport.label().into(),
-            publish_rate: self.publish_rate,
-            connect_rate: self.connect_rate,
-            operation: self.operation.clone(),
-        });
+        s.by_kind.set(
+            &INFO,
+            &SubscriptionsInfo {
+                transport: self.transport.label().into(),
+                publish_rate: self.publish_rate,
+                connect_rate: self.connect_rate,
+                operation: self.operation.clone(),
+            },
+        );
     }
 
     fn reads_operations(&self) -> bool {
@@ -321,7 +327,7 @@ fn run_trial(cx: &mut TrialCx<'_>, sub: &Subscriptions) -> TrialResult {
             rss_held_bytes: rss_held,
             memory_per_1000_bytes,
         }),
-        executions: None,
+        by_kind: Default::default(),
     }
 }
 
@@ -376,7 +382,7 @@ fn summarize(t: &TargetResult, connections: u32) -> Option<SubscriptionSummary> 
 
 /// Subscriptions: held connections, delivery, latency, memory per 1,000.
 fn table(s: &ScenarioResult) -> Option<Table> {
-    let info = s.subscriptions.as_ref()?;
+    let info = s.by_kind.get(&INFO)?;
     let rows = s
         .targets
         .iter()
@@ -442,7 +448,7 @@ fn table(s: &ScenarioResult) -> Option<Table> {
 fn html(s: &ScenarioResult) -> Vec<crate::view::Figure> {
     use crate::view::xy::{Marker, Series, XAxis, Xy, YAxis};
     use crate::view::{color_of, legend, scale, Figure};
-    if s.subscriptions.is_none() {
+    if !s.by_kind.has(&INFO) {
         return Vec::new();
     }
     let mut latency = Xy::new(

@@ -2,6 +2,9 @@
 //! hits all alike), and for every start we record spawn → ready, the latency of the first
 //! real request and of the one after it, and memory at readiness. A start that fails (a
 //! crash, never ready, killed by the memory cap) is recorded as such; the others go on.
+mod record;
+
+pub use record::*;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -11,7 +14,7 @@ use serde::Deserialize;
 use crate::kind::{Kind, KindDef, ResolveCx, ScenarioCx};
 use crate::measure::session::{Session, StartOptions};
 use crate::measure::{ready, vitals};
-use crate::results::{ColdStartSample, ColdStartSummary, ScenarioKind, ScenarioResult};
+use crate::results::{ColdStartSample, ScenarioKind, ScenarioResult};
 use crate::results::{StartOutcome, TargetResult, TargetStatus, Unavailable};
 use crate::stats;
 use crate::view::Table;
@@ -214,7 +217,10 @@ fn run(cx: &mut ScenarioCx<'_>, starts: u32) -> Result<()> {
             progress.skip(NOMINAL_START_S);
             let tr = &mut results.scenarios[si].targets[ti];
             tr.cold_starts.push(sample);
-            tr.cold_start = summarize(&tr.cold_starts);
+            match summarize(&tr.cold_starts) {
+                Some(sum) => tr.by_kind.set(&SUMMARY, &sum),
+                None => tr.by_kind.remove(&SUMMARY),
+            }
             results.save(out)?;
         }
     }
@@ -297,7 +303,7 @@ fn table(s: &ScenarioResult) -> Option<Table> {
         .targets
         .iter()
         .filter(|t| !crate::view::cells::not_installed(t))
-        .map(|t| match &t.cold_start {
+        .map(|t| match &t.by_kind.get(&SUMMARY) {
             None => vec![
                 t.name.clone(),
                 format!("0/{}", t.cold_starts.len()),
@@ -376,7 +382,8 @@ fn html(s: &ScenarioResult) -> Vec<crate::view::Figure> {
             .targets
             .iter()
             .filter_map(|t| {
-                let e = of(t.cold_start.as_ref()?);
+                let summary = t.by_kind.get(&SUMMARY)?;
+                let e = of(&summary);
                 (e.n > 0).then(|| Row {
                     label: t.name.clone(),
                     color: color_of(s, t),
@@ -398,7 +405,7 @@ fn html(s: &ScenarioResult) -> Vec<crate::view::Figure> {
             rows,
         }
     };
-    let legend = legend(s, |t| t.cold_start.is_some());
+    let legend = legend(s, |t| t.by_kind.has(&SUMMARY));
     [
         Figure::of(
             "cold-start-ready",
