@@ -1,5 +1,6 @@
 //! Unit tests of the row verdicts and of the problems of the runs as a whole.
 use super::*;
+use crate::results::RunStatus;
 
 const BASE: [f64; 5] = [1000.0, 1001.0, 999.0, 1000.5, 999.5];
 

@@ -1,0 +1,35 @@
+//! The notes of a comparison, what to keep in mind that is not a problem: what the variance
+//! between target processes added to every interval, and runs measured by different engines.
+use crate::results::RunResults;
+use crate::stats::between::{self, Between};
+
+/// What the rows' scatter added to every interval, or why nothing could be added.
+pub(super) fn between_note(b: Option<&Between>, rows: usize) -> String {
+    match b {
+        Some(b) if b.tau2 > 0.0 => format!(
+            "each row's interval includes the variance between target processes that the {} rows compared show beyond their own intervals (one process pair per row; sd {:.1}% of req/s, DerSimonian–Laird over the rows): two runs cannot tell a change confined to some rows from that luck, which costs the gate power",
+            b.rows,
+            b.sd_pct()
+        ),
+        Some(b) => format!(
+            "the {} rows compared scatter no more than their own intervals say: no variance between target processes was added",
+            b.rows
+        ),
+        None => format!(
+            "the variance between target processes could not be estimated ({rows} row(s) valid in both runs with {} trials a side, need {}): each interval covers the noise within the runs only, not the luck of each run's target process",
+            crate::stats::MIN_TRIALS,
+            between::MIN_ROWS
+        ),
+    }
+}
+
+/// Runs measured by different load testers (gqlbench, an imported k6 run) differ by how
+/// each measures as well as by the targets: said beside the comparison.
+pub(super) fn engine_note(a: &RunResults, b: &RunResults) -> Option<String> {
+    (a.engine != b.engine).then(|| {
+        format!(
+            "the runs were measured by different engines ({} and {}): a difference is also how each measures (latency points, warm-up, connection handling), not only the targets",
+            a.engine, b.engine
+        )
+    })
+}
