@@ -8,7 +8,7 @@
 //! build not installed, PostgreSQL absent) are listed as skipped.
 
 pub use crate::results::RunVerdict;
-use crate::results::{RunResults, RunStatus, ScenarioKind, ScenarioResult, TargetResult};
+use crate::results::{RunResults, RunStatus, ScenarioResult, TargetResult};
 use crate::results::{TargetStatus, TargetSummary};
 
 fn row(s: &ScenarioResult, t: &TargetResult) -> String {
@@ -74,7 +74,7 @@ fn judge_target(s: &ScenarioResult, t: &TargetResult) -> Vec<RowVerdict> {
             return out
         }
         // Failing to start in a constrained box is what such a scenario measures.
-        TargetStatus::StartFailed if s.kind == ScenarioKind::ColdStart && constrained => {
+        TargetStatus::StartFailed if s.kind.measures_starts() && constrained => {
             out.push(RowVerdict::Finding(format!(
                 "no start succeeded: {problem}"
             )));
@@ -85,7 +85,7 @@ fn judge_target(s: &ScenarioResult, t: &TargetResult) -> Vec<RowVerdict> {
             return out;
         }
     }
-    if s.kind == ScenarioKind::ColdStart {
+    if s.kind.measures_starts() {
         let failed = t.cold_starts.iter().filter(|c| !c.outcome.is_ok()).count();
         if failed > 0 {
             let msg = format!(

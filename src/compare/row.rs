@@ -3,7 +3,7 @@
 //! verdict with the reason in words (`judge.rs`).
 use super::judge::{self, judge_with, side_of, state, Side};
 use super::{speed, CompareRow};
-use crate::results::{ScenarioKind, ScenarioResult, TargetResult, TargetSummary};
+use crate::results::{ScenarioResult, TargetResult, TargetSummary};
 use crate::stats::between::Between;
 use crate::stats::relative_change;
 
@@ -23,7 +23,7 @@ pub(super) fn row(
     );
     let throughput = std::iter::once(named)
         .chain(other)
-        .all(|s| s.kind != ScenarioKind::ColdStart);
+        .all(|s| s.kind.has_trials());
     // Both sides scaled by their canaries, or neither. With both targets present, `named`
     // is the baseline's scenario (see `matching::pairs`).
     let both_valid = matches!(

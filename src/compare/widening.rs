@@ -3,7 +3,6 @@
 //! beyond their within-run intervals estimates it (`stats::between`).
 use super::matching::RowSpec;
 use super::speed;
-use crate::results::ScenarioKind;
 use crate::stats::between::LogChange;
 
 /// The change of every row valid in both runs, on the logarithms of its req/s samples.
@@ -21,10 +20,7 @@ pub(super) fn logs(specs: &[RowSpec]) -> Vec<LogChange> {
 /// canary when both sides have one, else as measured.
 fn row_samples(&(named, other, ta, tb): &RowSpec) -> Option<(Vec<f64>, Vec<f64>)> {
     let (a, b, sb) = (ta?, tb?, other?);
-    if named.kind == ScenarioKind::ColdStart
-        || !crate::summary::rankable(a)
-        || !crate::summary::rankable(b)
-    {
+    if !named.kind.has_trials() || !crate::summary::rankable(a) || !crate::summary::rankable(b) {
         return None;
     }
     match speed::adjusted_samples(named, a).zip(speed::adjusted_samples(sb, b)) {

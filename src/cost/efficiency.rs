@@ -5,7 +5,7 @@
 //! intervals. Rows that cannot be sized (invalid, saturated, CPU not measured) say why.
 use crate::catalog::scenario::Model;
 use crate::catalog::TargetKind;
-use crate::results::{Estimate, ScenarioKind, ScenarioResult, TargetResult, TrialResult};
+use crate::results::{Estimate, ScenarioResult, TargetResult, TrialResult};
 use crate::stats;
 
 const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
@@ -40,7 +40,7 @@ impl Efficiency {
 /// kept busy) whose trials are not sweeps. Open-model (fixed rate) scenarios, sweeps, cold
 /// starts and subscriptions are not priced.
 pub fn priced_scenario(s: &ScenarioResult) -> bool {
-    s.kind == ScenarioKind::Load
+    s.kind.measures_throughput()
         && s.load.model == Model::Closed
         && !s
             .targets

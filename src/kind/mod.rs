@@ -311,6 +311,10 @@ pub struct KindDef {
     /// Why `gqlbench export k6` cannot reproduce a scenario of this kind; None when its
     /// measurement is a load on one endpoint that a k6 script reproduces.
     pub not_in_k6: Option<&'static str>,
+    /// The report's load line of a saved scenario of this kind, when the kind measures
+    /// something other than a load ("5 fresh starts per target"); None keeps the plain
+    /// load's line.
+    pub load_line: fn(&ScenarioResult) -> Option<String>,
 }
 
 /// The scenario's kind: its one base kind (plain load when no section asks for another),
@@ -379,6 +383,11 @@ pub fn no_tables(_: &ScenarioResult) -> Vec<Table> {
 
 pub fn no_charts(_: &ScenarioResult) -> Vec<(String, String)> {
     Vec::new()
+}
+
+/// `KindDef::load_line` of the kinds whose load line is the plain load's.
+pub fn no_load_line(_: &ScenarioResult) -> Option<String> {
+    None
 }
 
 pub fn no_html(_: &ScenarioResult) -> Vec<crate::view::Figure> {

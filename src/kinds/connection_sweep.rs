@@ -40,6 +40,7 @@ pub const DEF: KindDef = KindDef {
     not_in_k6: Some(
         "a sweep is one run per connection count; export it once per level with --connections N",
     ),
+    load_line: crate::kind::no_load_line,
 };
 
 /// The connection counts, run in this order in every trial.

@@ -28,6 +28,7 @@ pub const DEF: KindDef = KindDef {
     },
     skip_in_check: crate::kind::always,
     not_in_k6: None,
+    load_line: crate::kind::no_load_line,
 };
 
 pub use crate::db::Resolvers;

@@ -40,6 +40,7 @@ pub const DEF: KindDef = KindDef {
     not_in_k6: Some(
         "a depth probe expects the server to refuse the query; there is no expected answer to check",
     ),
+    load_line: crate::kind::no_load_line,
 };
 
 /// `[depth]`.

@@ -70,6 +70,7 @@ pub const DEF: KindDef = KindDef {
     list: |_, _, line| format!("{line}, long run"),
     skip_in_check: crate::kind::never,
     not_in_k6: None,
+    load_line: crate::kind::no_load_line,
 };
 
 /// The leak thresholds around the kind this decorates.

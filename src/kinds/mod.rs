@@ -72,3 +72,9 @@ pub fn charts(s: &ScenarioResult) -> Vec<(String, String)> {
 pub fn html(s: &ScenarioResult) -> Vec<crate::view::Figure> {
     REGISTRY.iter().flat_map(|d| (d.html)(s)).collect()
 }
+
+/// The report's load line of a saved scenario when one of its kinds words it (cold starts,
+/// subscriptions); None for the plain load's line.
+pub fn load_line(s: &ScenarioResult) -> Option<String> {
+    REGISTRY.iter().find_map(|d| (d.load_line)(s))
+}

@@ -55,6 +55,7 @@ pub const DEF: KindDef = KindDef {
         })
     },
     not_in_k6: None,
+    load_line: crate::kind::no_load_line,
 };
 
 #[derive(Debug)]

@@ -149,7 +149,7 @@ pub fn sentinel_note(s: &ScenarioResult) -> Option<String> {
         .filter(|x| x.noise.as_ref().is_none_or(|n| n.foreign_cpu_pct.is_none()))
         .count();
     // Only throughput scenarios watch the sentinels.
-    let load = s.kind == crate::results::ScenarioKind::Load;
+    let load = s.kind.measures_throughput();
     (unmeasured > 0 && load && s.rounds.is_some()).then(|| {
         format!(
             "noise sentinels unmeasured in {unmeasured} of {} trials (/proc/stat unreadable): other processes' CPU use could not be detected there",

@@ -8,24 +8,9 @@ use crate::units::{fmt_bytes, fmt_cpus};
 
 pub fn load_line(s: &ScenarioResult) -> String {
     let l = &s.load;
-    match s.kind {
-        crate::results::ScenarioKind::ColdStart => {
-            return format!(
-                "{} fresh starts per target, interleaved; no load",
-                s.targets
-                    .iter()
-                    .map(|t| t.cold_starts.len())
-                    .max()
-                    .unwrap_or(0)
-            )
-        }
-        crate::results::ScenarioKind::Subscriptions => {
-            return format!(
-                "{} subscriptions held, {} trials × ({} s warm-up + {} s measured)",
-                l.connections, s.trials_planned, s.warmup_s, s.duration_s
-            )
-        }
-        crate::results::ScenarioKind::Load => {}
+    // Kinds that measure something other than a load say what instead.
+    if let Some(line) = crate::kinds::load_line(s) {
+        return line;
     }
     let mut parts = vec![format!("{} model", l.model)];
     if let Some(c) = &s.connection_sweep {

@@ -8,7 +8,7 @@ use crate::view::cells::{not_installed, validity};
 /// Throughput scenarios have the main req/s table; cold starts and subscriptions have
 /// only their own table.
 pub fn has_main_table(s: &ScenarioResult) -> bool {
-    s.kind == crate::results::ScenarioKind::Load
+    s.kind.measures_throughput()
 }
 
 /// One row of a scenario table, as strings, shared by the terminal and markdown exporters.

@@ -208,6 +208,26 @@ pub enum ScenarioKind {
     Subscriptions,
 }
 
+impl ScenarioKind {
+    /// Whether the scenario's figure is throughput under load (req/s rows, the main table,
+    /// the noise sentinels, a price): plain load and its sweeps and decorators.
+    pub fn measures_throughput(self) -> bool {
+        self == ScenarioKind::Load
+    }
+
+    /// Whether its rows are trials with a req/s figure that two runs can compare (every
+    /// kind but cold starts, whose rows are starts).
+    pub fn has_trials(self) -> bool {
+        self != ScenarioKind::ColdStart
+    }
+
+    /// Whether a target that fails to start is what the scenario measures (cold starts in
+    /// a constrained box) rather than a failure.
+    pub fn measures_starts(self) -> bool {
+        self == ScenarioKind::ColdStart
+    }
+}
+
 #[derive(Serialize, Deserialize, Debug, Clone, Default)]
 pub struct DatabaseInfo {
     /// "naive" (one query per field) or "dataloader" (batched per request).

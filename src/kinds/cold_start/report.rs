@@ -171,3 +171,17 @@ mod tests {
         assert!(summarize(&[sample(1, false, 0.0)]).is_none());
     }
 }
+
+/// The report's load line: the starts, not a load.
+pub fn load_line(s: &ScenarioResult) -> Option<String> {
+    s.kind.measures_starts().then(|| {
+        format!(
+            "{} fresh starts per target, interleaved; no load",
+            s.targets
+                .iter()
+                .map(|t| t.cold_starts.len())
+                .max()
+                .unwrap_or(0)
+        )
+    })
+}

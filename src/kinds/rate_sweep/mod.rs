@@ -53,6 +53,7 @@ pub const DEF: KindDef = KindDef {
     not_in_k6: Some(
         "a rate sweep picks its next rate from how the last one went (adaptive); k6 runs a fixed schedule: export the load scenario at one rate instead",
     ),
+    load_line: crate::kind::no_load_line,
 };
 
 /// `[sweep]`: the rates to try and when a step holds.

@@ -57,6 +57,7 @@ pub const DEF: KindDef = KindDef {
     },
     skip_in_check: crate::kind::never,
     not_in_k6: None,
+    load_line: crate::kind::no_load_line,
 };
 
 /// The environment variable that gives every target the caches' time to live, in ms.

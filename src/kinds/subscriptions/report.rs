@@ -181,3 +181,14 @@ mod tests {
         assert_eq!(memory_per_1000(Some(100 * mib), Some(110 * mib), 0), None);
     }
 }
+
+/// The report's load line: the subscriptions held, not a request load.
+pub fn load_line(s: &ScenarioResult) -> Option<String> {
+    let l = &s.load;
+    (s.kind == crate::results::ScenarioKind::Subscriptions).then(|| {
+        format!(
+            "{} subscriptions held, {} trials × ({} s warm-up + {} s measured)",
+            l.connections, s.trials_planned, s.warmup_s, s.duration_s
+        )
+    })
+}
