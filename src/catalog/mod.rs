@@ -2,6 +2,7 @@
 //! (`scenarios/<suite>/<name>.toml`, operations under `scenarios/queries` and
 //! `scenarios/expected`). Adding a target or a scenario is adding files; nothing here
 //! lists them by name.
+pub mod humantime_serde_compat;
 pub mod operation;
 pub mod scenario;
 pub mod target;

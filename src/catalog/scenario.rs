@@ -7,8 +7,8 @@ use std::time::Duration;
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
+use super::humantime_serde_compat as hd;
 use super::parse_toml;
-use super::target::humantime_serde_compat as hd;
 use crate::error::UserError;
 
 /// A scenario file. Its common fields are typed here; the sections that ask for a kind of
