@@ -10,6 +10,7 @@ pub mod cold_start;
 pub mod connection_sweep;
 pub mod database;
 pub mod depth;
+pub mod latency_at_rate;
 pub mod long_run;
 pub mod overhead;
 pub mod rate_sweep;
@@ -26,6 +27,7 @@ use crate::view::Table;
 pub const REGISTRY: &[&KindDef] = &[
     &rate_sweep::DEF,
     &connection_sweep::DEF,
+    &latency_at_rate::DEF,
     &subscriptions::DEF,
     &cold_start::DEF,
     &database::DEF,

@@ -1,0 +1,192 @@
+//! Latency at a fixed rate, against an objective: `[latency_at_rate] rate = 200` with
+//! `p99_ms = 50` (and optionally `p50_ms`) runs every trial at that arrival rate (the open
+//! model: requests are sent on schedule whether or not earlier ones were answered, so a
+//! slow server shows its queueing) and reports each target's p50 and p99 against the
+//! objective. What an SLO asks of a server, rather than what it serves at most. The
+//! objective is a finding in the report, not a failure: the run measured it.
+use std::sync::Arc;
+
+use anyhow::Result;
+use serde::{Deserialize, Serialize};
+
+use crate::kind::{Kind, KindDef, ResolveCx, ScenarioPlan, TrialCx};
+use crate::plan::Load;
+use crate::results::{now_rfc3339, Key, ScenarioResult, TargetResult, TrialResult};
+use crate::view::cells::{dash, not_installed};
+use crate::view::Table;
+
+pub const DEF: KindDef = KindDef {
+    section: "latency_at_rate",
+    resolve,
+    decorator: false,
+    tables: |s| table(s).into_iter().collect(),
+    charts: crate::kind::no_charts,
+    html: crate::kind::no_html,
+    list: |v, _, _| match toml::Value::try_into::<Objective>(v.clone()) {
+        Ok(o) => format!("open, {} req/s, objective p99 ≤ {} ms", o.rate, o.p99_ms),
+        Err(_) => "open, latency at a fixed rate".into(),
+    },
+    skip_in_check: crate::kind::never,
+    not_in_k6: Some(
+        "its trials run at [latency_at_rate] rate, not at the scenario's [load]: export a scenario whose [load] is model = \"open\" at that rate instead",
+    ),
+    load_line: crate::kind::no_load_line,
+};
+
+/// `latency_at_rate` of a scenario: the rate and the objective its trials were judged by.
+pub const OBJECTIVE: Key<Objective> = Key::new("latency_at_rate");
+
+/// `[latency_at_rate]`: the arrival rate and the latency objective at it.
+#[derive(Deserialize, Serialize, Debug, Clone, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Objective {
+    /// Requests per second, sent on schedule.
+    pub rate: f64,
+    /// The p99 latency a target must stay at or under, in ms.
+    pub p99_ms: f64,
+    /// The p50 latency a target must stay at or under, in ms, if the scenario asks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p50_ms: Option<f64>,
+}
+
+fn resolve(cx: &ResolveCx<'_>, _: Option<Arc<dyn Kind>>) -> Result<Option<Arc<dyn Kind>>> {
+    let Some(o): Option<Objective> = cx.spec("latency_at_rate")? else {
+        return Ok(None);
+    };
+    let positive = |x: f64| x.is_finite() && x > 0.0;
+    if !(positive(o.rate) && positive(o.p99_ms) && o.p50_ms.is_none_or(positive)) {
+        return Err(cx
+            .bad(format!(
+                "[latency_at_rate]: rate, p99_ms (and p50_ms if given) must be above zero, e.g. rate = 200 and p99_ms = 50 (got rate {}, p99_ms {})",
+                o.rate, o.p99_ms
+            ))
+            .into());
+    }
+    Ok(Some(Arc::new(LatencyAtRate(o))))
+}
+
+/// Trials at a fixed arrival rate, judged against a latency objective.
+#[derive(Debug)]
+pub struct LatencyAtRate(pub Objective);
+
+impl LatencyAtRate {
+    fn load(&self, load: &Load) -> Load {
+        load.at_rate(self.0.rate)
+    }
+}
+
+impl Kind for LatencyAtRate {
+    /// Every target is sent the same rate: its req/s says nothing to rank by.
+    fn adaptive_rounds(&self) -> bool {
+        false
+    }
+
+    fn loads(&self, load: &Load) -> Vec<Load> {
+        vec![self.load(load)]
+    }
+
+    fn trial_secs(&self, sp: &ScenarioPlan) -> f64 {
+        (sp.warmup + sp.duration).as_secs_f64()
+    }
+
+    fn describe(&self, s: &mut ScenarioResult) {
+        s.load = self.load_info(s);
+        s.by_kind.set(&OBJECTIVE, &self.0);
+    }
+
+    fn trial(&self, cx: &mut TrialCx<'_>) -> TrialResult {
+        let started_at = now_rfc3339();
+        let load = self.load(&cx.sp.load);
+        let label = cx.label.to_string();
+        let m = cx.measure(&load, cx.sp.warmup, cx.sp.duration, &label);
+        crate::kind::load::conclude(cx, started_at, m, None)
+    }
+}
+
+impl LatencyAtRate {
+    /// The scenario's load as results record it: the fixed rate, not the file's [load].
+    fn load_info(&self, s: &ScenarioResult) -> crate::results::LoadInfo {
+        crate::results::LoadInfo {
+            model: crate::catalog::scenario::Model::Open,
+            rate: Some(self.0.rate),
+            pipelining: 1,
+            think_time_s: 0.0,
+            stages: Vec::new(),
+            ..s.load.clone()
+        }
+    }
+}
+
+/// The median over a target's counted valid trials of one latency, in ms.
+fn median_ms(t: &TargetResult, of: fn(&TrialResult) -> u64) -> Option<f64> {
+    let xs: Vec<f64> = crate::summary::counted_trials(t)
+        .into_iter()
+        .filter(|x| x.valid)
+        .map(|x| of(x) as f64 / 1000.0)
+        .collect();
+    (!xs.is_empty()).then(|| crate::stats::median(&xs))
+}
+
+/// Whether a target met the objective: in how many of its valid trials both latencies
+/// stayed at or under it.
+fn verdict(o: &Objective, t: &TargetResult) -> String {
+    let trials: Vec<&TrialResult> = crate::summary::counted_trials(t)
+        .into_iter()
+        .filter(|x| x.valid)
+        .collect();
+    if trials.is_empty() {
+        return dash();
+    }
+    let met = |x: &&&TrialResult| {
+        x.load.latency.p99_us as f64 / 1000.0 <= o.p99_ms
+            && o.p50_ms
+                .is_none_or(|p| x.load.latency.p50_us as f64 / 1000.0 <= p)
+    };
+    let n = trials.iter().filter(met).count();
+    match n {
+        0 => format!("missed in every trial (0/{})", trials.len()),
+        n if n == trials.len() => format!("met ({n}/{n} trials)"),
+        n => format!("met in {n}/{} trials", trials.len()),
+    }
+}
+
+fn table(s: &ScenarioResult) -> Option<Table> {
+    let o = s.by_kind.get(&OBJECTIVE)?;
+    let ms = |x: Option<f64>| x.map_or_else(dash, |v| format!("{v:.2}"));
+    let rows = s
+        .targets
+        .iter()
+        .filter(|t| !not_installed(t))
+        .map(|t| {
+            let achieved: Vec<f64> = crate::summary::counted_trials(t)
+                .into_iter()
+                .filter(|x| x.valid)
+                .map(|x| x.load.throughput_rps)
+                .collect();
+            vec![
+                t.name.clone(),
+                if achieved.is_empty() {
+                    dash()
+                } else {
+                    format!("{:.0}", crate::stats::median(&achieved))
+                },
+                ms(median_ms(t, |x| x.load.latency.p50_us)),
+                ms(median_ms(t, |x| x.load.latency.p99_us)),
+                verdict(&o, t),
+            ]
+        })
+        .collect();
+    let p50 = o
+        .p50_ms
+        .map_or(String::new(), |p| format!(", p50 ≤ {p} ms"));
+    Some(Table {
+        title: format!(
+            "Latency at {} req/s (objective: p99 ≤ {} ms{p50}; medians over trials)",
+            o.rate, o.p99_ms
+        ),
+        headers: ["target", "achieved req/s", "p50 ms", "p99 ms", "objective"]
+            .map(String::from)
+            .to_vec(),
+        rows,
+    })
+}
