@@ -44,7 +44,7 @@ pub const DEF: KindDef = KindDef {
     },
     skip_in_check: crate::kind::never,
     not_in_k6: Some("cold starts time a process's start, which k6 cannot do"),
-    load_line: load_line,
+    load_line,
 };
 
 /// `[cold_start]`.

@@ -52,7 +52,7 @@ pub const DEF: KindDef = KindDef {
     not_in_k6: Some(
         "subscriptions hold WebSocket/SSE streams and count ticks, not request/response pairs",
     ),
-    load_line: load_line,
+    load_line,
 };
 
 #[derive(Deserialize, Serialize, Debug, Clone, Copy, PartialEq, Eq)]
