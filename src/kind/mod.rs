@@ -317,6 +317,39 @@ pub struct KindDef {
     pub load_line: fn(&ScenarioResult) -> Option<String>,
 }
 
+impl KindDef {
+    /// A base kind reading `section`, with no tables, charts or figures of its own, the
+    /// plain load's line in `list` and in reports, checked by `gqlbench check` and
+    /// exportable to k6: a kind's `DEF` gives what differs and `..KindDef::base(..)`.
+    pub const fn base(section: &'static str, resolve: Resolver) -> KindDef {
+        KindDef {
+            section,
+            resolve,
+            decorator: false,
+            tables: no_tables,
+            charts: no_charts,
+            html: no_html,
+            list: same_line,
+            skip_in_check: never,
+            not_in_k6: None,
+            load_line: no_load_line,
+        }
+    }
+
+    /// A decorating kind reading `section`, with the same defaults as `base`.
+    pub const fn decorator(section: &'static str, resolve: Resolver) -> KindDef {
+        KindDef {
+            decorator: true,
+            ..KindDef::base(section, resolve)
+        }
+    }
+}
+
+/// `KindDef::list` of the kinds that leave the plain load's column as it is.
+pub fn same_line(_: &toml::Value, _: &ScenarioFile, line: String) -> String {
+    line
+}
+
 /// The scenario's kind: its one base kind (plain load when no section asks for another),
 /// wrapped by its decorators.
 pub fn resolve(cx: &ResolveCx<'_>, registry: &[&KindDef]) -> Result<Arc<dyn Kind>> {

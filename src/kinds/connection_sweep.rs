@@ -15,9 +15,6 @@ use crate::stats;
 use crate::view::Table;
 
 pub const DEF: KindDef = KindDef {
-    section: "connection_sweep",
-    resolve,
-    decorator: false,
     tables: |s| table(s).into_iter().collect(),
     charts: |s| {
         csv(s)
@@ -36,11 +33,10 @@ pub const DEF: KindDef = KindDef {
             .collect();
         format!("sweep {} conn", counts.join(", "))
     },
-    skip_in_check: crate::kind::never,
     not_in_k6: Some(
         "a sweep is one run per connection count; export it once per level with --connections N",
     ),
-    load_line: crate::kind::no_load_line,
+    ..KindDef::base("connection_sweep", resolve)
 };
 
 /// The connection counts, run in this order in every trial.

@@ -14,12 +14,7 @@ use crate::results::{ScenarioResult, TrialResult};
 use crate::view::Table;
 
 pub const DEF: KindDef = KindDef {
-    section: "database",
-    resolve,
-    decorator: true,
     tables: |s| table(s).into_iter().collect(),
-    charts: crate::kind::no_charts,
-    html: crate::kind::no_html,
     list: |v, _, line| {
         format!(
             "{line}, PostgreSQL {}",
@@ -28,7 +23,7 @@ pub const DEF: KindDef = KindDef {
     },
     skip_in_check: crate::kind::always,
     not_in_k6: None,
-    load_line: crate::kind::no_load_line,
+    ..KindDef::decorator("database", resolve)
 };
 
 pub use crate::db::Resolvers;

@@ -24,12 +24,7 @@ use crate::view::Table;
 pub const LIMIT: Key<u32> = Key::new("depth_limit");
 
 pub const DEF: KindDef = KindDef {
-    section: "depth",
-    resolve,
-    decorator: true,
     tables: |s| table(s).into_iter().collect(),
-    charts: crate::kind::no_charts,
-    html: crate::kind::no_html,
     list: |v, _, line| {
         format!(
             "{line}, depth limit {}",
@@ -40,7 +35,7 @@ pub const DEF: KindDef = KindDef {
     not_in_k6: Some(
         "a depth probe expects the server to refuse the query; there is no expected answer to check",
     ),
-    load_line: crate::kind::no_load_line,
+    ..KindDef::decorator("depth", resolve)
 };
 
 /// `[depth]`.

@@ -16,21 +16,15 @@ use crate::view::cells::{dash, not_installed};
 use crate::view::Table;
 
 pub const DEF: KindDef = KindDef {
-    section: "latency_at_rate",
-    resolve,
-    decorator: false,
     tables: |s| table(s).into_iter().collect(),
-    charts: crate::kind::no_charts,
-    html: crate::kind::no_html,
     list: |v, _, _| match toml::Value::try_into::<Objective>(v.clone()) {
         Ok(o) => format!("open, {} req/s, objective p99 ≤ {} ms", o.rate, o.p99_ms),
         Err(_) => "open, latency at a fixed rate".into(),
     },
-    skip_in_check: crate::kind::never,
     not_in_k6: Some(
         "its trials run at [latency_at_rate] rate, not at the scenario's [load]: export a scenario whose [load] is model = \"open\" at that rate instead",
     ),
-    load_line: crate::kind::no_load_line,
+    ..KindDef::base("latency_at_rate", resolve)
 };
 
 /// `latency_at_rate` of a scenario: the rate and the objective its trials were judged by.

@@ -56,9 +56,6 @@ impl Default for LongRunSpec {
 }
 
 pub const DEF: KindDef = KindDef {
-    section: "long_run",
-    resolve,
-    decorator: true,
     tables: |s| table(s).into_iter().collect(),
     charts: |s| {
         memory_csv(s)
@@ -68,9 +65,8 @@ pub const DEF: KindDef = KindDef {
     },
     html,
     list: |_, _, line| format!("{line}, long run"),
-    skip_in_check: crate::kind::never,
     not_in_k6: None,
-    load_line: crate::kind::no_load_line,
+    ..KindDef::decorator("long_run", resolve)
 };
 
 /// The leak thresholds around the kind this decorates.

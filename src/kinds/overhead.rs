@@ -36,11 +36,7 @@ pub struct OverheadSpec {
 }
 
 pub const DEF: KindDef = KindDef {
-    section: "overhead",
-    resolve,
-    decorator: true,
     tables: |s| table(s).into_iter().collect(),
-    charts: crate::kind::no_charts,
     html,
     list: |_, _, line| format!("{line}, overhead of each variant over its base"),
     // A variant with a customization is checked by its run (every answer, and the
@@ -55,7 +51,7 @@ pub const DEF: KindDef = KindDef {
         })
     },
     not_in_k6: None,
-    load_line: crate::kind::no_load_line,
+    ..KindDef::decorator("overhead", resolve)
 };
 
 #[derive(Debug)]

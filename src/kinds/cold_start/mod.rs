@@ -25,11 +25,7 @@ use report::*;
 use run::*;
 
 pub const DEF: KindDef = KindDef {
-    section: "cold_start",
-    resolve,
-    decorator: false,
     tables: |s| table(s).into_iter().collect(),
-    charts: crate::kind::no_charts,
     html,
     list: |v, f, _| {
         format!(
@@ -42,9 +38,9 @@ pub const DEF: KindDef = KindDef {
                 .unwrap_or_default()
         )
     },
-    skip_in_check: crate::kind::never,
     not_in_k6: Some("cold starts time a process's start, which k6 cannot do"),
     load_line,
+    ..KindDef::base("cold_start", resolve)
 };
 
 /// `[cold_start]`.

@@ -35,11 +35,7 @@ use crate::view::Table;
 use report::*;
 
 pub const DEF: KindDef = KindDef {
-    section: "sweep",
-    resolve,
-    decorator: false,
     tables,
-    charts: crate::kind::no_charts,
     html,
     list: |v, _, _| {
         format!(
@@ -49,11 +45,10 @@ pub const DEF: KindDef = KindDef {
                 .unwrap_or(0.0)
         )
     },
-    skip_in_check: crate::kind::never,
     not_in_k6: Some(
         "a rate sweep picks its next rate from how the last one went (adaptive); k6 runs a fixed schedule: export the load scenario at one rate instead",
     ),
-    load_line: crate::kind::no_load_line,
+    ..KindDef::base("sweep", resolve)
 };
 
 /// `[sweep]`: the rates to try and when a step holds.

@@ -45,19 +45,13 @@ use report::*;
 use staleness::*;
 
 pub const DEF: KindDef = KindDef {
-    section: "response_cache",
-    resolve,
-    decorator: true,
     tables: |s| table(s).into_iter().collect(),
-    charts: crate::kind::no_charts,
-    html: crate::kind::no_html,
     list: |v, _, line| {
         let ttl = v.get("ttl").and_then(|t| t.as_str()).unwrap_or("?");
         format!("{line}, response cache on vs off (TTL {ttl}): hit ratio, speed-up, staleness")
     },
-    skip_in_check: crate::kind::never,
     not_in_k6: None,
-    load_line: crate::kind::no_load_line,
+    ..KindDef::decorator("response_cache", resolve)
 };
 
 /// The environment variable that gives every target the caches' time to live, in ms.

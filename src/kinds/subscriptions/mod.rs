@@ -35,11 +35,7 @@ const PUBLISHED_AT: &str = "/data/ticks/publishedAt";
 const SEQ: &str = "/data/ticks/seq";
 
 pub const DEF: KindDef = KindDef {
-    section: "subscriptions",
-    resolve,
-    decorator: false,
     tables: |s| table(s).into_iter().collect(),
-    charts: crate::kind::no_charts,
     html,
     list: |v, f, _| {
         format!(
@@ -53,6 +49,7 @@ pub const DEF: KindDef = KindDef {
         "subscriptions hold WebSocket/SSE streams and count ticks, not request/response pairs",
     ),
     load_line,
+    ..KindDef::base("subscriptions", resolve)
 };
 
 #[derive(Deserialize, Serialize, Debug, Clone, Copy, PartialEq, Eq)]
