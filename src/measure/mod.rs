@@ -2,9 +2,10 @@
 //! session starts a target (with its subgraphs, coprocessor, collector, customization and
 //! cgroup; its steps in `session_helpers`, `session_launch` and `session_ready`) and stops
 //! it; `ready` waits for it and checks its answers; `trial` runs one engine load against it
-//! with its vitals, noise and saturation watched; `install` builds targets; `budget` keeps
-//! the run's time; `database` is the run's PostgreSQL. Nothing here knows which kind of
-//! scenario it serves: the runner and the kinds above decide that.
+//! with its vitals, noise and saturation watched (`trial_figures` judges what it saw);
+//! `install` builds targets; `budget` keeps the run's time; `database` is the run's
+//! PostgreSQL. Nothing here knows which kind of scenario it serves: the runner and the
+//! kinds above decide that.
 pub mod answers;
 pub mod budget;
 pub mod collector;
@@ -28,6 +29,7 @@ mod session_launch;
 mod session_ready;
 pub mod subgraphs;
 pub mod trial;
+mod trial_figures;
 pub mod variant_watch;
 pub mod vitals;
 pub mod warmup;
