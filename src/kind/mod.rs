@@ -51,7 +51,7 @@ pub struct TrialCx<'a> {
 }
 
 impl TrialCx<'_> {
-    /// One engine run against this trial's target (see `runner::trial::measure`).
+    /// One engine run against this trial's target (see `measure::trial::measure`).
     pub fn measure(
         &mut self,
         load: &Load,
@@ -78,17 +78,14 @@ impl TrialCx<'_> {
         } else {
             crate::measure::trial::Warmup::Fixed(warmup)
         };
-        crate::measure::trial::measure(
-            self.plan,
-            self.ctx,
-            self.sess,
-            load,
-            self.ops,
-            w,
-            duration,
-            label,
-            self.progress,
-        )
+        let cx = crate::measure::trial::MeasureCx {
+            plan: self.plan,
+            ctx: self.ctx,
+            sess: self.sess,
+            ops: self.ops,
+            progress: self.progress,
+        };
+        crate::measure::trial::measure(cx, load, w, duration, label)
     }
 }
 

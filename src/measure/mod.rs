@@ -1,9 +1,11 @@
 //! Engine use: what starts targets and measures them, below the kinds that use it. A
 //! session starts a target (with its subgraphs, coprocessor, collector, customization and
-//! cgroup) and stops it; `ready` waits for it and checks its answers; `trial` runs one
-//! engine load against it with its vitals, noise and saturation watched; `install` builds
-//! targets; `budget` keeps the run's time; `database` is the run's PostgreSQL. Nothing here
-//! knows which kind of scenario it serves: the runner and the kinds above decide that.
+//! cgroup; its steps in `session_helpers`, `session_launch` and `session_ready`) and stops
+//! it; `ready` waits for it and checks its answers; `trial` runs one engine load against it
+//! with its vitals, noise and saturation watched (`trial_figures` judges what it saw);
+//! `install` builds targets; `budget` keeps the run's time; `database` is the run's
+//! PostgreSQL. Nothing here knows which kind of scenario it serves: the runner and the
+//! kinds above decide that.
 pub mod answers;
 pub mod budget;
 pub mod collector;
@@ -22,8 +24,12 @@ pub mod out_dir;
 pub mod ready;
 pub mod requirements;
 pub mod session;
+mod session_helpers;
+mod session_launch;
+mod session_ready;
 pub mod subgraphs;
 pub mod trial;
+mod trial_figures;
 pub mod variant_watch;
 pub mod vitals;
 pub mod warmup;

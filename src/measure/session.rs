@@ -1,21 +1,24 @@
-//! One started target: its process, endpoint, cgroup and probe files, from spawn to stop.
+//! One started target: the `Session` (its process, endpoint, cgroup, probe files and the
+//! helpers started with it), what starting one is given (`StartOptions`) and how it fails
+//! (`StartFailure`), and its start, in order, and stop. The start's steps live beside it:
+//! `session_helpers` (the subgraphs, the coprocessor, the trace collector),
+//! `session_launch` (the environment, the rendered config, the command, the Node GC probe,
+//! the cgroup) and `session_ready` (the spawn, readiness and the checks once ready).
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
 use gqlbench_engine::Endpoint;
 
-use super::collector::{self, Collector};
-use super::coprocessor::{self, Coprocessor};
-use super::ready::{wait_ready, Readiness};
-use super::subgraphs::{self, Subgraphs};
-use super::vitals;
+use super::collector::Collector;
+use super::coprocessor::Coprocessor;
+use super::subgraphs::Subgraphs;
+use super::{session_helpers, session_launch, session_ready};
 use crate::catalog::TargetDef;
 use crate::results::TargetStatus;
 use crate::sys::cgroup::{Cgroup, Limits};
 use crate::sys::cpus::CpuSet;
-use crate::sys::process::{free_port, SpawnSpec, TargetProcess};
-use crate::sys::procfs;
+use crate::sys::process::{free_port, TargetProcess};
 
 pub struct Session {
     pub process: TargetProcess,
@@ -58,6 +61,21 @@ pub struct StartFailure {
     pub status: TargetStatus,
     pub problem: String,
     pub log_tail: Option<String>,
+}
+
+impl StartFailure {
+    pub(super) fn new(status: TargetStatus, problem: String, log_tail: Option<String>) -> Self {
+        StartFailure {
+            status,
+            problem,
+            log_tail,
+        }
+    }
+
+    /// A step that could not be done: the target did not start, with no log of its own yet.
+    pub(super) fn start_failed(e: anyhow::Error) -> Self {
+        StartFailure::new(TargetStatus::StartFailed, format!("{e:#}"), None)
+    }
 }
 
 pub struct StartOptions<'a> {
@@ -123,306 +141,71 @@ impl<'a> StartOptions<'a> {
 }
 
 impl Session {
+    /// Starts `t` as `o` says, with what it needs beside it; the note says what was not as
+    /// asked without stopping the start (no cgroup). Each step returns its failure at once;
+    /// what earlier steps started is stopped as it is dropped (the target first).
     pub fn start(
         t: &TargetDef,
         o: StartOptions<'_>,
     ) -> Result<(Session, Option<String>), StartFailure> {
-        let fail = |status, problem: String, tail: Option<String>| StartFailure {
-            status,
-            problem,
-            log_tail: tail,
-        };
-        let port =
-            free_port().map_err(|e| fail(TargetStatus::StartFailed, format!("{e:#}"), None))?;
-        if let Some(f) = &o.federation {
-            if !t.serves_graph(f.graph) {
-                return Err(fail(
-                    TargetStatus::Skipped,
-                    format!(
-                        "not run on the {} graph: its configuration names the subgraphs of the demo graph only ([federation] graphs in {})",
-                        f.graph,
-                        t.dir.join("target.toml").display()
-                    ),
-                    None,
-                ));
-            }
-        }
-        let subgraphs = match &o.federation {
-            None => None,
-            Some(f) => Some(
-                Subgraphs::start(subgraphs::Start {
-                    root: f.root,
-                    graph: f.graph,
-                    version: t.federation_version(),
-                    delays: f.delays,
-                    cpus: f.cpus,
-                    log: o.log.with_extension("subgraphs.log"),
-                    supergraph_out: o.log.with_extension("supergraph.graphql"),
-                    cancelled: o.cancelled,
-                })
-                .map_err(|e| fail(TargetStatus::StartFailed, format!("subgraphs: {e:#}"), None))?,
-            ),
-        };
-        let mut vars = crate::measure::install::install_vars(t);
-        vars.insert("port", port.to_string());
-        if let Some(s) = &subgraphs {
-            vars.insert("supergraph", s.supergraph.display().to_string());
-        }
-        // A gateway variant's coprocessor runs where the subgraphs do (away from it).
-        let coprocessor = match &t.coprocessor_def {
-            None => None,
-            Some(c) => Some(
-                Coprocessor::start(c, o.helper_cpus, coprocessor::log_path(&o.log), o.cancelled)
-                    .map_err(|e| fail(TargetStatus::StartFailed, format!("{e:#}"), None))?,
-            ),
-        };
-        let tracing = t
-            .customization
-            .as_ref()
-            .is_some_and(|c| c.does == crate::catalog::target::Customizes::Tracing);
-        let collector = match tracing {
-            false => None,
-            true => Some(
-                Collector::start(
-                    o.helper_cpus,
-                    &o.log.with_extension("otlp.log"),
-                    o.trace_collector,
-                    o.cancelled,
-                )
-                .map_err(|e| fail(TargetStatus::StartFailed, format!("{e:#}"), None))?,
-            ),
-        };
-        // What the run gives the target: the helpers' URLs, the run's environment for it
-        // (which may override them: --target-env), its port.
-        let mut given = std::collections::BTreeMap::new();
-        if let Some(c) = &coprocessor {
-            given.insert(coprocessor::URL_ENV.to_string(), c.url());
-        }
-        if let Some(c) = &collector {
-            given.insert(collector::URL_ENV.to_string(), c.url());
-        }
-        given.extend(o.env.clone());
-        let counters_port = match o.counters {
-            false => None,
-            true => Some(
-                free_port().map_err(|e| fail(TargetStatus::StartFailed, format!("{e:#}"), None))?,
-            ),
-        };
-        if let Some(p) = counters_port {
-            given.insert(COUNTERS_PORT_ENV.to_string(), p.to_string());
-        }
-        given.insert(t.start.port_env.clone(), port.to_string());
-        given.insert("HOST".to_string(), "127.0.0.1".to_string());
-        if let Some(c) = t.config_file() {
-            let c = match t.start.render_config {
-                false => c,
-                true => crate::measure::config_render::render(
-                    &c,
-                    &o.log.with_extension("config"),
-                    &given,
-                )
-                .map_err(|e| fail(TargetStatus::StartFailed, format!("{e:#}"), None))?,
-            };
-            vars.insert("config", c.display().to_string());
-        }
-        let expand = |s: &str| {
-            crate::catalog::vars::expand(s, &vars).map_err(|e| {
-                fail(
-                    TargetStatus::StartFailed,
-                    format!("{}: {e}", t.manifest.display()),
-                    None,
-                )
-            })
-        };
-        let mut env = std::collections::BTreeMap::new();
-        for (k, v) in &t.start.env {
-            env.insert(k.clone(), expand(v)?);
-        }
-        if let Some(s) = &subgraphs {
-            env.extend(s.env());
-        }
-        env.extend(given);
-        let program: Vec<String> = t
-            .start
-            .command
-            .iter()
-            .map(|a| expand(a))
-            .collect::<Result<_, _>>()?;
-        let mut gc_file = None;
-        if t.is_node() {
-            if let Some(probe) = o.node_probe.as_ref().filter(|p| p.is_file()) {
-                let f = o.scratch.join(format!("{}-{port}.gc.json", t.name));
-                // Keep the target's own NODE_OPTIONS (manifest first, then ours).
-                let existing = env
-                    .get("NODE_OPTIONS")
-                    .cloned()
-                    .or_else(|| std::env::var("NODE_OPTIONS").ok())
-                    .unwrap_or_default();
-                env.insert(
-                    "NODE_OPTIONS".into(),
-                    format!("{existing} --import={}", probe.display())
-                        .trim()
-                        .to_string(),
-                );
-                env.insert("GQLBENCH_GC_FILE".into(), f.display().to_string());
-                gc_file = Some(f);
-            }
-        }
-        // A cgroup is made whenever we may: it gives exact CPU accounting even without
-        // limits. Failing to make one is a note, not an error.
-        let mut note = None;
-        let cgroup = if o.use_cgroups {
-            let name = format!("gqlbench.{}.{}.{port}", std::process::id(), t.name);
-            match Cgroup::create(&name, o.limits) {
-                Ok(c) => Some(Arc::new(c)),
-                Err(e) => {
-                    note = Some(format!("cgroup not applied to {}: {e:#}", t.name));
-                    None
-                }
-            }
-        } else {
-            None
-        };
-        let cgroup = cgroup.map(|mut c| {
-            if o.limits.cpus.is_none() && o.limits.memory_bytes.is_none() {
-                if let Some(cg) = Arc::get_mut(&mut c) {
-                    cg.applied
-                        .push_str(" (CPU accounting only; no limits in this scenario)");
-                }
-            }
-            c
-        });
-        if cgroup.is_none() && (o.limits.cpus.is_some() || o.limits.memory_bytes.is_some()) {
-            let n = note.get_or_insert_with(String::new);
-            n.push_str(" (scenario limits NOT enforced)");
-        }
-        // Start-up time counts from just before the spawn (fork and exec included).
-        let spawned = std::time::Instant::now();
-        let mut process = TargetProcess::spawn(SpawnSpec {
-            program: &program,
-            cwd: &t.dir,
-            env,
-            log: o.log.clone(),
-            cpus: o.cpus.cloned(),
-            cgroup_procs: cgroup.as_ref().map(|c| c.procs_files()).unwrap_or_default(),
-        })
-        .map_err(|e| fail(TargetStatus::StartFailed, format!("{e:#}"), None))?;
-        let endpoint = Endpoint::from_url(&format!("http://127.0.0.1:{port}{}", t.start.path))
-            .map_err(|e| fail(TargetStatus::StartFailed, e.to_string(), None))?;
-        let poll = if o.cold {
-            Duration::from_millis(2)
-        } else {
-            super::ready::READY_POLL
-        };
-        match wait_ready(
+        // The target's port first: the start variables, its environment and its config
+        // name it.
+        let port = free_port().map_err(StartFailure::start_failed)?;
+        // Before anything is started: a gateway that cannot serve the graph is skipped.
+        session_helpers::check_graph(t, o.federation.as_ref())?;
+        // The helpers before the target, which is given their addresses: the subgraphs
+        // (their supergraph too), the coprocessor, the trace collector.
+        let subgraphs = session_helpers::subgraphs(t, &o)?;
+        let coprocessor = session_helpers::coprocessor(t, &o)?;
+        let collector = session_helpers::collector(t, &o)?;
+        // What the run gives the target, which its config is rendered with.
+        let counters_port = session_launch::counters_port(&o)?;
+        let given = session_launch::given_env(
+            t,
+            &o,
+            port,
+            coprocessor.as_ref(),
+            collector.as_ref(),
+            counters_port,
+        );
+        let config = session_launch::config(t, &o, &given)?;
+        // Its command and environment name the rendered config, the supergraph and what it
+        // is given; the GC probe goes on top of whatever NODE_OPTIONS they set.
+        let mut launch = session_launch::command(t, port, subgraphs.as_ref(), config, given)?;
+        let gc_file = session_launch::gc_probe(t, &o, port, &mut launch.env);
+        // The cgroup last before the spawn, which puts the target in it.
+        let (cgroup, note) = session_launch::cgroup(t, &o, port);
+        // The spawn (start-up time counts from just before it), then readiness and the
+        // checks of a ready target.
+        let (mut process, endpoint, spawned) =
+            session_ready::spawn(t, &o, port, launch, cgroup.as_deref())?;
+        let up = session_ready::wait(
+            t,
+            &o,
             &mut process,
             &endpoint,
-            &o.headers,
-            t.start.ready_timeout,
-            poll,
-            o.cancelled,
-        ) {
-            Readiness::Ready { .. } => {
-                let after = spawned.elapsed();
-                // Let start-up work settle before taking the idle memory figure (a cold
-                // start wants the figure at the moment of readiness instead).
-                if !o.cold {
-                    std::thread::sleep(Duration::from_millis(200));
-                }
-                let (_, rss, _) = vitals::read(process.pid, cgroup.as_deref());
-                let verified_cpus = procfs::session_members(process.pid)
-                    .iter()
-                    .filter_map(|m| crate::sys::cpus::process_cpus(m.pid))
-                    .reduce(|mut a, b| {
-                        a.extend(b);
-                        a.sort_unstable();
-                        a.dedup();
-                        a
-                    });
-                if let (Some(want), Some(got)) = (o.cpus, &verified_cpus) {
-                    if &want.0 != got {
-                        return Err(fail(
-                            TargetStatus::StartFailed,
-                            format!(
-                                "pinning failed: asked for CPUs {}, the target runs on {}",
-                                want.display(),
-                                crate::units::fmt_cpus(got)
-                            ),
-                            None,
-                        ));
-                    }
-                }
-                if let Some(p) = counters_port {
-                    if let Err(e) = read_executions(p) {
-                        process.stop(Duration::from_secs(2));
-                        return Err(fail(
-                            TargetStatus::StartFailed,
-                            format!(
-                                "the scenario counts the target's executions, but it serves no counters on {COUNTERS_PORT_ENV} ({e:#}); a Node target gets them by importing targets/_node/counters.mjs"
-                            ),
-                            Some(process.log_tail(20)),
-                        ));
-                    }
-                }
-                Ok((
-                    Session {
-                        process,
-                        endpoint,
-                        cgroup,
-                        gc_file,
-                        ready_s: after.as_secs_f64(),
-                        rss_idle_bytes: rss,
-                        verified_cpus,
-                        subgraphs,
-                        coprocessor,
-                        collector,
-                        response_headers: super::customization::response_rule(
-                            t.customization.as_ref(),
-                        ),
-                        customization: t.customization.clone(),
-                        counters_port,
-                    },
-                    note,
-                ))
-            }
-            Readiness::Exited { status } => {
-                let tail = process.log_tail(20);
-                let refused = t.start.refusals.iter().find_map(|r| {
-                    let line = tail.lines().find(|l| l.contains(&r.log))?;
-                    Some(format!("{} (it said: {})", r.why, line.trim()))
-                });
-                Err(match refused {
-                    Some(why) => fail(TargetStatus::Skipped, why, Some(tail)),
-                    None => fail(
-                        TargetStatus::StartFailed,
-                        format!("exited during start-up ({status})"),
-                        Some(tail),
-                    ),
-                })
-            }
-            Readiness::TimedOut {
-                last_problem,
-                probe_timeout,
-                unanswered,
-            } => {
-                process.stop(Duration::from_secs(2));
-                Err(fail(
-                    TargetStatus::NotReady,
-                    super::ready::not_ready_problem(
-                        t.start.ready_timeout,
-                        &last_problem,
-                        probe_timeout,
-                        unanswered,
-                    ),
-                    Some(process.log_tail(20)),
-                ))
-            }
-            Readiness::Interrupted => Err(fail(
-                TargetStatus::Interrupted,
-                "interrupted during start-up".into(),
-                None,
-            )),
-        }
+            spawned,
+            cgroup.as_deref(),
+            counters_port,
+        )?;
+        Ok((
+            Session {
+                process,
+                endpoint,
+                cgroup,
+                gc_file,
+                ready_s: up.ready_s,
+                rss_idle_bytes: up.rss_idle_bytes,
+                verified_cpus: up.verified_cpus,
+                subgraphs,
+                coprocessor,
+                collector,
+                response_headers: super::customization::response_rule(t.customization.as_ref()),
+                customization: t.customization.clone(),
+                counters_port,
+            },
+            note,
+        ))
     }
 
     pub fn stop(&mut self) {
@@ -463,7 +246,7 @@ impl Session {
 }
 
 /// A server's execution count from its counters port: `{"executions": N}`.
-fn read_executions(port: u16) -> anyhow::Result<u64> {
+pub(super) fn read_executions(port: u16) -> anyhow::Result<u64> {
     let v = super::loopback::get_json(port, "/counters")?;
     v.get("executions")
         .and_then(|x| x.as_u64())

@@ -8,11 +8,8 @@ use std::time::{Duration, Instant};
 
 use gqlbench_engine::{Control, Stop};
 
-use super::session::Session;
-use crate::measure::RunContext;
+use super::trial::MeasureCx;
 use crate::plan::load::Load;
-use crate::plan::RunPlan;
-use crate::progress::Progress;
 use crate::results::WarmupInfo;
 
 /// The least warm-up of a target's first trial (when the profile warms up until steady).
@@ -59,19 +56,22 @@ pub fn steady(series: &[f64]) -> bool {
     (per_bucket / mean / BUCKET.as_secs_f64()).abs() <= TREND
 }
 
-/// Runs `load` (discarded) until steady: at least `min`, at most `max`.
-#[allow(clippy::too_many_arguments)]
+/// Runs `load` (discarded) against `cx`'s session until steady: at least `min`, at most
+/// `max`.
 pub fn until_steady<K: ?Sized>(
-    plan: &RunPlan<K>,
-    ctx: &RunContext,
-    sess: &Session,
+    cx: &MeasureCx<'_, K>,
     load: &Load,
-    ops: &[gqlbench_engine::Operation],
     min: Duration,
     max: Duration,
     label: &str,
-    progress: &Progress,
 ) -> WarmupInfo {
+    let MeasureCx {
+        plan,
+        ctx,
+        sess,
+        ops,
+        progress,
+    } = cx;
     let control = Control::default();
     let eplan = sess.engine_plan(
         load,
