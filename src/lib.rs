@@ -31,15 +31,15 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
-/// Exit codes: 0 success, 1 a failed check or a regression, 2 bad input or an error,
-/// 130 interrupted.
+/// Exit codes: 0 success, 1 a failed check or a regression, 2 bad input or an error (the
+/// error's type says which: `error::exit_code`), 130 interrupted.
 pub fn run() -> ExitCode {
     let cli = cli::Cli::parse();
     match commands::dispatch(cli) {
         Ok(code) => code,
         Err(e) => {
             eprintln!("error: {e:#}");
-            ExitCode::from(2)
+            ExitCode::from(error::exit_code(&e))
         }
     }
 }

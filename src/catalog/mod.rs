@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
-use crate::error::UserError;
+use crate::error::CatalogError;
 pub use operation::{load_operation, OperationCase, OperationDef};
 pub use scenario::{LoadSpec, Profile, Profiles, ScenarioDef};
 pub use target::{TargetDef, TargetKind};
@@ -30,7 +30,7 @@ impl Catalog {
             if r.join("targets").is_dir() && r.join("scenarios").is_dir() {
                 return Ok(r.to_path_buf());
             }
-            return Err(UserError::NoRoot {
+            return Err(CatalogError::NoRoot {
                 start: r.to_path_buf(),
             }
             .into());
@@ -43,7 +43,7 @@ impl Catalog {
             }
             match dir.parent() {
                 Some(p) => dir = p,
-                None => return Err(UserError::NoRoot { start }.into()),
+                None => return Err(CatalogError::NoRoot { start }.into()),
             }
         }
     }
@@ -70,7 +70,7 @@ impl Catalog {
 
     pub fn target(&self, name: &str) -> Result<&TargetDef> {
         self.targets.iter().find(|t| t.name == name).ok_or_else(|| {
-            UserError::unknown("target", name, self.targets.iter().map(|t| &t.name)).into()
+            CatalogError::unknown("target", name, self.targets.iter().map(|t| &t.name)).into()
         })
     }
 
@@ -92,7 +92,7 @@ impl Catalog {
     pub fn scenario_names(&self, suite: &str) -> Result<Vec<String>> {
         let dir = self.root.join("scenarios").join(suite);
         if !dir.is_dir() {
-            return Err(UserError::unknown("suite", suite, self.suites()).into());
+            return Err(CatalogError::unknown("suite", suite, self.suites()).into());
         }
         let mut names: Vec<String> = std::fs::read_dir(&dir)
             .with_context(|| format!("reading {}", dir.display()))?
@@ -111,7 +111,7 @@ impl Catalog {
     pub fn scenario(&self, suite: &str, name: &str) -> Result<ScenarioDef> {
         let names = self.scenario_names(suite)?;
         if !names.iter().any(|n| n == name) {
-            return Err(UserError::unknown("scenario", name, names).into());
+            return Err(CatalogError::unknown("scenario", name, names).into());
         }
         ScenarioDef::load(
             &self
@@ -146,7 +146,7 @@ fn resolve_coprocessors(targets: &mut [TargetDef]) -> Result<()> {
             let Some(name) = &t.coprocessor else {
                 return Ok(None);
             };
-            let bad = |message: String| UserError::Manifest {
+            let bad = |message: String| CatalogError::File {
                 file: t.manifest.clone(),
                 message,
             };
@@ -167,7 +167,7 @@ fn resolve_coprocessors(targets: &mut [TargetDef]) -> Result<()> {
                 ))),
             }
         })
-        .collect::<Result<_, UserError>>()?;
+        .collect::<Result<_, CatalogError>>()?;
     for (t, c) in targets.iter_mut().zip(found) {
         t.coprocessor_def = c.map(Box::new);
     }
@@ -180,7 +180,7 @@ pub fn parse_toml<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T> {
     let text =
         std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
     toml::from_str(&text).map_err(|e| {
-        UserError::Manifest {
+        CatalogError::File {
             file: path.to_path_buf(),
             message: e.to_string().trim_end().replace('\n', "\n  "),
         }

@@ -6,7 +6,7 @@ use anyhow::{Context, Result};
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::error::UserError;
+use crate::error::{CatalogError, PlanError};
 
 #[derive(Deserialize, Debug, Clone)]
 #[serde(deny_unknown_fields)]
@@ -37,13 +37,13 @@ impl OperationCase {
 
     /// Refuses a `unique` that does not name an integer variable of the case (case `i` of
     /// the file `path`).
-    pub fn check_unique(&self, i: usize, path: &Path) -> Result<(), UserError> {
+    pub fn check_unique(&self, i: usize, path: &Path) -> Result<(), CatalogError> {
         let Some(name) = &self.unique else {
             return Ok(());
         };
         match unique_start(self.variables.as_ref(), name) {
             Some(v) if v <= UNIQUE_MAX_START => Ok(()),
-            _ => Err(UserError::Manifest {
+            _ => Err(CatalogError::File {
                 file: path.to_path_buf(),
                 message: format!(
                     "case {i}: \"unique\": \"{name}\" must name one of the case's variables whose value is an integer from 0 to {UNIQUE_MAX_START} (the value the requests count up from)"
@@ -135,8 +135,8 @@ pub fn request_body(document: &str, variables: Option<&Value>) -> Vec<u8> {
 /// Refuses a document that cannot be an operation: empty, not GraphQL, or with no
 /// operation in it. Sending it would only measure a server's error path, so it is a fault
 /// of the file, caught before anything starts. `file` names it in the message.
-pub fn check_document(document: &str, file: &Path) -> Result<(), UserError> {
-    let bad = |message: String| UserError::Manifest {
+pub fn check_document(document: &str, file: &Path) -> Result<(), CatalogError> {
+    let bad = |message: String| CatalogError::File {
         file: file.to_path_buf(),
         message,
     };
@@ -158,7 +158,7 @@ pub fn load_document(scenarios: &Path, name: &str) -> Result<(String, PathBuf)> 
         .split('/')
         .any(|p| p.is_empty() || p == "." || p == "..")
     {
-        return Err(UserError::Flag {
+        return Err(PlanError::Flag {
             flag: "operation",
             message: format!("'{name}' is not an operation name; write e.g. \"social/simple\""),
         }
@@ -167,7 +167,7 @@ pub fn load_document(scenarios: &Path, name: &str) -> Result<(String, PathBuf)> 
     let doc_path = scenarios.join("queries").join(format!("{name}.graphql"));
     if !doc_path.is_file() {
         let valid = list_operations(scenarios);
-        return Err(UserError::unknown("operation", name, valid).into());
+        return Err(CatalogError::unknown("operation", name, valid).into());
     }
     let document = std::fs::read_to_string(&doc_path)
         .with_context(|| format!("reading {}", doc_path.display()))?;
@@ -184,14 +184,14 @@ pub fn load_operation(scenarios: &Path, name: &str) -> Result<OperationDef> {
             exp_path.display()
         )
     })?;
-    let cases: Vec<OperationCase> = serde_json::from_str(&text).map_err(|e| UserError::Manifest {
+    let cases: Vec<OperationCase> = serde_json::from_str(&text).map_err(|e| CatalogError::File {
         file: exp_path.clone(),
         message: format!(
             "{e}; expected a JSON array of cases [{{\"variables\": {{...}} or null, \"data\": {{...}}}}]"
         ),
     })?;
     if cases.is_empty() {
-        return Err(UserError::Manifest {
+        return Err(CatalogError::File {
             file: exp_path,
             message: "no cases; give at least one {\"variables\": null, \"data\": {...}}".into(),
         }

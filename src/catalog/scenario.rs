@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use super::humantime_serde_compat as hd;
 use super::parse_toml;
-use crate::error::UserError;
+use crate::error::CatalogError;
 
 /// A scenario file. Its common fields are typed here; the sections that ask for a kind of
 /// measurement (`[sweep]`, `[cold_start]`, ...) are kept as written and read by their kind
@@ -47,17 +47,6 @@ pub struct SubgraphsSpec {
     /// Per-subgraph response delay ranges, e.g. reviews = "20..150ms".
     #[serde(default)]
     pub delays: BTreeMap<String, String>,
-}
-
-impl ScenarioFile {
-    /// The graph a federation scenario puts its gateways in front of (`[subgraphs] graph`,
-    /// default demo); the error names the field and the valid graphs.
-    pub fn graph(&self) -> Result<gqlbench_subgraphs::graph::Graph, String> {
-        match self.subgraphs.as_ref().and_then(|s| s.graph.as_deref()) {
-            None => Ok(gqlbench_subgraphs::graph::Graph::Demo),
-            Some(g) => g.parse().map_err(|e| format!("[subgraphs] graph: {e}")),
-        }
-    }
 }
 
 #[derive(Deserialize, Debug, Clone)]
@@ -207,7 +196,7 @@ impl Profiles {
         let map: BTreeMap<String, Profile> = parse_toml(path)?;
         for (name, p) in &map {
             let bad = |message: String| -> anyhow::Error {
-                UserError::Manifest {
+                CatalogError::File {
                     file: path.to_path_buf(),
                     message: format!("profile `{name}`: {message}"),
                 }
@@ -235,7 +224,7 @@ impl Profiles {
         self.0
             .get(name)
             .copied()
-            .ok_or_else(|| UserError::unknown("profile", name, self.0.keys()).into())
+            .ok_or_else(|| CatalogError::unknown("profile", name, self.0.keys()).into())
     }
 }
 
@@ -250,7 +239,7 @@ pub struct ScenarioDef {
 impl ScenarioDef {
     pub fn load(path: &Path, suite: &str) -> Result<ScenarioDef> {
         let file: ScenarioFile = parse_toml(path)?;
-        let bad = |message: String| UserError::Manifest {
+        let bad = |message: String| CatalogError::File {
             file: path.to_path_buf(),
             message,
         };
@@ -279,10 +268,42 @@ impl ScenarioDef {
             path: path.to_path_buf(),
         })
     }
+
+    fn bad(&self, message: String) -> CatalogError {
+        CatalogError::File {
+            file: self.path.clone(),
+            message,
+        }
+    }
+
+    /// The graph a federation scenario puts its gateways in front of (`[subgraphs] graph`,
+    /// default demo); the error names the file, the field and the valid graphs.
+    pub fn graph(&self) -> Result<gqlbench_subgraphs::graph::Graph, CatalogError> {
+        match self
+            .file
+            .subgraphs
+            .as_ref()
+            .and_then(|s| s.graph.as_deref())
+        {
+            None => Ok(gqlbench_subgraphs::graph::Graph::Demo),
+            Some(g) => g
+                .parse()
+                .map_err(|e| self.bad(format!("[subgraphs] graph: {e}"))),
+        }
+    }
+
+    /// `[limits] memory` in bytes; the error names the file and the field.
+    pub fn memory_bytes(&self) -> Result<Option<u64>, CatalogError> {
+        let memory = self.file.limits.memory.as_deref();
+        memory
+            .map(parse_size)
+            .transpose()
+            .map_err(|e| self.bad(format!("[limits] memory: {e}")))
+    }
 }
 
 /// "1GiB", "512MiB", "64KiB", "1G", "1000000" (bytes).
-pub fn parse_size(s: &str) -> Result<u64, String> {
+fn parse_size(s: &str) -> Result<u64, String> {
     let t = s.trim();
     let split = t
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))

@@ -7,6 +7,8 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+use crate::error::CatalogError;
+
 pub const KNOWN: [&str; 6] = [
     "port",
     "supergraph",
@@ -52,14 +54,19 @@ pub fn check(s: &str) -> Result<(), String> {
 }
 
 /// Replace placeholders with `vars`; one without a value is an error naming it.
-pub fn expand(s: &str, vars: &BTreeMap<&str, String>) -> Result<String, String> {
+pub fn expand(s: &str, vars: &BTreeMap<&str, String>) -> Result<String, CatalogError> {
     let mut out = String::with_capacity(s.len());
     let mut last = 0;
     for (a, b, name) in placeholders(s) {
         out.push_str(&s[last..a]);
         match vars.get(name) {
             Some(v) => out.push_str(v),
-            None => return Err(format!("placeholder {{{name}}} in '{s}' has no value here")),
+            None => {
+                return Err(CatalogError::NoValue {
+                    name: name.to_string(),
+                    text: s.to_string(),
+                })
+            }
         }
         last = b;
     }
@@ -100,7 +107,7 @@ mod tests {
             "/c/bin/router --listen 127.0.0.1:4100"
         );
         assert_eq!(
-            expand(r#"{"a": {x}}"#, &v).unwrap_err(),
+            expand(r#"{"a": {x}}"#, &v).unwrap_err().to_string(),
             "placeholder {x} in '{\"a\": {x}}' has no value here"
         );
         assert_eq!(

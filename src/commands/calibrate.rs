@@ -10,7 +10,7 @@ use gqlbench_engine::{Control, Endpoint, Operation, Stop, Variant};
 use serde::Serialize;
 
 use crate::cli::CalibrateArgs;
-use crate::error::UserError;
+use crate::error::PlanError;
 use crate::measure::ready::{wait_ready, Readiness};
 use crate::plan::load::{Arrival, Load};
 use crate::plan::resolve_isolation;
@@ -59,15 +59,15 @@ fn step_load(connections: u32, pipelining: u32) -> Load {
 const PIPELINING: [u32; 2] = [1, 10];
 
 /// The flags checked as `load` checks them, before any server starts.
-fn check_flags(a: &CalibrateArgs, gen: &CpuSet) -> Result<(), UserError> {
+fn check_flags(a: &CalibrateArgs, gen: &CpuSet) -> Result<(), PlanError> {
     if a.connections == 0 {
-        return Err(UserError::Flag {
+        return Err(PlanError::Flag {
             flag: "--connections",
             message: "must be at least 1".into(),
         });
     }
     if a.duration.is_zero() || a.duration > gqlbench_engine::MAX_SPAN {
-        return Err(UserError::Flag {
+        return Err(PlanError::Flag {
             flag: "--duration",
             message: "must be above zero and at most 30 days, e.g. 5s".into(),
         });
@@ -85,7 +85,7 @@ fn check_flags(a: &CalibrateArgs, gen: &CpuSet) -> Result<(), UserError> {
             Duration::from_secs(1),
             stop,
         );
-        plan.preflight().map_err(|e| UserError::Flag {
+        plan.preflight().map_err(|e| PlanError::Flag {
             flag: "--connections",
             message: e.to_string(),
         })?;

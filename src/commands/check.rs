@@ -10,7 +10,7 @@ use comfy_table::Table;
 
 use crate::catalog::{Catalog, OperationDef, TargetDef};
 use crate::cli::CheckArgs;
-use crate::error::UserError;
+use crate::error::PlanError;
 use crate::measure::session::{Session, StartOptions};
 use crate::plan::resolve_isolation;
 use crate::progress::Progress;
@@ -52,10 +52,7 @@ pub fn run(root: &Path, a: &CheckArgs) -> Result<ExitCode> {
                 ops.insert(o.name.clone(), cat.operation(&o.name)?);
             }
         }
-        let graph = d.file.graph().map_err(|message| UserError::Manifest {
-            file: d.path.clone(),
-            message,
-        })?;
+        let graph = d.graph()?;
         for t in targets {
             if !a.targets.is_empty() && !a.targets.contains(&t.name) {
                 continue;
@@ -74,7 +71,7 @@ pub fn run(root: &Path, a: &CheckArgs) -> Result<ExitCode> {
         }
     }
     if per_target.is_empty() {
-        return Err(UserError::Flag {
+        return Err(PlanError::Flag {
             flag: "--targets",
             message: format!("no scenario of suite '{}' runs these targets", a.suite),
         }

@@ -8,9 +8,10 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 
 use crate::cli::{CompareArgs, CompareFormat};
+use crate::error::ResultsError;
 use crate::report::{Dest, ExportManager, Markdown};
 use crate::results::RunResults;
 
@@ -35,12 +36,11 @@ pub fn run(a: &CompareArgs) -> Result<ExitCode> {
     Ok(ExitCode::from(c.exit_code()))
 }
 
-fn load(side: &str, path: &Path) -> Result<RunResults> {
-    let r = RunResults::load(path).with_context(|| {
-        format!(
-            "{side} {}: not a gqlbench run this version can read; pass a run folder (holding results.json) or its results.json",
-            path.display()
-        )
+fn load(side: &'static str, path: &Path) -> Result<RunResults, ResultsError> {
+    let r = RunResults::load(path).map_err(|e| ResultsError::Side {
+        side,
+        path: path.to_path_buf(),
+        source: Box::new(e),
     })?;
     if let Some(fault) = crate::results::damaged_throughput(&r) {
         let file = if path.is_dir() {
@@ -48,13 +48,7 @@ fn load(side: &str, path: &Path) -> Result<RunResults> {
         } else {
             path.to_path_buf()
         };
-        return Err(crate::error::UserError::Manifest {
-            file,
-            message: format!(
-                "{fault}; the {side} is damaged or was edited: compare the results.json gqlbench wrote"
-            ),
-        }
-        .into());
+        return Err(ResultsError::Damaged { file, side, fault });
     }
     Ok(r)
 }

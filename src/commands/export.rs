@@ -8,7 +8,7 @@ use anyhow::{Context, Result};
 
 use crate::catalog::Catalog;
 use crate::cli::ExportK6Args;
-use crate::error::UserError;
+use crate::error::PlanError;
 use crate::export::{collect, k6, plan, readme, testrun, ExportPlan, METADATA_FILE};
 
 /// The files an export writes: only these are replaced by --force.
@@ -25,7 +25,7 @@ pub fn k6(root: &Path, a: &ExportK6Args) -> Result<ExitCode> {
         .scenario
         .split_once('/')
         .filter(|(s, n)| !s.is_empty() && !n.is_empty() && !n.contains('/'))
-        .ok_or_else(|| UserError::Flag {
+        .ok_or_else(|| PlanError::Flag {
             flag: "SUITE/SCENARIO",
             message: format!(
                 "'{}' is not SUITE/SCENARIO; write e.g. servers/simple (`gqlbench list` shows the scenarios)",
@@ -34,7 +34,7 @@ pub fn k6(root: &Path, a: &ExportK6Args) -> Result<ExitCode> {
         })?;
     plan::check_url(&a.url)?;
     if a.parallelism == 0 {
-        return Err(UserError::Flag {
+        return Err(PlanError::Flag {
             flag: "--parallelism",
             message: "must be at least 1 (pods of the TestRun)".into(),
         }
@@ -99,10 +99,10 @@ pub fn k6(root: &Path, a: &ExportK6Args) -> Result<ExitCode> {
 
 /// Every pod of the TestRun needs at least one VU: fewer VUs than pods would leave pods
 /// with nothing to do and the load split unevenly.
-fn check_parallelism(p: &ExportPlan) -> Result<(), UserError> {
+fn check_parallelism(p: &ExportPlan) -> Result<(), PlanError> {
     let vus = p.max_vus();
     if p.parallelism > vus {
-        return Err(UserError::Flag {
+        return Err(PlanError::Flag {
             flag: "--parallelism",
             message: format!(
                 "{} pods for a load of at most {vus} VUs: give at most {vus} (or more connections with -c)",
@@ -122,7 +122,7 @@ fn prepare(out: &Path, force: bool) -> Result<()> {
             .collect(),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
         Err(e) => {
-            return Err(UserError::Flag {
+            return Err(PlanError::Flag {
                 flag: "--out",
                 message: format!("{} cannot be read as a folder: {e}", out.display()),
             }
@@ -132,7 +132,7 @@ fn prepare(out: &Path, force: bool) -> Result<()> {
     let earlier = names.iter().any(|n| n == METADATA_FILE);
     let replaceable = names.is_empty() || (earlier && force);
     if !replaceable {
-        return Err(UserError::Flag {
+        return Err(PlanError::Flag {
             flag: "--out",
             message: if earlier {
                 format!(

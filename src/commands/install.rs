@@ -11,7 +11,7 @@ use anyhow::Result;
 
 use crate::catalog::{Catalog, TargetDef};
 use crate::cli::InstallArgs;
-use crate::error::UserError;
+use crate::error::PlanError;
 use crate::measure::install::{self, Missing, Outcome, State};
 use crate::measure::install_record::{self as record, InstallRecord};
 
@@ -49,7 +49,7 @@ pub fn run(root: &Path, a: &InstallArgs) -> Result<ExitCode> {
             .filter(|t| !a.targets.is_empty() || !native(t))
         {
             if let Ok(State::NotCurrent(Missing::Unrecorded(file))) = install::state(t, &node) {
-                return Err(UserError::Flag {
+                return Err(PlanError::Flag {
                     flag: "--force",
                     message: format!(
                         "{name}: {file} is already in the cache but has no install record, so whether it was built from today's inputs is not known (built by a gqlbench older than install records?). If another checkout built it, `gqlbench install {name}` there records it in seconds; `gqlbench install {name} --force` here rebuilds it{takes}",

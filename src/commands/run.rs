@@ -21,12 +21,7 @@ pub fn run(root: &Path, args: &RunArgs) -> Result<ExitCode> {
     let pricing = args.cost.pricing()?;
     for t in &args.targets {
         // A named native build that is not installed would only be skipped: refuse it now.
-        crate::measure::install::require_installed(cat.target(t)?).map_err(|message| {
-            crate::error::UserError::Flag {
-                flag: "--targets",
-                message,
-            }
-        })?;
+        crate::measure::install::require_installed(cat.target(t)?).context("--targets")?;
     }
     let plan = resolve_run(&cat, &options(args), crate::kinds::REGISTRY)?;
     // Before anything starts: this run's CPUs, its output folder, leftovers of killed runs.

@@ -20,7 +20,7 @@ use serde::Serialize;
 
 use crate::catalog::Catalog;
 use crate::cli::CalibrateArgs;
-use crate::error::UserError;
+use crate::error::{CatalogError, PlanError};
 use crate::results::RunResults;
 
 mod child;
@@ -79,10 +79,10 @@ pub struct Sensitivity {
     pub command: Vec<String>,
 }
 
-fn check(a: &CalibrateArgs, cat: &Catalog) -> Result<(), UserError> {
-    let bad = |flag, message: String| UserError::Flag { flag, message };
+fn check(a: &CalibrateArgs, cat: &Catalog) -> Result<()> {
+    let bad = |flag, message: String| PlanError::Flag { flag, message };
     if a.repetitions == 0 || a.repetitions > 1000 {
-        return Err(bad("--repetitions", "give 1 to 1000, e.g. 10".into()));
+        return Err(bad("--repetitions", "give 1 to 1000, e.g. 10".into()).into());
     }
     let mut sorted = a.slowdowns.clone();
     sorted.sort_by(f64::total_cmp);
@@ -96,26 +96,29 @@ fn check(a: &CalibrateArgs, cat: &Catalog) -> Result<(), UserError> {
         return Err(bad(
             "--slowdowns",
             "give distinct percentages above 0 and at most 100, e.g. 5,10".into(),
-        ));
+        )
+        .into());
     }
     if !(1_000..=10_000_000_000).contains(&a.work) {
         return Err(bad(
             "--work",
             "give 1000 to 10000000000 work rounds (100000 is about 0.2 ms)".into(),
-        ));
+        )
+        .into());
     }
-    let profiles = cat.profiles().map_err(|e| UserError::Manifest {
+    let profiles = cat.profiles().map_err(|e| CatalogError::File {
         file: cat.root.join("scenarios/profiles.toml"),
         message: format!("{e:#}"),
     })?;
     if !profiles.0.contains_key(&a.profile) {
-        return Err(UserError::unknown("profile", &a.profile, profiles.0.keys()));
+        return Err(CatalogError::unknown("profile", &a.profile, profiles.0.keys()).into());
     }
     if cat.target("node-baseline").is_err() {
-        return Err(UserError::Manifest {
+        return Err(CatalogError::File {
             file: cat.root.join("targets/node-baseline/target.toml"),
             message: "the reference target node-baseline is missing".into(),
-        });
+        }
+        .into());
     }
     Ok(())
 }
@@ -148,7 +151,7 @@ pub fn run(root: &Path, root_flag: Option<&Path>, a: &CalibrateArgs) -> Result<E
         ))
     });
     if out.exists() && std::fs::read_dir(&out)?.next().is_some() {
-        return Err(UserError::Flag {
+        return Err(PlanError::Flag {
             flag: "--out",
             message: format!("{} is not empty; choose a new folder", out.display()),
         }
@@ -219,7 +222,7 @@ pub fn run(root: &Path, root_flag: Option<&Path>, a: &CalibrateArgs) -> Result<E
     }];
     for s in &a.slowdowns {
         let Some(w) = work_for(a.work, rps0, rps_w, *s) else {
-            return Err(UserError::Flag {
+            return Err(PlanError::Flag {
                 flag: "--work",
                 message: format!(
                     "{} rounds did not measurably slow the reference ({rps0:.0} req/s without, {rps_w:.0} with); raise it",

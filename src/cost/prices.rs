@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 use serde::Deserialize;
 
-use crate::error::UserError;
+use crate::error::CatalogError;
 
 /// Where the shipped table lives in the repository (it is also built into the binary).
 pub const SHIPPED_PATH: &str = "prices/aws-on-demand.toml";
@@ -56,7 +56,7 @@ impl PriceTable {
     /// A table from a file; a missing or unreadable file, bad TOML, a missing or unknown
     /// field or an impossible value is a user error naming the file and the field.
     pub fn load(file: &Path) -> Result<PriceTable> {
-        let text = std::fs::read_to_string(file).map_err(|e| UserError::Manifest {
+        let text = std::fs::read_to_string(file).map_err(|e| CatalogError::File {
             file: file.to_path_buf(),
             message: format!(
                 "cannot read the price table ({e}); give --prices a TOML file like {SHIPPED_PATH}"
@@ -65,8 +65,8 @@ impl PriceTable {
         Ok(Self::parse(&text, file)?)
     }
 
-    pub fn parse(text: &str, file: &Path) -> Result<PriceTable, UserError> {
-        let bad = |message: String| UserError::Manifest {
+    pub fn parse(text: &str, file: &Path) -> Result<PriceTable, CatalogError> {
+        let bad = |message: String| CatalogError::File {
             file: PathBuf::from(file),
             message,
         };
@@ -216,7 +216,7 @@ hourly_price = 0.1
     #[test]
     fn a_missing_file_is_a_user_error_naming_it() {
         let e = PriceTable::load(Path::new("/nonexistent/prices.toml")).unwrap_err();
-        let u = e.downcast_ref::<UserError>().expect("a user error");
+        let u = e.downcast_ref::<CatalogError>().expect("a user error");
         assert!(
             u.to_string().starts_with("/nonexistent/prices.toml: "),
             "{u}"

@@ -1,6 +1,7 @@
-//! Errors about the database a user can act on (like `crate::error::UserError`): each says
-//! what is wrong and how to fix it. They travel inside `anyhow::Error`; `downcast_ref` finds
-//! them.
+//! Errors about the database a user can act on (like the domain errors of `crate::error`):
+//! each says what is wrong and how to fix it. `PgBinaries::locate` returns them as they are
+//! (the runner tells a machine without PostgreSQL from a failure by them); elsewhere they
+//! travel inside `anyhow::Error`, where `downcast_ref` finds them.
 use std::path::PathBuf;
 
 use crate::units::fmt_bytes;

@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use crate::catalog::scenario::Model;
 use crate::catalog::Catalog;
-use crate::error::UserError;
+use crate::error::{CatalogError, PlanError};
 use crate::kind::ScenarioPlan;
 use crate::plan::load::Arrival;
 
@@ -142,7 +142,7 @@ impl ExportPlan {
                 .filter(|k| k.not_in_k6.is_none())
                 .map(|k| k.section)
                 .collect();
-            return Err(UserError::Manifest {
+            return Err(CatalogError::File {
                 file: def.path.clone(),
                 message: format!(
                     "a `{}` scenario cannot be exported to k6: {why}. Exportable: plain load scenarios (also {} ones)",
@@ -326,9 +326,9 @@ mod tests {
 
 /// An http(s) URL checked for what k6 needs: a scheme it sends with and a
 /// host (resolved where k6 runs, so not here: it may be a cluster service name).
-pub fn check_url(url: &str) -> Result<(), UserError> {
+pub fn check_url(url: &str) -> Result<(), PlanError> {
     let bad = |why: &str| {
-        UserError::Flag {
+        PlanError::Flag {
         flag: "--url",
         message: format!(
             "'{url}' {why}; write the GraphQL endpoint as k6 will reach it, e.g. http://127.0.0.1:4000/graphql"

@@ -272,8 +272,8 @@ impl ResolveCx<'_> {
             .map_err(|e| self.bad(format!("[{name}]: {e}")).into())
     }
 
-    pub fn bad(&self, message: String) -> crate::error::UserError {
-        crate::error::UserError::Manifest {
+    pub fn bad(&self, message: String) -> crate::error::CatalogError {
+        crate::error::CatalogError::File {
             file: self.def.path.clone(),
             message,
         }
@@ -384,7 +384,7 @@ pub fn check_sections(def: &ScenarioDef, registry: &[&KindDef]) -> Result<()> {
         .chain(f.profiles.values().flat_map(|p| p.sections.keys()));
     for name in given {
         if !known.contains(&name.as_str()) {
-            return Err(crate::error::UserError::Manifest {
+            return Err(crate::error::CatalogError::File {
                 file: def.path.clone(),
                 message: format!(
                     "unknown field `{name}`; valid fields: description, optional, workload, targets, operations, load, limits, profiles, subgraphs, {}",

@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use anyhow::Result;
 
-use crate::db::{Database, DbOptions, SeedReport};
+use crate::db::{Database, DbError, DbOptions, PgBinaries, SeedReport};
 use crate::plan::{DatabasePlan, RunPlan};
 use crate::progress::Progress;
 use crate::results::{DatabaseInfo, DatabaseUsage};
@@ -21,6 +21,16 @@ pub struct RunDatabase {
     pub seed: SeedReport,
 }
 
+/// Why the run's database did not start: this machine lacks the PostgreSQL server (its
+/// database scenarios are then skipped, not failed), or it was there and failed.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    #[error("{0}")]
+    Unavailable(DbError),
+    #[error("{0:#}")]
+    Failed(anyhow::Error),
+}
+
 impl RunDatabase {
     /// Start a fresh server pinned to the generator's CPUs (away from the targets) and seed
     /// it at the plan's scale.
@@ -29,19 +39,22 @@ impl RunDatabase {
         plan: &RunPlan<K>,
         progress: &Progress,
         cancelled: &(dyn Fn() -> bool + Sync),
-    ) -> Result<RunDatabase> {
+    ) -> Result<RunDatabase, StartError> {
         progress.line(&format!(
             "database: starting a throwaway PostgreSQL and seeding {} users ...",
             dp.scale
         ));
+        let binaries = PgBinaries::locate().map_err(StartError::Unavailable)?;
         let mut db = Database::start(DbOptions {
             dir: dp.dir.clone(),
             cpus: plan.isolation.generator.clone(),
             scale: Some(dp.scale),
             log: Some(plan.out_dir.join("logs/postgres.log")),
+            binaries: Some(binaries),
             ..Default::default()
-        })?;
-        let seed = db.seed_cancellable(
+        })
+        .map_err(StartError::Failed)?;
+        let seeded = db.seed_cancellable(
             dp.scale,
             &|done, total| {
                 progress.message(format!(
@@ -50,7 +63,8 @@ impl RunDatabase {
                 ));
             },
             cancelled,
-        )?;
+        );
+        let seed = seeded.map_err(StartError::Failed)?;
         progress.line(&format!(
             "database: PostgreSQL {} on port {}, {} rows in {:.1} s ({} on disk)",
             db.server_version(),
@@ -151,4 +165,24 @@ pub struct Probe {
     queries: Option<u64>,
     ticks: u64,
     at: Instant,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_missing_server_says_how_to_get_it_and_a_failure_keeps_its_causes() {
+        let e = StartError::Unavailable(DbError::BadPgBin {
+            dir: "/opt/pg".into(),
+            what: "initdb".into(),
+        });
+        let m = e.to_string();
+        assert!(
+            m.starts_with("GQLBENCH_PG_BIN=/opt/pg: initdb not there") && m.contains("apt-get"),
+            "{m}"
+        );
+        let e = StartError::Failed(anyhow::anyhow!("port in use").context("starting postgres"));
+        assert_eq!(e.to_string(), "starting postgres: port in use");
+    }
 }

@@ -25,8 +25,12 @@ pub fn spawn(
         vars.insert("config", c.display().to_string());
     }
     let expand = |s: &String| {
-        crate::catalog::vars::expand(s, &vars)
-            .map_err(|e| anyhow::anyhow!("{}: {e}", t.manifest.display()))
+        crate::catalog::vars::expand(s, &vars).map_err(|e| {
+            anyhow::Error::from(crate::error::CatalogError::File {
+                file: t.manifest.clone(),
+                message: e.to_string(),
+            })
+        })
     };
     let program: Vec<String> = t.start.command.iter().map(expand).collect::<Result<_>>()?;
     let mut env = BTreeMap::new();

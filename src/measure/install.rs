@@ -18,6 +18,7 @@ use std::collections::BTreeMap;
 
 use super::install_record::{self as record, InstallRecord};
 use crate::catalog::{vars, TargetDef};
+use crate::error::InstallError;
 use crate::sys::lock::{self, Holder, Lock};
 
 /// npm installs: the key of the current install, in the target folder. Cache builds had one
@@ -136,7 +137,7 @@ pub fn install_vars(t: &TargetDef) -> BTreeMap<&'static str, String> {
 }
 
 fn expanded(t: &TargetDef, s: &str) -> Result<String> {
-    vars::expand(s, &install_vars(t)).map_err(|e| anyhow::anyhow!("{}: {e}", t.manifest.display()))
+    vars::expand(s, &install_vars(t)).with_context(|| t.manifest.display().to_string())
 }
 
 /// The install command with its placeholders replaced, as a user would type it.
@@ -265,18 +266,21 @@ pub fn not_installed_message(t: &TargetDef, why: &Missing) -> String {
 /// For a target named on `run --targets`: one that `run` would skip (a native build that is
 /// not current) is refused before anything starts, with the command that builds it. A build
 /// finished under the old scheme counts as installed (the run records it).
-pub fn require_installed(t: &TargetDef) -> Result<(), String> {
+pub fn require_installed(t: &TargetDef) -> Result<(), InstallError> {
     if t.install.as_ref().map(|i| i.auto).unwrap_or(true) {
         return Ok(());
     }
     let node = crate::sys::machine::node_version().unwrap_or_default();
+    let target = t.name.clone();
     match state(t, &node) {
-        Ok(State::NotCurrent(why)) => Err(format!(
-            "{}: {}; or leave it out of --targets",
-            t.name,
-            not_installed_message(t, &why)
-        )),
-        Err(e) => Err(format!("{}: {e:#}", t.name)),
+        Ok(State::NotCurrent(why)) => Err(InstallError::NotInstalled {
+            target,
+            why: not_installed_message(t, &why),
+        }),
+        Err(e) => Err(InstallError::Unknown {
+            target,
+            why: format!("{e:#}"),
+        }),
         Ok(_) => Ok(()),
     }
 }
@@ -350,13 +354,11 @@ pub fn install(
         .stdout(Stdio::from(log.try_clone()?))
         .stderr(Stdio::from(log))
         .spawn()
-        .with_context(|| {
-            format!(
-                "running the install command `{}` of target '{}' (is `{}` installed?)",
-                argv.join(" "),
-                t.name,
-                argv[0]
-            )
+        .map_err(|source| InstallError::CannotStart {
+            target: t.name.clone(),
+            command: argv.join(" "),
+            program: argv[0].clone(),
+            source,
         })?;
     // Long native builds report what they are doing: the last line of their log.
     let status = loop {
@@ -375,22 +377,20 @@ pub fn install(
         std::thread::sleep(std::time::Duration::from_millis(250));
     };
     if !status.success() {
-        bail!(
-            "install of '{}' failed ({status}): `{}` in {}\n{}",
-            t.name,
-            argv.join(" "),
-            t.install_dir().display(),
-            crate::sys::process::failure_log(&log_file, 15)
-        );
+        return Err(InstallError::Failed {
+            target: t.name.clone(),
+            status: status.to_string(),
+            command: argv.join(" "),
+            dir: t.install_dir().to_path_buf(),
+            log: crate::sys::process::failure_log(&log_file, 15),
+        }
+        .into());
     }
     if let Some(c) = &inst.check {
         let c = expanded(t, c)?;
         if !t.install_dir().join(&c).exists() {
-            bail!(
-                "install of '{}' ran but its check file {} is missing",
-                t.name,
-                Path::new(&c).display()
-            );
+            let (target, file) = (t.name.clone(), c.into());
+            return Err(InstallError::NoCheckFile { target, file }.into());
         }
     }
     let seconds = start.elapsed().as_secs_f64();

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
-use crate::error::UserError;
+use crate::error::PlanError;
 
 /// Whether `name` is something a run writes into its folder.
 fn is_run_output(name: &str) -> bool {
@@ -38,7 +38,7 @@ pub fn prepare(dir: &Path, force: bool) -> Result<Vec<PathBuf>> {
             .collect(),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
         Err(e) if dir.exists() && !dir.is_dir() => {
-            return Err(UserError::Flag {
+            return Err(PlanError::Flag {
                 flag,
                 message: format!(
                     "{} is a file, not a folder ({e}); give a folder for the run",
@@ -60,7 +60,7 @@ pub fn prepare(dir: &Path, force: bool) -> Result<Vec<PathBuf>> {
     // Other files and no results.json: not a run folder, so --force must not delete
     // anything in it (a "logs" folder of someone's home directory, say).
     if !holds_results(dir) && !foreign.is_empty() {
-        return Err(UserError::Flag {
+        return Err(PlanError::Flag {
             flag,
             message: format!(
                 "{} already holds files ({}) and is not a gqlbench run folder (no results.json); give a new or empty folder",
@@ -76,7 +76,7 @@ pub fn prepare(dir: &Path, force: bool) -> Result<Vec<PathBuf>> {
         .into());
     }
     if !force {
-        return Err(UserError::Flag {
+        return Err(PlanError::Flag {
             flag,
             message: format!(
                 "{} already holds an earlier run; writing into it would overwrite its results and mix both runs' logs. Give a new or empty folder, or pass --force to replace that run (only its results, report, logs and charts are removed)",

@@ -3,10 +3,9 @@
 //! that gets it, instead of minutes into a build.
 use std::path::{Path, PathBuf};
 
-use anyhow::{bail, Result};
-
 use crate::catalog::target::Requirement;
 use crate::catalog::TargetDef;
+use crate::error::InstallError;
 
 /// Where `program` is: a path as given when it holds a '/', else the first executable file
 /// of that name on PATH.
@@ -38,24 +37,17 @@ pub fn missing_requirements(t: &TargetDef) -> Vec<&Requirement> {
 }
 
 /// Refuse to start an install whose programs are missing, naming each and how to get it.
-pub fn check_requirements(t: &TargetDef) -> Result<()> {
+pub fn check_requirements(t: &TargetDef) -> Result<(), InstallError> {
     let missing = missing_requirements(t);
     if missing.is_empty() {
         return Ok(());
     }
-    bail!(
-        "the install of '{}' needs {} not found on PATH: {} (declared in {})",
-        t.name,
-        if missing.len() == 1 {
-            "a program"
-        } else {
-            "programs"
-        },
-        missing
+    Err(InstallError::MissingTools {
+        target: t.name.clone(),
+        manifest: t.manifest.clone(),
+        missing: missing
             .iter()
-            .map(|r| format!("`{}` (get it: {})", r.program, r.hint))
-            .collect::<Vec<_>>()
-            .join(", "),
-        t.manifest.display()
-    )
+            .map(|r| (r.program.clone(), r.hint.clone()))
+            .collect(),
+    })
 }

@@ -3,7 +3,7 @@
 use anyhow::Result;
 
 use super::IsolationOptions;
-use crate::error::UserError;
+use crate::error::PlanError;
 use crate::sys::cpus::CpuSet;
 
 pub use crate::sys::cpus::IsolationPlan;
@@ -23,12 +23,12 @@ pub fn resolve_isolation(args: &IsolationOptions) -> Result<IsolationPlan> {
     let (dg, dt) = crate::sys::cpus::default_split(&allowed);
     let parse = |flag: &'static str, v: &Option<String>, default: CpuSet| -> Result<CpuSet> {
         let Some(s) = v else { return Ok(default) };
-        let set = CpuSet::parse(s).map_err(|e| UserError::Flag {
+        let set = CpuSet::parse(s).map_err(|e| PlanError::Flag {
             flag,
             message: e.to_string(),
         })?;
         if let Some(c) = set.0.iter().find(|c| !allowed.contains(c)) {
-            return Err(UserError::Flag {
+            return Err(PlanError::Flag {
                 flag,
                 message: format!(
                     "CPU {c} is not available to this process (allowed: {})",

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use anyhow::Result;
 
 use crate::catalog::Catalog;
-use crate::error::UserError;
+use crate::error::{CatalogError, PlanError};
 use crate::kind::{KindDef, RunPlan};
 use crate::plan::{resolve_isolation, DatabasePlan, RunOptions, FOREIGN_LIMIT_PCT, MIN_SCALE};
 
@@ -18,14 +18,14 @@ pub fn resolve_run(cat: &Catalog, args: &RunOptions, registry: &[&KindDef]) -> R
     let names = cat.scenario_names(&args.suite)?;
     for s in &args.scenarios {
         if !names.contains(s) {
-            return Err(UserError::unknown("scenario", s, &names).into());
+            return Err(CatalogError::unknown("scenario", s, &names).into());
         }
     }
     for t in &args.targets {
         cat.target(t)?;
     }
     let profiles = cat.profiles()?;
-    let base = profiles.get(&args.profile).map_err(|e| UserError::Flag {
+    let base = profiles.get(&args.profile).map_err(|e| PlanError::Flag {
         flag: "--profile",
         message: e.to_string(),
     })?;
@@ -44,7 +44,7 @@ pub fn resolve_run(cat: &Catalog, args: &RunOptions, registry: &[&KindDef]) -> R
         }
     }
     if scenarios.is_empty() {
-        return Err(UserError::Flag {
+        return Err(PlanError::Flag {
             flag: "--targets",
             message: format!(
                 "no scenario of suite '{}' runs any of the chosen targets",
@@ -54,7 +54,7 @@ pub fn resolve_run(cat: &Catalog, args: &RunOptions, registry: &[&KindDef]) -> R
         .into());
     }
     if args.scale < MIN_SCALE {
-        return Err(UserError::Flag {
+        return Err(PlanError::Flag {
             flag: "--scale",
             message: format!(
                 "{} users is below the minimum {MIN_SCALE}: the expected answers need the first 10,000 users and their 100,000 posts",
@@ -65,7 +65,7 @@ pub fn resolve_run(cat: &Catalog, args: &RunOptions, registry: &[&KindDef]) -> R
     }
     if let Some(c) = &args.connection_sweep {
         if c.is_empty() || c.contains(&0) {
-            return Err(UserError::Flag {
+            return Err(PlanError::Flag {
                 flag: "--connection-sweep",
                 message: "give connection counts above zero, e.g. 50,100,250,500".into(),
             }
@@ -86,7 +86,7 @@ pub fn resolve_run(cat: &Catalog, args: &RunOptions, registry: &[&KindDef]) -> R
             ..Default::default()
         }
         .base_dir();
-        crate::db::check_scale_and_disk(dp.scale, &dir).map_err(|e| UserError::Flag {
+        crate::db::check_scale_and_disk(dp.scale, &dir).map_err(|e| PlanError::Flag {
             flag: "--scale",
             message: format!("{e:#}"),
         })?;
@@ -107,12 +107,12 @@ pub fn resolve_run(cat: &Catalog, args: &RunOptions, registry: &[&KindDef]) -> R
                 round.ceil()
             );
             return Err(match args.max_time {
-                Some(_) => UserError::Flag {
+                Some(_) => PlanError::Flag {
                     flag: "--max-time",
                     message,
                 }
                 .into(),
-                None => UserError::Manifest {
+                None => CatalogError::File {
                     file: cat.root.join("scenarios/profiles.toml"),
                     message: format!("profile '{}': max_time {message}", args.profile),
                 }
@@ -130,7 +130,7 @@ pub fn resolve_run(cat: &Catalog, args: &RunOptions, registry: &[&KindDef]) -> R
     };
     // Absolute, because targets run in their own folders and get paths inside the run
     // folder (a gateway's supergraph, a log): a relative --out would name nothing there.
-    let out_dir = std::path::absolute(&out_dir).map_err(|e| UserError::Flag {
+    let out_dir = std::path::absolute(&out_dir).map_err(|e| PlanError::Flag {
         flag: "--out",
         message: format!("{}: {e}", out_dir.display()),
     })?;
@@ -157,7 +157,7 @@ const RESERVED_ENV: [&str; 3] = ["PORT", "HOST", "GQLBENCH_GC_FILE"];
 pub fn parse_target_env(flags: &[String]) -> Result<BTreeMap<String, String>> {
     let mut env = BTreeMap::new();
     for f in flags {
-        let bad = |message: String| UserError::Flag {
+        let bad = |message: String| PlanError::Flag {
             flag: "--target-env",
             message,
         };

@@ -4,9 +4,9 @@
 //! be made before anything starts is made here, with the same limits `load` uses.
 use anyhow::Result;
 
-use crate::catalog::scenario::{parse_size, ScenarioDef};
+use crate::catalog::scenario::ScenarioDef;
 use crate::catalog::{Catalog, Profile, TargetDef};
-use crate::error::UserError;
+use crate::error::{CatalogError, PlanError};
 use crate::kind::{self, KindDef, ResolveCx, ScenarioPlan};
 use crate::plan::load::{placeholder_endpoint, placeholder_operation, Load};
 use crate::plan::{resolve_isolation, KindNeeds, RunOptions};
@@ -21,7 +21,7 @@ pub fn resolve(
     registry: &[&KindDef],
 ) -> Result<ScenarioPlan> {
     let f = &def.file;
-    let bad = |message: String| UserError::Manifest {
+    let bad = |message: String| CatalogError::File {
         file: def.path.clone(),
         message,
     };
@@ -59,7 +59,7 @@ pub fn resolve(
     // passed, else the scenario file's profile section (profiles.toml checks its own).
     let refuse = |passed: bool, flag: &'static str, field: &str, message: &str| {
         let e: anyhow::Error = if passed {
-            UserError::Flag {
+            PlanError::Flag {
                 flag,
                 message: message.into(),
             }
@@ -119,7 +119,7 @@ pub fn resolve(
     if !args.targets.is_empty() {
         targets.retain(|t| args.targets.contains(&t.name));
     }
-    let graph = f.graph().map_err(bad)?;
+    let graph = def.graph()?;
     if let Some(sg) = &f.subgraphs {
         for (name, spec) in &sg.delays {
             gqlbench_subgraphs::delay::DelaySpec::parse_for(&format!("{name}={spec}"), graph)
@@ -151,7 +151,7 @@ pub fn resolve(
         .map_err(|e| -> anyhow::Error {
             let message = format!("{e}");
             if args.connections.is_some() || args.connection_sweep.is_some() {
-                UserError::Flag {
+                PlanError::Flag {
                     flag: "-c/--connection-sweep",
                     message: format!("scenario {}: {message}", def.name),
                 }
@@ -161,13 +161,7 @@ pub fn resolve(
             }
         })?;
     }
-    let memory_bytes = f
-        .limits
-        .memory
-        .as_deref()
-        .map(parse_size)
-        .transpose()
-        .map_err(|e| bad(format!("[limits] memory: {e}")))?;
+    let memory_bytes = def.memory_bytes()?;
     let mut sp = ScenarioPlan {
         suite: def.suite.clone(),
         name: def.name.clone(),

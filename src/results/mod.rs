@@ -7,6 +7,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
+use crate::error::ResultsError;
+
 mod import;
 mod kind_data;
 mod sanity;
@@ -293,35 +295,35 @@ impl RunResults {
     }
 
     /// Load a run folder or a results.json file.
-    pub fn load(path: &Path) -> Result<RunResults> {
+    pub fn load(path: &Path) -> Result<RunResults, ResultsError> {
         let file = if path.is_dir() {
             path.join("results.json")
         } else {
             path.to_path_buf()
         };
-        let text = std::fs::read_to_string(&file).with_context(|| {
-            format!(
-                "reading {} (a run folder holds results.json)",
-                file.display()
-            )
-        })?;
-        let probe: serde_json::Value = serde_json::from_str(&text)
-            .with_context(|| format!("{} is not JSON", file.display()))?;
+        let text = match std::fs::read_to_string(&file) {
+            Ok(t) => t,
+            Err(source) => return Err(ResultsError::Unreadable { file, source }),
+        };
+        let probe: serde_json::Value = match serde_json::from_str(&text) {
+            Ok(v) => v,
+            Err(source) => return Err(ResultsError::NotJson { file, source }),
+        };
         let version = probe.get("schema_version").and_then(|v| v.as_u64());
         let readable = OLDEST_READABLE as u64..=SCHEMA_VERSION as u64;
         match version {
             Some(v) if readable.contains(&v) => {}
-            Some(v) => anyhow::bail!(
-                "{}: schema_version {v}; this gqlbench reads versions {OLDEST_READABLE} to {SCHEMA_VERSION} (use the gqlbench that wrote it)",
-                file.display()
-            ),
-            None => anyhow::bail!(
-                "{}: no schema_version: not a gqlbench results file",
-                file.display()
-            ),
+            Some(version) => {
+                return Err(ResultsError::SchemaVersion {
+                    file,
+                    version,
+                    oldest: OLDEST_READABLE,
+                    newest: SCHEMA_VERSION,
+                })
+            }
+            None => return Err(ResultsError::NoSchemaVersion { file }),
         }
-        serde_json::from_value(probe)
-            .with_context(|| format!("{}: not a gqlbench results file", file.display()))
+        serde_json::from_value(probe).map_err(|source| ResultsError::NotResults { file, source })
     }
 }
 

@@ -217,11 +217,7 @@ pub fn run_plan(
                 match database::RunDatabase::start(dp, plan, progress, &|| ctx.cancelled()) {
                     Ok(d) => db = Some(d),
                     Err(e) => {
-                        let missing = matches!(
-                            e.downcast_ref::<crate::db::error::DbError>(),
-                            Some(crate::db::error::DbError::MissingBinaries { .. })
-                                | Some(crate::db::error::DbError::BadPgBin { .. })
-                        );
+                        let missing = matches!(e, database::StartError::Unavailable(_));
                         progress.line(&format!(
                             "database: {} — {e:#}",
                             if missing { "SKIPPED" } else { "FAILED" }

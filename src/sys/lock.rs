@@ -19,7 +19,7 @@ use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
 use super::cpus::CpuSet;
-use crate::error::UserError;
+use crate::error::PlanError;
 use crate::sys::cpus::IsolationPlan;
 
 /// Overrides the folder of the CPU locks (tests isolate themselves with it).
@@ -280,12 +280,9 @@ pub fn lock_cpus(iso: &IsolationPlan, force: bool) -> Result<CpuLocks> {
         .collect();
     if !force {
         drop(held);
-        return Err(UserError::Busy {
-            message: format!(
-                "another benchmark is using CPUs this command needs: {}. Two runs on the same CPUs would each measure about half the throughput. Wait for it, pick other CPUs with --generator-cpus/--target-cpus, or pass --force-concurrent (the report then says so). Locks: {}",
-                holders.join("; "),
-                dir.display()
-            ),
+        return Err(PlanError::Busy {
+            holders: holders.join("; "),
+            locks: dir.to_path_buf(),
         }
         .into());
     }

@@ -5,7 +5,7 @@ use anyhow::Result;
 
 use super::TargetFile;
 use crate::catalog::parse_toml;
-use crate::error::UserError;
+use crate::error::CatalogError;
 
 /// A manifest with `base = "<target>"`: the base's table with this one's fields laid over
 /// it (a table field merged key by key, one level deep), and whether it gives its own
@@ -16,7 +16,7 @@ pub(super) fn merged_with_base(manifest: &Path) -> Result<Option<(toml::Table, b
     let Some(base) = own.get("base") else {
         return Ok(None);
     };
-    let bad = |message: String| UserError::Manifest {
+    let bad = |message: String| CatalogError::File {
         file: manifest.to_path_buf(),
         message,
     };

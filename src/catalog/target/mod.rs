@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 
 use super::parse_toml;
-use crate::error::UserError;
+use crate::error::CatalogError;
 use base::merged_with_base;
 pub use customization::{Customization, Customizes};
 pub use install::{lock_version, InstallSpec, Requirement};
@@ -54,13 +54,13 @@ impl TargetDef {
                 own_install = own;
                 table
                     .try_into()
-                    .map_err(|e: toml::de::Error| UserError::Manifest {
+                    .map_err(|e: toml::de::Error| CatalogError::File {
                         file: manifest.to_path_buf(),
                         message: format!("with its base: {}", e.to_string().trim_end()),
                     })?
             }
         };
-        let bad = |message: String| UserError::Manifest {
+        let bad = |message: String| CatalogError::File {
             file: manifest.to_path_buf(),
             message,
         };

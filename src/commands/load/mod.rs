@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use crate::catalog::operation::numbered_body;
 use crate::cli::LoadArgs;
-use crate::error::UserError;
+use crate::error::PlanError;
 use crate::plan::load::{Arrival, Load};
 use crate::report::ExportManager;
 use crate::results::{GeneratorUsage, LoadInfo, SaturationFlag};
@@ -31,7 +31,7 @@ pub struct LoadReport {
 }
 
 fn parse_header(h: &str) -> Result<(String, String)> {
-    let (k, v) = h.split_once(':').ok_or_else(|| UserError::Flag {
+    let (k, v) = h.split_once(':').ok_or_else(|| PlanError::Flag {
         flag: "--header",
         message: format!("'{h}' is not \"name: value\""),
     })?;
@@ -48,7 +48,7 @@ pub type Cases = Vec<(Option<Value>, Option<Value>, Option<String>)>;
 pub fn cases_from_file(path: &std::path::Path, variables: Option<&Value>) -> Result<Cases> {
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("reading --expect file {}", path.display()))?;
-    let bad = |message: String| UserError::Flag {
+    let bad = |message: String| PlanError::Flag {
         flag: "--expect",
         message: format!("{}: {message}", path.display()),
     };
@@ -100,10 +100,10 @@ pub fn cases_from_file(path: &std::path::Path, variables: Option<&Value>) -> Res
 
 /// `ws://` and `wss://` name a subscription endpoint; `load` sends queries over HTTP POST,
 /// which such an endpoint may accept on another path or not at all.
-fn check_scheme(url: &str) -> Result<(), UserError> {
+fn check_scheme(url: &str) -> Result<(), PlanError> {
     let lower = url.to_ascii_lowercase();
     if lower.starts_with("ws://") || lower.starts_with("wss://") {
-        return Err(UserError::Flag {
+        return Err(PlanError::Flag {
             flag: "URL",
             message: format!(
                 "{url} is a WebSocket URL; `load` sends queries as HTTP POSTs: give the http:// URL of the endpoint (subscriptions are measured by the suites' subscription scenarios)"
@@ -115,12 +115,12 @@ fn check_scheme(url: &str) -> Result<(), UserError> {
 
 pub fn run(a: &LoadArgs) -> Result<ExitCode> {
     check_scheme(&a.url)?;
-    let endpoint = Endpoint::from_url(&a.url).map_err(|e| UserError::Flag {
+    let endpoint = Endpoint::from_url(&a.url).map_err(|e| PlanError::Flag {
         flag: "URL",
         message: e.to_string(),
     })?;
     if !endpoint.addr.ip().is_loopback() && !a.allow_remote {
-        return Err(UserError::Flag {
+        return Err(PlanError::Flag {
             flag: "URL",
             message: format!(
                 "{} resolves to {}, which is not loopback (127.0.0.0/8, ::1); pass --allow-remote to load a remote host on purpose",
@@ -137,7 +137,7 @@ pub fn run(a: &LoadArgs) -> Result<ExitCode> {
         .variables
         .as_deref()
         .map(|s| {
-            serde_json::from_str::<Value>(s).map_err(|e| UserError::Flag {
+            serde_json::from_str::<Value>(s).map_err(|e| PlanError::Flag {
                 flag: "--variables",
                 message: format!("not JSON ({e}); write e.g. '{{\"id\": \"1\"}}'"),
             })
@@ -145,7 +145,7 @@ pub fn run(a: &LoadArgs) -> Result<ExitCode> {
         .transpose()?;
     if let Some(v) = &variables {
         if !v.is_object() {
-            return Err(UserError::Flag {
+            return Err(PlanError::Flag {
                 flag: "--variables",
                 message: "must be a JSON object, e.g. '{\"id\": \"1\"}'".into(),
             }
@@ -166,7 +166,7 @@ pub fn run(a: &LoadArgs) -> Result<ExitCode> {
         .as_deref()
         .map(CpuSet::parse)
         .transpose()
-        .map_err(|e| UserError::Flag {
+        .map_err(|e| PlanError::Flag {
             flag: "--generator-cpus",
             message: e.to_string(),
         })?;
@@ -263,7 +263,7 @@ pub fn run(a: &LoadArgs) -> Result<ExitCode> {
         ),
     ] {
         if bad {
-            return Err(UserError::Flag {
+            return Err(PlanError::Flag {
                 flag,
                 message: message.into(),
             }
@@ -276,7 +276,7 @@ pub fn run(a: &LoadArgs) -> Result<ExitCode> {
     if let (Some(rate), Some(window)) = (a.rate, stop.duration) {
         let due = rate * window.as_secs_f64();
         if due < 1.0 {
-            return Err(UserError::Flag {
+            return Err(PlanError::Flag {
                 flag: "--rate",
                 message: format!(
                     "{rate} req/s over a {} window is {due:.2} requests: fewer than one, so nothing would be sent; raise --rate or -d/--duration (at {rate} req/s the window needs at least {:.3} s)",
@@ -299,7 +299,7 @@ pub fn run(a: &LoadArgs) -> Result<ExitCode> {
     }
     // What the flag checks above cannot know (this machine's files and ports, more threads
     // than the open model's pool): refused before the first request.
-    plan.preflight().map_err(|e| UserError::Flag {
+    plan.preflight().map_err(|e| PlanError::Flag {
         flag: "-c/--threads/--rate",
         message: e.to_string(),
     })?;

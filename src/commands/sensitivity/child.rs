@@ -116,7 +116,7 @@ impl Child<'_> {
             // Interrupted before its first save: nothing to keep, not an error.
             Err(_) if code == 130 => None,
             Err(e) => {
-                return Err(e.context(format!(
+                return Err(anyhow::Error::from(e).context(format!(
                     "the run in {} left no results (exit {code}); its output: {}",
                     out.display(),
                     log_path.display()

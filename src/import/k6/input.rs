@@ -7,10 +7,10 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 
-use crate::error::UserError;
+use crate::error::ResultsError;
 
 fn bad(file: &Path, message: String) -> anyhow::Error {
-    UserError::Manifest {
+    ResultsError::Import {
         file: file.to_path_buf(),
         message,
     }

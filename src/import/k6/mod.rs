@@ -22,7 +22,7 @@ use serde_json::Value;
 
 use crate::catalog::scenario::Model;
 use crate::catalog::TargetKind;
-use crate::error::UserError;
+use crate::error::ResultsError;
 use crate::export::plan::{Executor, ExportMetadata};
 use crate::export::METADATA_FILE;
 use crate::results::*;
@@ -53,7 +53,7 @@ enum Input {
 }
 
 fn bad(file: &Path, message: String) -> anyhow::Error {
-    UserError::Manifest {
+    ResultsError::Import {
         file: file.to_path_buf(),
         message,
     }

@@ -9,11 +9,11 @@ use std::path::Path;
 use anyhow::Result;
 
 use super::points::FileInfo;
-use crate::error::UserError;
+use crate::error::ResultsError;
 use crate::export::plan::ExportMetadata;
 
 fn bad(file: &Path, message: String) -> anyhow::Error {
-    UserError::Manifest {
+    ResultsError::Import {
         file: file.to_path_buf(),
         message,
     }

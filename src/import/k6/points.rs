@@ -14,7 +14,7 @@ use chrono::{DateTime, FixedOffset};
 use hdrhistogram::Histogram;
 use serde::Deserialize;
 
-use crate::error::UserError;
+use crate::error::ResultsError;
 use crate::export::WARMUP_SCENARIO;
 
 #[derive(Deserialize)]
@@ -260,7 +260,7 @@ fn is_warmup(line: &Line) -> bool {
 }
 
 fn bad(file: &Path, lineno: usize, message: String) -> anyhow::Error {
-    UserError::Manifest {
+    ResultsError::Import {
         file: file.to_path_buf(),
         message: format!("line {lineno}: {message}"),
     }

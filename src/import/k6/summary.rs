@@ -10,7 +10,7 @@ use anyhow::Result;
 use gqlbench_engine::LatencySummary;
 use serde_json::Value;
 
-use crate::error::UserError;
+use crate::error::ResultsError;
 
 pub struct Summary {
     /// `http_reqs` count and rate over the whole test.
@@ -38,7 +38,7 @@ pub fn sniff(v: &Value) -> bool {
 
 pub fn read(file: &Path, v: &Value) -> Result<Summary> {
     let bad = |message: String| -> anyhow::Error {
-        UserError::Manifest {
+        ResultsError::Import {
             file: file.to_path_buf(),
             message,
         }
