@@ -10,10 +10,8 @@ use gqlbench_engine::LoadResult;
 /// had found the limit to its resolution (`budget`: its figure is a lower bound). The row
 /// stays valid, ranked and comparable, and the report names the caveat; a compare gate
 /// failing on machine noise would be switched off.
-pub const CAVEATS: [&str; 3] = ["unsteady", "interference", "budget"];
-
 pub fn is_caveat(f: &SaturationFlag) -> bool {
-    CAVEATS.contains(&f.kind.as_str())
+    f.kind.is_caveat()
 }
 
 /// Generator CPU above this share of its cores means it may be the bottleneck.
@@ -30,7 +28,7 @@ pub fn check(load: &Load, r: &LoadResult, g: &GeneratorUsage) -> Vec<SaturationF
     let mut flags = Vec::new();
     if g.utilization > GENERATOR_CPU_LIMIT {
         flags.push(SaturationFlag {
-            kind: "generator_cpu".into(),
+            kind: crate::results::FlagKind::GeneratorCpu,
             detail: format!(
                 "load generator used {:.0}% of its {} CPU(s) (limit {:.0}%): the generator may be the bottleneck",
                 g.utilization * 100.0,
@@ -43,7 +41,7 @@ pub fn check(load: &Load, r: &LoadResult, g: &GeneratorUsage) -> Vec<SaturationF
         if let Some(lag) = &r.send_lag {
             if lag.p99_us > SEND_LAG_P99_LIMIT_US {
                 flags.push(SaturationFlag {
-                    kind: "send_lag".into(),
+                    kind: crate::results::FlagKind::SendLag,
                     detail: format!(
                         "send lag p99 {:.1} ms: requests left later than intended",
                         lag.p99_us as f64 / 1000.0
@@ -55,7 +53,7 @@ pub fn check(load: &Load, r: &LoadResult, g: &GeneratorUsage) -> Vec<SaturationF
         // a generator that fell behind.
         if r.unsent > (r.intended_requests / 1000).max(2) {
             flags.push(SaturationFlag {
-                kind: "unsent".into(),
+                kind: crate::results::FlagKind::Unsent,
                 detail: format!("{} intended requests were never sent", r.unsent),
             });
         }
@@ -65,7 +63,7 @@ pub fn check(load: &Load, r: &LoadResult, g: &GeneratorUsage) -> Vec<SaturationF
             let missing = r.intended_requests.saturating_sub(r.requests);
             if achieved < RATE_SHORTFALL && missing > 2 {
                 flags.push(SaturationFlag {
-                    kind: "rate_shortfall".into(),
+                    kind: crate::results::FlagKind::RateShortfall,
                     detail: format!(
                         "only {:.0}% of the intended {} requests completed",
                         achieved * 100.0,
@@ -77,7 +75,7 @@ pub fn check(load: &Load, r: &LoadResult, g: &GeneratorUsage) -> Vec<SaturationF
     }
     if r.connections.unused > 0 {
         flags.push(SaturationFlag {
-            kind: "connections_unused".into(),
+            kind: crate::results::FlagKind::ConnectionsUnused,
             detail: format!(
                 "{} of {} connections completed no request in the measured window: {}",
                 r.connections.unused,
@@ -95,7 +93,7 @@ pub fn check(load: &Load, r: &LoadResult, g: &GeneratorUsage) -> Vec<SaturationF
         let rps = r.requests as f64 / r.elapsed_s;
         if rps >= cap * CLOSED_CAP_SHARE {
             flags.push(SaturationFlag {
-                kind: "closed_model_cap".into(),
+                kind: crate::results::FlagKind::ClosedModelCap,
                 detail: format!(
                     "{} connections with {:.0} ms think time cap throughput at {:.0} req/s (Little's law); measured {:.0} req/s is set by the schedule, not the target",
                     load.connections(),
@@ -192,7 +190,7 @@ mod tests {
         };
         let f = check(&load("closed", 100, 0.1), &r, &usage(0.1));
         assert_eq!(f.len(), 1);
-        assert_eq!(f[0].kind, "closed_model_cap");
+        assert_eq!(f[0].kind.as_str(), "closed_model_cap");
         assert!(f[0].detail.contains("1000 req/s"), "{}", f[0].detail);
         // Far below the cap the schedule does not explain the figure.
         let r = LoadResult {
@@ -210,7 +208,11 @@ mod tests {
             elapsed_s: 1.0,
             ..Default::default()
         };
-        let kinds = |f: Vec<SaturationFlag>| f.into_iter().map(|x| x.kind).collect::<Vec<_>>();
+        let kinds = |f: Vec<SaturationFlag>| {
+            f.into_iter()
+                .map(|x| x.kind.to_string())
+                .collect::<Vec<_>>()
+        };
         assert_eq!(
             kinds(check(&load("closed", 10, 0.0), &r, &usage(0.95))),
             ["generator_cpu"]

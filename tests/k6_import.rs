@@ -419,7 +419,7 @@ fn iterations_k6_dropped_flag_the_row() {
     assert!(
         flags
             .iter()
-            .any(|f| f.kind == "dropped_iterations" && f.detail.contains("fell behind")),
+            .any(|f| f.kind.as_str() == "dropped_iterations" && f.detail.contains("fell behind")),
         "{flags:?}"
     );
     assert!(t.summary.as_ref().unwrap().saturated);

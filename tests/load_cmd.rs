@@ -295,7 +295,7 @@ fn connections_that_completed_nothing_are_blamed_on_the_measured_cause() {
     let flag = r
         .saturation
         .iter()
-        .find(|f| f.kind == "connections_unused")
+        .find(|f| f.kind.as_str() == "connections_unused")
         .unwrap_or_else(|| panic!("{:?}", r.saturation));
     assert!(
         flag.detail

@@ -261,7 +261,7 @@ mod tests {
         );
         let mut sat = target("sat", vec![trial(1, 5_000.0, 50.0, 100, "proc")]);
         sat.trials[0].saturation.push(SaturationFlag {
-            kind: "generator_cpu".into(),
+            kind: crate::results::FlagKind::GeneratorCpu,
             detail: String::new(),
         });
         sat.summary = crate::summary::summarize(&sat);

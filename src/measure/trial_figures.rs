@@ -101,7 +101,7 @@ pub(super) fn subgraph_flags(
         && sub_cpu <= SUBGRAPH_CPU_LIMIT * 100.0 * sub_cores as f64
     {
         flags.push(SaturationFlag {
-            kind: "shared_cpu".into(),
+            kind: crate::results::FlagKind::SharedCpu,
             detail: format!(
                 "the generator and the subgraphs together used {:.0}% of the {} CPU(s) they share",
                 shared * 100.0,
@@ -111,7 +111,7 @@ pub(super) fn subgraph_flags(
     }
     if sub_cpu > SUBGRAPH_CPU_LIMIT * 100.0 * sub_cores as f64 {
         flags.push(SaturationFlag {
-            kind: "subgraph_cpu".into(),
+            kind: crate::results::FlagKind::SubgraphCpu,
             detail: format!(
                 "the subgraphs used {:.0}% CPU of their {} core(s): they may limit the gateway",
                 sub_cpu, sub_cores
@@ -148,7 +148,7 @@ pub(super) fn session_problems(sess: &mut Session, cap_hits_before: Option<u64>)
 pub(super) fn unsteady_flag(warmup: Option<&WarmupInfo>) -> Option<SaturationFlag> {
     let w = warmup.filter(|w| !w.steady)?;
     Some(SaturationFlag {
-        kind: "unsteady".into(),
+        kind: crate::results::FlagKind::Unsteady,
         detail: format!(
             "the throughput did not settle within the warm-up's {:.0} s (last second: {}): the window may still include warm-up",
             w.max_s,

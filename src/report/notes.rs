@@ -117,8 +117,12 @@ pub fn notes(s: &ScenarioResult) -> Vec<String> {
                 }
             }
             // Unsteady warm-ups are summed up per target by `precision::trial_notes`.
-            for f in tr.saturation.iter().filter(|f| f.kind != "unsteady") {
-                if seen.insert(f.kind.clone()) {
+            for f in tr
+                .saturation
+                .iter()
+                .filter(|f| f.kind != crate::results::FlagKind::Unsteady)
+            {
+                if seen.insert(f.kind.to_string()) {
                     let what = if crate::saturation::is_caveat(f) {
                         "caveat"
                     } else {

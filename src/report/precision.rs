@@ -218,9 +218,11 @@ pub fn budget_line(r: &crate::results::RunResults) -> Option<String> {
             s.targets
                 .iter()
                 .filter(|t| {
-                    t.trials
-                        .iter()
-                        .any(|x| x.saturation.iter().any(|f| f.kind == "budget"))
+                    t.trials.iter().any(|x| {
+                        x.saturation
+                            .iter()
+                            .any(|f| f.kind == crate::results::FlagKind::Budget)
+                    })
                 })
                 .map(move |t| format!("{}/{}", s.name, t.name))
         })

@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::ResultsError;
 
+mod flag;
 mod import;
 mod kind_data;
 mod sanity;
@@ -18,6 +19,7 @@ mod target;
 mod trial;
 mod verdict;
 
+pub use flag::{FlagKind, SaturationFlag};
 pub use import::*;
 pub use kind_data::{Key, KindData};
 pub use sanity::damaged_throughput;

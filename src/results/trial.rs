@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use gqlbench_engine::LoadResult;
 use serde::{Deserialize, Serialize};
 
-use super::KindData;
+use super::{FlagKind, KindData, SaturationFlag};
 
 #[derive(Serialize, Deserialize, Debug, Clone)]
 pub struct TrialResult {
@@ -168,7 +168,7 @@ pub struct SweepStep {
     pub p99_us: u64,
     pub failed: u64,
     /// Saturation flags raised in this step.
-    pub flags: Vec<String>,
+    pub flags: Vec<FlagKind>,
     /// Rate sweep: p99 (from the intended send time) within the limit, every request sent
     /// and answered right. Connection sweep: no failure.
     pub held: bool,
@@ -296,14 +296,6 @@ pub fn own_peak_rss() -> u64 {
         })
         .map(|kib| kib * 1024)
         .unwrap_or(0)
-}
-
-#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
-pub struct SaturationFlag {
-    /// generator_cpu | send_lag | unsent | rate_shortfall | closed_model_cap | connections_unused
-    /// | shared_cpu | subgraph_cpu
-    pub kind: String,
-    pub detail: String,
 }
 
 /// A warm-up run until the throughput was steady (see `runner::warmup`).

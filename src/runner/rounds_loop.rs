@@ -180,7 +180,7 @@ fn one_trial(
                 trial_result.excluded = Some(format!("interference, measured again: {why}"));
             } else {
                 trial_result.saturation.push(SaturationFlag {
-                    kind: "interference".into(),
+                    kind: crate::results::FlagKind::Interference,
                     detail: why.clone(),
                 });
             }

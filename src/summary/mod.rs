@@ -100,7 +100,7 @@ pub fn summarize(t: &TargetResult) -> Option<TargetSummary> {
                 .iter()
                 .flat_map(|x| x.saturation.iter())
                 .filter(|f| crate::saturation::is_caveat(f))
-                .map(|f| f.kind.clone())
+                .map(|f| f.kind.to_string())
                 .collect();
             c.sort();
             c.dedup();

@@ -130,7 +130,7 @@ struct Measured {
 /// than the schedule and the figures describe k6, not the target.
 fn dropped(n: u64, over: &str) -> Option<SaturationFlag> {
     (n > 0).then(|| SaturationFlag {
-        kind: "dropped_iterations".into(),
+        kind: crate::results::FlagKind::DroppedIterations,
         detail: format!(
             "k6 dropped {n} iterations {over} (k6's dropped_iterations: no free VU when one was due): the load generator fell behind the schedule, so the figures are k6's; raise maxVUs or add pods"
         ),

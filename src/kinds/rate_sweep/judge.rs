@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use gqlbench_engine::LoadResult;
 
-use crate::results::SaturationFlag;
+use crate::results::{FlagKind, SaturationFlag};
 
 /// Whose limit a step showed.
 #[derive(Debug, Clone, PartialEq)]
@@ -68,7 +68,7 @@ pub fn judge_step(
     }
     // Requests never sent mean the rate was not delivered; a busy generator is then the
     // likely cause (a slow target shows in p99 first).
-    for kind in ["unsent", "rate_shortfall"] {
+    for kind in [FlagKind::Unsent, FlagKind::RateShortfall] {
         if let Some(f) = flags.iter().find(|f| f.kind == kind) {
             return StepVerdict::Generator(f.detail.clone());
         }
@@ -103,7 +103,7 @@ mod tests {
 
     fn flag(kind: &str) -> SaturationFlag {
         SaturationFlag {
-            kind: kind.into(),
+            kind: FlagKind::from(kind.to_string()),
             detail: format!("{kind} detail"),
         }
     }

@@ -286,7 +286,7 @@ fn room(
         return Ok(());
     }
     Err(SaturationFlag {
-        kind: "budget".into(),
+        kind: crate::results::FlagKind::Budget,
         detail: format!(
             "the run's time budget ended the sweep after {measured} steps, before {what}: {}",
             match s.best.as_ref() {
@@ -370,7 +370,7 @@ fn run(cx: &mut TrialCx<'_>, kind: &RateSweep) -> SweepOutcome {
         }
     }
     let generator_stop = generator_stop.map(|(rate, why)| SaturationFlag {
-        kind: "sweep_generator".into(),
+        kind: crate::results::FlagKind::SweepGenerator,
         detail: format!(
             "the sweep stopped at {rate:.0} req/s because the load generator could not deliver it (twice): {why}; the highest rate held ({}) is a lower bound of the target's, not its limit",
             s.best

@@ -63,7 +63,11 @@ pub(super) fn tables(s: &ScenarioResult) -> Vec<Table> {
                         crate::units::fmt_ms(st.p50_us as f64),
                         crate::units::fmt_ms(st.p99_us as f64),
                         st.failed.to_string(),
-                        st.flags.join(", "),
+                        st.flags
+                            .iter()
+                            .map(|f| f.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", "),
                         verdict,
                     ]
                 })

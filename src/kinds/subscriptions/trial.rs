@@ -109,7 +109,7 @@ pub(super) fn run_trial(cx: &mut TrialCx<'_>, sub: &Subscriptions) -> TrialResul
     let mut saturation = Vec::new();
     if generator.utilization > GENERATOR_CPU_LIMIT {
         saturation.push(SaturationFlag {
-            kind: "generator_cpu".into(),
+            kind: crate::results::FlagKind::GeneratorCpu,
             detail: format!(
                 "the generator used {:.0}% of its {} core(s): delivery figures may be the generator's",
                 generator.utilization * 100.0,
