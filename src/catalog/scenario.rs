@@ -179,7 +179,7 @@ pub struct Profile {
     pub precision: Option<f64>,
     #[serde(default)]
     pub max_trials: Option<u32>,
-    /// The run's one time budget, after the installs (`runner::budget`): every scenario
+    /// The run's one time budget, after the installs (`measure::budget`): every scenario
     /// does its minimum, and what they add beyond it stops when it is spent.
     #[serde(default, with = "hd::option")]
     pub max_time: Option<Duration>,

@@ -43,7 +43,7 @@ pub struct TrialCx<'a> {
     /// "<scenario> trial k/n <target>", for progress lines.
     pub label: &'a str,
     /// What this trial may do beyond its minimum ends by then (its share of the run's time
-    /// budget; `runner::budget`): a rate sweep's further steps.
+    /// budget; `measure::budget`): a rate sweep's further steps.
     pub deadline: Option<std::time::Instant>,
     pub progress: &'a mut Progress,
     /// The run's PostgreSQL, for database scenarios.
@@ -136,7 +136,7 @@ pub trait Kind: std::fmt::Debug + Send + Sync {
     }
 
     /// Whether rounds may be added until the rows' intervals or the ranking are decided
-    /// (`runner::rounds`): kinds whose trial is one throughput figure.
+    /// (`summary::rounds`): kinds whose trial is one throughput figure.
     fn adaptive_rounds(&self) -> bool {
         self.inner().is_none_or(|k| k.adaptive_rounds())
     }
@@ -164,7 +164,7 @@ pub trait Kind: std::fmt::Debug + Send + Sync {
     }
 
     /// Seconds of load the shortest trial takes that the run's time budget may cut it to
-    /// (`runner::budget`): a whole trial, unless the kind stops early when told.
+    /// (`measure::budget`): a whole trial, unless the kind stops early when told.
     fn min_trial_secs(&self, sp: &ScenarioPlan) -> f64 {
         match self.inner() {
             Some(k) => k.min_trial_secs(sp),
@@ -180,7 +180,7 @@ pub trait Kind: std::fmt::Debug + Send + Sync {
     }
 
     /// Whether servers count their executions for this scenario (the runner gives each a
-    /// counters port: `runner::session::COUNTERS_PORT_ENV`).
+    /// counters port: `measure::session::COUNTERS_PORT_ENV`).
     fn counts_executions(&self) -> bool {
         self.inner().is_some_and(|k| k.counts_executions())
     }

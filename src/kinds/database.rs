@@ -2,7 +2,7 @@
 //! workload from the run's throwaway PostgreSQL (naive resolvers, one query per field, or
 //! DataLoader batching), and every trial records what the database did, counted by
 //! PostgreSQL itself: statements per request, its CPU and memory. The database's own life
-//! (start, seed, stop) is the runner's (`runner::database`), shared by every database
+//! (start, seed, stop) is the runner's (`measure::database`), shared by every database
 //! scenario of a run.
 use std::sync::Arc;
 

@@ -1,6 +1,6 @@
 //! What a gateway variant's helpers saw during one trial, for its proof and its figures:
 //! the watched headers at the subgraphs, the coprocessor's calls and CPU, the collector's
-//! spans. Read before and after the trial; `runner::customization` judges the deltas.
+//! spans. Read before and after the trial; `measure::customization` judges the deltas.
 use std::time::{Duration, Instant};
 
 use super::collector::SpanCounts;

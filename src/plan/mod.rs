@@ -31,7 +31,7 @@ pub struct ScenarioPlan<K: ?Sized> {
     pub load: Load,
     /// Trials per target always run (the minimum rounds).
     pub trials: u32,
-    /// Rounds beyond `trials` until decided (`runner::rounds`).
+    /// Rounds beyond `trials` until decided (`summary::rounds`).
     pub precision: crate::plan::Precision,
     pub warmup: Duration,
     /// Warm-up until steady, at most this long (equal to `warmup`: a fixed warm-up).
@@ -92,7 +92,7 @@ pub struct RunPlan<K: ?Sized> {
     pub isolation: IsolationPlan,
     pub json: bool,
     pub database: Option<DatabasePlan>,
-    /// The run's one time budget (`runner::budget`), counted after the installs.
+    /// The run's one time budget (`measure::budget`), counted after the installs.
     pub budget: Option<Duration>,
     /// Foreign CPU use (% of one CPU) above which a trial counts as disturbed.
     pub interference_limit_pct: f64,

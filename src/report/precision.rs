@@ -6,7 +6,7 @@ use crate::results::StopReason;
 use crate::results::{ScenarioResult, TargetResult};
 
 /// Half-width of a row's 95% interval relative to its center, %: the measure the stopping
-/// rule uses (`runner::rounds::half_width`).
+/// rule uses (`summary::rounds::half_width`).
 pub fn half_width_pct(t: &TargetResult) -> Option<f64> {
     t.summary
         .as_ref()?

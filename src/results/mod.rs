@@ -77,7 +77,7 @@ pub struct RunResults {
     pub verdict: Option<RunVerdict>,
 }
 
-/// The run's one time budget (`runner::budget`), counted from the end of the installs.
+/// The run's one time budget (`measure::budget`), counted from the end of the installs.
 #[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq)]
 pub struct BudgetInfo {
     pub max_s: f64,
@@ -149,7 +149,7 @@ pub struct ScenarioResult {
     pub by_kind: KindData,
 }
 
-/// The rounds of a scenario: each measures every target once (see `runner::rounds`).
+/// The rounds of a scenario: each measures every target once (see `summary::rounds`).
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
 pub struct RoundsInfo {
     pub run: u32,

@@ -298,7 +298,7 @@ pub fn own_peak_rss() -> u64 {
         .unwrap_or(0)
 }
 
-/// A warm-up run until the throughput was steady (see `runner::warmup`).
+/// A warm-up run until the throughput was steady (see `measure::warmup`).
 #[derive(Serialize, Deserialize, Debug, Clone, Default, PartialEq)]
 pub struct WarmupInfo {
     pub min_s: f64,
@@ -316,7 +316,7 @@ pub struct WarmupInfo {
     pub requests: u64,
 }
 
-/// What else the machine did while a trial was measured (see `runner::noise`). A figure
+/// What else the machine did while a trial was measured (see `measure::noise`). A figure
 /// that could not be read is None ("unmeasured"), never 0.
 #[derive(Serialize, Deserialize, Debug, Clone, Default, PartialEq)]
 pub struct NoiseInfo {

@@ -3,9 +3,10 @@
 //! provenance, tables, verdicts and notes as report.md and the charts report.md cannot
 //! hold. The page is a maud template (`page`), which escapes every string it is given; the
 //! charts are SVG drawn in Rust with plotters (`svg`, `xy`, `intervals`), laid on axes
-//! whose geometry is `scale`. The charts of every throughput scenario are `load`'s; a kind
-//! that measures more adds its own through its `html` hook (`kinds::KindDef::html`), the
-//! sweeps with `curve`; the req/s per core of a throughput scenario is `efficiency`'s.
+//! whose geometry is `view::scale`. The charts of every throughput scenario are `load`'s; a
+//! kind that measures more gives its own as data through its `html` hook
+//! (`kind::KindDef::html`: `view::Figure`), drawn here by `Figure::drawn`; the req/s per
+//! core of a throughput scenario is `efficiency`'s.
 pub mod efficiency;
 pub mod intervals;
 pub mod load;
