@@ -6,10 +6,11 @@ use super::{KindData, TargetSummary, TrialResult};
 use crate::catalog::target::Settings;
 use crate::catalog::TargetKind;
 
-#[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[serde(rename_all = "snake_case")]
 pub enum TargetStatus {
     /// Ran all planned trials.
+    #[default]
     Ok,
     InstallFailed,
     /// A native build that `run` does not start by itself; `problem` gives the command.
@@ -49,7 +50,7 @@ impl TargetStatus {
     }
 }
 
-#[derive(Serialize, Deserialize, Debug, Clone)]
+#[derive(Serialize, Deserialize, Debug, Clone, Default)]
 pub struct TargetResult {
     pub name: String,
     pub kind: TargetKind,
@@ -119,23 +120,7 @@ impl TargetResult {
         TargetResult {
             name,
             kind,
-            base: None,
-            package: None,
-            version: None,
-            runtime: None,
-            settings: Settings::default(),
-            status: TargetStatus::Ok,
-            problem: None,
-            log_tail: None,
-            log_file: None,
-            ready_s: None,
-            rss_idle_bytes: None,
-            checks: Vec::new(),
-            trials: Vec::new(),
-            summary: None,
-            depth_check: None,
-            cold_starts: Vec::new(),
-            by_kind: KindData::default(),
+            ..Default::default()
         }
     }
 }

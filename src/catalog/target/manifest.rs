@@ -5,9 +5,11 @@ use serde::{Deserialize, Serialize};
 
 use super::{Customization, InstallSpec, Settings, StartSpec};
 
-#[derive(Deserialize, Serialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Deserialize, Serialize, Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[serde(rename_all = "snake_case")]
 pub enum TargetKind {
+    /// A GraphQL server (the default of a result made without a catalogue, as an import).
+    #[default]
     Server,
     Gateway,
     Subgraph,

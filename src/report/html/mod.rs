@@ -39,52 +39,40 @@ impl Exporter<RunResults> for Priced<Html> {
     }
 }
 
-/// One chart of a scenario, ready for the page.
+/// A figure drawn for the page: its data (`view::Figure`, whose fields it shows through
+/// `Deref`) and its SVG, or why it could not be drawn.
 #[derive(Debug, Clone)]
 pub struct Figure {
-    /// What the chart is, the same in every report (`data-chart` on the page): e.g.
-    /// `throughput`, `latency`, `rate-sweep`.
-    pub kind: &'static str,
-    pub title: String,
-    /// What it shows and where its numbers come from, in a sentence or two.
-    pub about: String,
-    /// The series' names and palette indexes, shown under the chart.
-    pub legend: Vec<(String, usize)>,
-    /// The drawing (`<svg>`), or why it could not be drawn.
+    pub data: crate::view::Figure,
     pub svg: std::result::Result<String, String>,
 }
 
+impl std::ops::Deref for Figure {
+    type Target = crate::view::Figure;
+    fn deref(&self) -> &crate::view::Figure {
+        &self.data
+    }
+}
+
 impl Figure {
-    /// A kind's figure drawn: none when there was nothing to draw.
+    /// A figure drawn: none when there was nothing to draw; a drawing that failed is kept
+    /// with its error, so the page says so instead of leaving the chart out.
     pub fn drawn(f: crate::view::Figure) -> Option<Figure> {
         let drawn = match &f.chart {
             crate::view::Chart::Xy(c) => c.svg(),
             crate::view::Chart::Intervals(c) => c.svg(),
         };
-        Figure::of(f.kind, f.title, f.about, f.legend, drawn)
+        Figure::of_drawing(f, drawn)
     }
 
-    /// A figure from a drawing: none when there was nothing to draw; a drawing that failed
-    /// is kept with its error, so the page says so instead of leaving the chart out.
-    pub fn of(
-        kind: &'static str,
-        title: impl Into<String>,
-        about: impl Into<String>,
-        legend: Vec<(String, usize)>,
-        drawn: Result<Option<String>>,
-    ) -> Option<Figure> {
+    /// A figure from what drawing its chart gave.
+    fn of_drawing(data: crate::view::Figure, drawn: Result<Option<String>>) -> Option<Figure> {
         let svg = match drawn {
             Ok(None) => return None,
             Ok(Some(svg)) => Ok(svg),
             Err(e) => Err(format!("{e:#}")),
         };
-        Some(Figure {
-            kind,
-            title: title.into(),
-            about: about.into(),
-            legend,
-            svg,
-        })
+        Some(Figure { data, svg })
     }
 }
 

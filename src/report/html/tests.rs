@@ -257,9 +257,20 @@ fn a_fixed_arrival_rate_has_no_throughput_chart() {
 
 #[test]
 fn a_chart_that_could_not_be_drawn_says_so() {
-    let f = Figure::of("x", "t", "a", vec![], Err(anyhow::anyhow!("broken <svg>"))).unwrap();
+    let data = || {
+        let empty = crate::view::xy::Xy::new(
+            "x",
+            "y",
+            crate::view::xy::XAxis::Percentile,
+            crate::view::xy::YAxis::Log,
+        );
+        crate::view::Figure::of("x", "t", "a", vec![], empty).unwrap()
+    };
+    let f = Figure::of_drawing(data(), Err(anyhow::anyhow!("broken <svg>"))).unwrap();
     assert_eq!(f.svg, Err("broken <svg>".to_string()));
-    assert!(Figure::of("x", "t", "a", vec![], Ok(None)).is_none());
+    assert_eq!(f.kind, "x", "the figure's data shows through");
+    // A chart with nothing to draw is left out.
+    assert!(Figure::drawn(data()).is_none());
 }
 
 fn step(connections: u32, rps: f64, p99_us: u64, held: bool) -> SweepStep {
