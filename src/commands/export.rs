@@ -56,7 +56,14 @@ pub fn k6(root: &Path, a: &ExportK6Args) -> Result<ExitCode> {
         .scenarios
         .first()
         .context("the scenario resolved to nothing")?;
-    let mut p = ExportPlan::new(&cat, sp, &a.url, a.parallelism, a.connections)?;
+    let mut p = ExportPlan::new(
+        &cat,
+        sp,
+        &a.url,
+        a.parallelism,
+        a.connections,
+        crate::kinds::REGISTRY,
+    )?;
     p.profile = a.profile.clone();
     check_parallelism(&p)?;
     let out = a

@@ -11,7 +11,7 @@ use serde_json::Value;
 use crate::catalog::scenario::Model;
 use crate::catalog::Catalog;
 use crate::error::{CatalogError, PlanError};
-use crate::kind::ScenarioPlan;
+use crate::kind::{KindDef, ScenarioPlan};
 use crate::plan::load::Arrival;
 
 /// One k6 executor and its settings, from the scenario's load.
@@ -110,34 +110,33 @@ pub struct ExportMetadata {
 impl ExportPlan {
     /// Checks that the scenario's kind can be exported, then builds the plan from the
     /// scenario resolved as `run` resolves it. `connections` is `-c`, given or not: with
-    /// it, a connection sweep exports as the one level it names.
+    /// it, a connection sweep exports as the one level it names. `registry` is the kinds'
+    /// (`kinds::REGISTRY`, handed in by the command).
     pub fn new(
         cat: &Catalog,
         sp: &ScenarioPlan,
         url: &str,
         parallelism: u32,
         connections: Option<u32>,
+        registry: &[&KindDef],
     ) -> Result<Self> {
         let def = cat.scenario(&sp.suite, &sp.name)?;
         let mut caveats = Vec::new();
-        for kind in crate::kinds::REGISTRY {
+        for kind in registry {
             let Some(why) = kind.not_in_k6 else { continue };
             let Some(section) = def.file.sections.get(kind.section) else {
                 continue;
             };
             // A sweep over connections is one plain load per level: `-c N` picks one
             // (the refusal says so).
-            if let (true, Some(n)) = (
-                kind.section == crate::kinds::connection_sweep::DEF.section,
-                connections,
-            ) {
+            if let (true, Some(n)) = (kind.levels_by_connections, connections) {
                 caveats.push(format!(
                     "the scenario sweeps connections ({}); this export is one level of it, {n} connections: export each level with -c",
                     section
                 ));
                 continue;
             }
-            let exportable: Vec<&str> = crate::kinds::REGISTRY
+            let exportable: Vec<&str> = registry
                 .iter()
                 .filter(|k| k.not_in_k6.is_none())
                 .map(|k| k.section)

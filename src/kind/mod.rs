@@ -308,6 +308,9 @@ pub struct KindDef {
     /// Why `gqlbench export k6` cannot reproduce a scenario of this kind; None when its
     /// measurement is a load on one endpoint that a k6 script reproduces.
     pub not_in_k6: Option<&'static str>,
+    /// The kind sweeps connection counts, so `gqlbench export k6 -c N` exports one level of
+    /// it (the one `-c` names) instead of refusing it.
+    pub levels_by_connections: bool,
     /// The report's load line of a saved scenario of this kind, when the kind measures
     /// something other than a load ("5 fresh starts per target"); None keeps the plain
     /// load's line.
@@ -329,6 +332,7 @@ impl KindDef {
             list: same_line,
             skip_in_check: never,
             not_in_k6: None,
+            levels_by_connections: false,
             load_line: no_load_line,
         }
     }

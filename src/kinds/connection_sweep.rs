@@ -36,6 +36,7 @@ pub const DEF: KindDef = KindDef {
     not_in_k6: Some(
         "a sweep is one run per connection count; export it once per level with --connections N",
     ),
+    levels_by_connections: true,
     ..KindDef::base("connection_sweep", resolve)
 };
 
