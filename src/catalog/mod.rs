@@ -5,7 +5,7 @@
 pub mod humantime_serde_compat;
 pub mod operation;
 pub mod scenario;
-pub mod target;
+pub mod target_def;
 pub mod vars;
 
 use std::path::{Path, PathBuf};
@@ -15,7 +15,7 @@ use anyhow::{Context, Result};
 use crate::error::CatalogError;
 pub use operation::{load_operation, OperationCase, OperationDef};
 pub use scenario::{LoadSpec, Profile, Profiles, ScenarioDef};
-pub use target::{TargetDef, TargetKind};
+pub use target_def::{TargetDef, TargetKind};
 
 pub struct Catalog {
     pub root: PathBuf,

@@ -14,7 +14,7 @@ use gqlbench_engine::{check_with_headers, Endpoint, HeaderRule, Variant};
 
 use super::collector::SpanCounts;
 use super::subgraphs::SeenHeaders;
-use crate::catalog::target::{Customization, Customizes};
+use crate::catalog::target_def::{Customization, Customizes};
 
 /// The header every `subgraph-header` variant adds to subgraph requests.
 pub const SOURCE_HEADER: &str = "source";

@@ -3,7 +3,7 @@
 //! that gets it, instead of minutes into a build.
 use std::path::{Path, PathBuf};
 
-use crate::catalog::target::Requirement;
+use crate::catalog::target_def::Requirement;
 use crate::catalog::TargetDef;
 use crate::error::InstallError;
 

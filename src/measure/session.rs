@@ -37,7 +37,7 @@ pub struct Session {
     /// Headers every response must carry (a customization's proof, checked by the engine).
     pub response_headers: Option<gqlbench_engine::HeaderRule>,
     /// What this gateway variant adds to each request, to be proven per trial.
-    pub customization: Option<crate::catalog::target::Customization>,
+    pub customization: Option<crate::catalog::target_def::Customization>,
     /// Where the target serves its execution counters (`GET /counters`), when the scenario
     /// counts them (a response cache's hits are the executions it saved).
     pub counters_port: Option<u16>,

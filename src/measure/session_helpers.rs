@@ -7,7 +7,7 @@ use super::collector::Collector;
 use super::coprocessor::{self, Coprocessor};
 use super::session::{FederationStart, StartFailure, StartOptions};
 use super::subgraphs::{self, Subgraphs};
-use crate::catalog::target::Customizes;
+use crate::catalog::target_def::Customizes;
 use crate::catalog::TargetDef;
 use crate::results::TargetStatus;
 

@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::{KindData, TargetSummary, TrialResult};
-use crate::catalog::target::Settings;
+use crate::catalog::target_def::Settings;
 use crate::catalog::TargetKind;
 
 #[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -26,7 +26,7 @@ mod judge;
 
 pub use judge::{judge_step, StepVerdict};
 
-use crate::catalog::target::humantime_serde_compat as hd;
+use crate::catalog::humantime_serde_compat as hd;
 use crate::kind::load::conclude;
 use crate::kind::{Kind, KindDef, ResolveCx, TrialCx};
 use crate::measure::trial::Measured;

@@ -30,8 +30,8 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::overhead::{median_of, paired};
+use crate::catalog::humantime_serde_compat as hd;
 use crate::catalog::scenario::Model;
-use crate::catalog::target::humantime_serde_compat as hd;
 use crate::catalog::OperationDef;
 use crate::kind::ScenarioPlan;
 use crate::kind::{Kind, KindDef, ResolveCx, TrialCx};

@@ -21,8 +21,6 @@ pub use install::{lock_version, InstallSpec, Requirement};
 pub use manifest::{FederationSpec, TargetFile, TargetKind};
 pub use settings::Settings;
 pub use start::{Refusal, StartSpec};
-// The kinds read the durations of their sections through this path.
-pub use super::humantime_serde_compat;
 
 /// A target's manifest, read over its base's and checked, with where it lives.
 #[derive(Debug, Clone)]
