@@ -6,7 +6,7 @@ use super::IsolationArgs;
 #[derive(Args, Debug)]
 pub struct CheckArgs {
     /// Suite whose operations are checked
-    #[arg(default_value = "servers")]
+    #[arg(default_value = crate::plan::DEFAULT_SUITE)]
     pub suite: String,
     /// Only these targets (comma separated)
     #[arg(long, value_delimiter = ',')]

@@ -29,7 +29,7 @@ pub struct IsolationArgs {
 #[derive(Args, Debug)]
 pub struct RunArgs {
     /// Suite to run (a folder under scenarios/)
-    #[arg(default_value = "servers")]
+    #[arg(default_value = crate::plan::DEFAULT_SUITE)]
     pub suite: String,
     /// Only these targets (comma separated)
     #[arg(long, value_delimiter = ',')]
@@ -41,7 +41,7 @@ pub struct RunArgs {
     #[arg(long)]
     pub all: bool,
     /// Profile: quick (default, minutes), standard, full (the published parameters)
-    #[arg(long, default_value = "quick")]
+    #[arg(long, default_value = crate::plan::DEFAULT_PROFILE)]
     pub profile: String,
     /// Override the number of trials per target
     #[arg(long)]
@@ -81,7 +81,7 @@ pub struct RunArgs {
     #[arg(long, value_delimiter = ',', value_name = "N,N,...")]
     pub connection_sweep: Option<Vec<u32>>,
     /// Database scenarios: users to seed (10 posts each, 5 comments a post); the published scale is 1000000
-    #[arg(long, default_value_t = 10_000)]
+    #[arg(long, default_value_t = crate::plan::MIN_SCALE)]
     pub scale: u64,
     /// Database scenarios: folder for the temporary PostgreSQL data directory (default: the system temp folder, or $GQLBENCH_PG_DIR)
     #[arg(long, value_name = "DIR", env = "GQLBENCH_PG_DIR")]

@@ -230,7 +230,7 @@ fn html(s: &ScenarioResult) -> Vec<crate::view::Figure> {
     if s.connection_sweep.is_none() {
         return Vec::new();
     }
-    crate::view::curve::Curve {
+    vec![crate::view::curve::Curve {
         kind: "connection-sweep",
         title: "Connection sweep: p99 latency against throughput",
         about: "Each step of a trial (trials[].sweep[]: the closed model at one connection count, with its own warm-up) is a point at its achieved req/s and its p99, joined in the order of the counts; labels give the connection counts of each target's first trial. A dot is a step without failures, a ring one with failed responses. Where the curve turns upward, more connections only queue.".into(),
@@ -243,7 +243,5 @@ fn html(s: &ScenarioResult) -> Vec<crate::view::Figure> {
         },
         note: |x| x.connections.map(|c| format!("{c} conn")),
     }
-    .figure(s)
-    .into_iter()
-    .collect()
+    .figure(s)]
 }

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
-use crate::kind::{Kind, KindDef, ResolveCx, ScenarioPlan, TrialCx};
+use crate::kind::{Kind, KindDef, ResolveCx, TrialCx};
 use crate::plan::Load;
 use crate::results::{now_rfc3339, Key, ScenarioResult, TargetResult, TrialResult};
 use crate::view::cells::{dash, not_installed};
@@ -79,10 +79,6 @@ impl Kind for LatencyAtRate {
         vec![self.load(load)]
     }
 
-    fn trial_secs(&self, sp: &ScenarioPlan) -> f64 {
-        (sp.warmup + sp.duration).as_secs_f64()
-    }
-
     fn describe(&self, s: &mut ScenarioResult) {
         s.load = self.load_info(s);
         s.by_kind.set(&OBJECTIVE, &self.0);
@@ -111,16 +107,6 @@ impl LatencyAtRate {
     }
 }
 
-/// The median over a target's counted valid trials of one latency, in ms.
-fn median_ms(t: &TargetResult, of: fn(&TrialResult) -> u64) -> Option<f64> {
-    let xs: Vec<f64> = crate::summary::counted_trials(t)
-        .into_iter()
-        .filter(|x| x.valid)
-        .map(|x| of(x) as f64 / 1000.0)
-        .collect();
-    (!xs.is_empty()).then(|| crate::stats::median(&xs))
-}
-
 /// Whether a target met the objective: in how many of its valid trials both latencies
 /// stayed at or under it.
 fn verdict(o: &Objective, t: &TargetResult) -> String {
@@ -146,26 +132,20 @@ fn verdict(o: &Objective, t: &TargetResult) -> String {
 
 fn table(s: &ScenarioResult) -> Option<Table> {
     let o = s.by_kind.get(&OBJECTIVE)?;
-    let ms = |x: Option<f64>| x.map_or_else(dash, |v| format!("{v:.2}"));
+    let ms = |us: u64| format!("{:.2}", us as f64 / 1000.0);
     let rows = s
         .targets
         .iter()
         .filter(|t| !not_installed(t))
         .map(|t| {
-            let achieved: Vec<f64> = crate::summary::counted_trials(t)
-                .into_iter()
-                .filter(|x| x.valid)
-                .map(|x| x.load.throughput_rps)
-                .collect();
+            // The row's summary: req/s over its counted valid trials, latency from their
+            // histograms merged.
+            let sum = t.summary.as_ref();
             vec![
                 t.name.clone(),
-                if achieved.is_empty() {
-                    dash()
-                } else {
-                    format!("{:.0}", crate::stats::median(&achieved))
-                },
-                ms(median_ms(t, |x| x.load.latency.p50_us)),
-                ms(median_ms(t, |x| x.load.latency.p99_us)),
+                sum.map_or_else(dash, |x| format!("{:.0}", x.rps.center_or_median())),
+                sum.map_or_else(dash, |x| ms(x.latency.p50_us)),
+                sum.map_or_else(dash, |x| ms(x.latency.p99_us)),
                 verdict(&o, t),
             ]
         })
@@ -175,7 +155,7 @@ fn table(s: &ScenarioResult) -> Option<Table> {
         .map_or(String::new(), |p| format!(", p50 ≤ {p} ms"));
     Some(Table {
         title: format!(
-            "Latency at {} req/s (objective: p99 ≤ {} ms{p50}; medians over trials)",
+            "Latency at {} req/s (objective: p99 ≤ {} ms{p50}, judged in each trial; p50 and p99 of the trials' histograms merged)",
             o.rate, o.p99_ms
         ),
         headers: ["target", "achieved req/s", "p50 ms", "p99 ms", "objective"]

@@ -305,15 +305,13 @@ fn html(s: &ScenarioResult) -> Vec<crate::view::Figure> {
         chart.series.push(fit);
         drawn.push(t.name.clone());
     }
-    Figure::of(
+    vec![Figure::of(
         "memory-trend",
         "Long run: memory and its fitted trend",
         "Resident memory of the target's process tree second by second over the trial the leak verdict judged (trials[].vitals.series[].rss_bytes), and, dashed, the least-squares line through every 200 ms sample of that window (vitals.memory_trend: fit_start_bytes to fit_end_bytes). A line that climbs and fits well is a suspected leak (the table gives the slope, R² and verdict); a sawtooth around a level is the garbage collector at work.",
         legend(s, |t| drawn.contains(&t.name)),
         chart,
-    )
-    .into_iter()
-    .collect()
+    )]
 }
 
 #[cfg(test)]

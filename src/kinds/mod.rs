@@ -37,11 +37,6 @@ pub const REGISTRY: &[&KindDef] = &[
     &response_cache::DEF,
 ];
 
-/// Sections of a scenario file that belong to kinds.
-pub fn sections() -> impl Iterator<Item = &'static str> {
-    REGISTRY.iter().map(|k| k.section)
-}
-
 /// `gqlbench list`'s load column for a scenario file: the plain load as each kind present
 /// rewrites it.
 pub fn list_line(f: &ScenarioFile, plain: String) -> String {

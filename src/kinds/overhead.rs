@@ -369,15 +369,13 @@ fn html(s: &ScenarioResult) -> Vec<crate::view::Figure> {
         zero_line: true,
         rows,
     };
-    Figure::of(
+    vec![Figure::of(
         "overhead",
         "Latency each variant adds over its base",
         "For each variant (a target with a base) and percentile: the dot is the mean of the per-round differences variant − base of that percentile (rounds where both were valid), the whisker its 95% t interval over the rounds, the rings each round's difference (trials[].load.latency of both, paired by trial number). A whisker that crosses the zero line is below resolution: the table gives its ± and the throughput cost.",
         legend(s, |t| drawn.contains(&t.name)),
         chart,
-    )
-    .into_iter()
-    .collect()
+    )]
 }
 
 #[cfg(test)]

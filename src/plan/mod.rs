@@ -15,7 +15,7 @@ use crate::catalog::{OperationDef, TargetDef};
 use crate::sys::cgroup::Limits;
 pub use isolation::{resolve_isolation, IsolationPlan};
 pub use load::{placeholder_endpoint, Load};
-pub use options::{IsolationOptions, RunOptions};
+pub use options::{IsolationOptions, RunOptions, DEFAULT_PROFILE, DEFAULT_SUITE};
 pub use precision::Precision;
 
 /// One scenario as it will run. `K` is the kind (`kind::Kind` above this floor: the plan

@@ -20,7 +20,13 @@ pub struct IsolationOptions {
     pub force_concurrent: bool,
 }
 
-/// A run's options. `Default` is what `gqlbench run` does with no flags.
+/// The suite a run (and `check`) takes when none is named.
+pub const DEFAULT_SUITE: &str = "servers";
+/// The profile a run takes when none is named.
+pub const DEFAULT_PROFILE: &str = "quick";
+
+/// A run's options. `Default` is what `gqlbench run` does with no flags (the command line
+/// takes its defaults from the same constants).
 #[derive(Debug, Clone)]
 pub struct RunOptions {
     pub suite: String,
@@ -56,11 +62,11 @@ pub struct RunOptions {
 impl Default for RunOptions {
     fn default() -> RunOptions {
         RunOptions {
-            suite: "servers".into(),
+            suite: DEFAULT_SUITE.into(),
             targets: Vec::new(),
             scenarios: Vec::new(),
             all: false,
-            profile: "quick".into(),
+            profile: DEFAULT_PROFILE.into(),
             trials: None,
             duration: None,
             warmup: None,

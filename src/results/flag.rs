@@ -9,15 +9,6 @@ pub struct SaturationFlag {
     pub detail: String,
 }
 
-impl SaturationFlag {
-    pub fn new(kind: FlagKind, detail: impl Into<String>) -> SaturationFlag {
-        SaturationFlag {
-            kind,
-            detail: detail.into(),
-        }
-    }
-}
-
 /// What a saturation flag says. results.json writes its snake_case name; a name this
 /// version does not know (a newer file) is kept as it is.
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]

@@ -59,17 +59,6 @@ impl KindData {
     pub fn remove<T>(&mut self, key: &Key<T>) {
         self.0.remove(key.name);
     }
-
-    /// Changes the record under `key` in place (starting from `Default`).
-    pub fn update<T: Serialize + DeserializeOwned + Default>(
-        &mut self,
-        key: &Key<T>,
-        f: impl FnOnce(&mut T),
-    ) {
-        let mut v = self.get(key).unwrap_or_default();
-        f(&mut v);
-        self.set(key, &v);
-    }
 }
 
 #[cfg(test)]
@@ -105,7 +94,9 @@ mod tests {
         let back: Holder = serde_json::from_value(json).unwrap();
         assert_eq!(back.by_kind.get(&SPEC), Some(Spec { ttl_s: 2.5 }));
         let mut back = back;
-        back.by_kind.update(&SPEC, |s| s.ttl_s += 1.0);
+        let mut spec = back.by_kind.get(&SPEC).unwrap();
+        spec.ttl_s += 1.0;
+        back.by_kind.set(&SPEC, &spec);
         assert_eq!(back.by_kind.get(&SPEC).map(|s| s.ttl_s), Some(3.5));
     }
 

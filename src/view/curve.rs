@@ -18,7 +18,7 @@ pub struct Curve {
 }
 
 impl Curve {
-    pub fn figure(&self, s: &ScenarioResult) -> Option<Figure> {
+    pub fn figure(&self, s: &ScenarioResult) -> Figure {
         let mut chart = Xy::new(
             "achieved requests per second",
             "p99 latency (ms, log scale)",

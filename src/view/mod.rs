@@ -60,14 +60,14 @@ impl Figure {
         about: impl Into<String>,
         legend: Vec<(String, usize)>,
         chart: impl Into<Chart>,
-    ) -> Option<Figure> {
-        Some(Figure {
+    ) -> Figure {
+        Figure {
             kind,
             title: title.into(),
             about: about.into(),
             legend,
             chart: chart.into(),
-        })
+        }
     }
 }
 

@@ -114,7 +114,7 @@ pub(super) fn html(s: &ScenarioResult) -> Vec<crate::view::Figure> {
         }
     };
     let legend = legend(s, |t| t.by_kind.has(&SUMMARY));
-    [
+    vec![
         Figure::of(
             "cold-start-ready",
             "Cold start: spawn to ready",
@@ -130,9 +130,6 @@ pub(super) fn html(s: &ScenarioResult) -> Vec<crate::view::Figure> {
             chart(|c| &c.first_request_s, |c| c.first_request_s),
         ),
     ]
-    .into_iter()
-    .flatten()
-    .collect()
 }
 
 /// The report's load line: the starts, not a load.

@@ -80,7 +80,7 @@ pub(super) fn tables(s: &ScenarioResult) -> Vec<Table> {
 /// The sweep in report.html: p99 against achieved req/s per target and trial, steps in the
 /// order of their intended rates (the closed-loop probe left out).
 pub(super) fn html(s: &ScenarioResult) -> Vec<crate::view::Figure> {
-    crate::view::curve::Curve {
+    vec![crate::view::curve::Curve {
         kind: "rate-sweep",
         title: "Rate sweep: p99 latency against throughput",
         about: "Each open-model step of a trial (trials[].sweep[] with a rate; the closed-loop probe left out) is a point at its achieved req/s and its p99 measured from the intended send time, joined in the order of the intended rates. A dot is a step that held (p99 within the limit, every request sent and answered right), a ring one that did not (its verdict in the table below). The highest dot is the target's sustained rate.".into(),
@@ -96,7 +96,5 @@ pub(super) fn html(s: &ScenarioResult) -> Vec<crate::view::Figure> {
         },
         note: |_| None,
     }
-    .figure(s)
-    .into_iter()
-    .collect()
+    .figure(s)]
 }

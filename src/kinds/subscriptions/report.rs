@@ -135,7 +135,7 @@ pub(super) fn html(s: &ScenarioResult) -> Vec<crate::view::Figure> {
         }
     }
     let legend = legend(s, |t| drawn.contains(&t.name));
-    [
+    vec![
         Figure::of(
             "subscription-latency",
             "Subscription delivery latency (merged histograms)",
@@ -158,9 +158,6 @@ pub(super) fn html(s: &ScenarioResult) -> Vec<crate::view::Figure> {
             held,
         ),
     ]
-    .into_iter()
-    .flatten()
-    .collect()
 }
 
 /// The report's load line: the subscriptions held, not a request load.

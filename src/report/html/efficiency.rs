@@ -28,11 +28,11 @@ pub fn figure(s: &ScenarioResult) -> Option<Figure> {
         zero_line: false,
         rows,
     };
-    crate::view::Figure::of(
+    Figure::drawn(crate::view::Figure::of(
         "efficiency",
         "Efficiency: req/s per CPU core",
         "Each row is a target sized in the efficiency and cost section: each valid trial's req/s over its measured CPU (trials[].load.throughput_rps ÷ trials[].vitals.cpu_avg_pct × 100); the dot is their geometric mean, the whisker its 95% t interval, the rings the trials. Invalid or saturated rows, and rows without measured CPU, are not drawn.",
         legend,
         chart,
-    ).and_then(Figure::drawn)
+    ))
 }

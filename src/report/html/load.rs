@@ -61,13 +61,13 @@ fn throughput(s: &ScenarioResult) -> Option<Figure> {
         zero_line: false,
         rows,
     };
-    crate::view::Figure::of(
+    Figure::drawn(crate::view::Figure::of(
         "throughput",
         "Throughput: req/s per target",
         "Each row is a target in the table's order: the dot is the center (geometric mean) of its counted trials, the whisker its 95% t interval (none with one trial), the rings each trial's req/s (summary.rps: center, ci_low, ci_high, samples). Invalid rows are drawn too: the table says which rows are ranked.",
         legend(s, |t| t.summary.is_some()),
         chart,
-    ).and_then(Figure::drawn)
+    ))
 }
 
 /// The latency distribution of each target's merged histograms, on a log scale.
@@ -95,7 +95,7 @@ fn latency(s: &ScenarioResult) -> Option<Figure> {
         drawn.push(t.name.clone());
     }
     let open = s.load.model == Model::Open;
-    crate::view::Figure::of(
+    Figure::drawn(crate::view::Figure::of(
         "latency",
         "Latency distribution (merged histograms)",
         format!(
@@ -108,7 +108,7 @@ fn latency(s: &ScenarioResult) -> Option<Figure> {
         ),
         legend(s, |t| drawn.contains(&t.name)),
         chart,
-    ).and_then(Figure::drawn)
+    ))
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -215,12 +215,11 @@ fn per_second(s: &ScenarioResult, what: PerSecond) -> Option<Figure> {
             }
         }
     }
-    crate::view::Figure::of(
+    Figure::drawn(crate::view::Figure::of(
         kind,
         title,
         about,
         legend(s, |t| drawn.contains(&t.name)),
         chart,
-    )
-    .and_then(Figure::drawn)
+    ))
 }

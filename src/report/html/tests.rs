@@ -264,7 +264,7 @@ fn a_chart_that_could_not_be_drawn_says_so() {
             crate::view::xy::XAxis::Percentile,
             crate::view::xy::YAxis::Log,
         );
-        crate::view::Figure::of("x", "t", "a", vec![], empty).unwrap()
+        crate::view::Figure::of("x", "t", "a", vec![], empty)
     };
     let f = Figure::of_drawing(data(), Err(anyhow::anyhow!("broken <svg>"))).unwrap();
     assert_eq!(f.svg, Err("broken <svg>".to_string()));
