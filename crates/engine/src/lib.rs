@@ -32,6 +32,7 @@ mod plan;
 mod prepare;
 mod result;
 mod schedule;
+mod slicing;
 mod subscribe;
 mod timer;
 mod validate;
@@ -51,8 +52,10 @@ pub use plan::{
 };
 pub use result::{
     ConnectionSpread, FailureExample, LatencySummary, LoadResult, OperationCounts, SecondSample,
+    SliceSample, SLICE_PROFILE_BIN,
 };
 pub use schedule::{Curve, Stage, Stages};
+pub use slicing::{Slicing, MAX_SLICE, MIN_SLICE};
 pub use subscribe::{
     run_subscriptions, ConnectionFailureKind, FailureStage, MessageFailureKind, PerConnectionRate,
     SubscribeConnections, SubscribeControl, SubscribeFailureExample, SubscribeLive, SubscribePhase,

@@ -16,6 +16,7 @@ use crate::error::EngineError;
 use crate::headers::HeaderRule;
 use crate::live::LiveStats;
 use crate::schedule::{Curve, Stages};
+use crate::slicing::Slicing;
 
 /// One concrete request of an operation (one set of variables) and its expected answer.
 #[derive(Debug, Clone)]
@@ -121,6 +122,9 @@ pub struct LoadPlan {
     /// them about one per event-loop turn) leaves some connections unserved for seconds
     /// into the window, while the kernel already reported them open.
     pub prime: bool,
+    /// Send only in this run's own time slices (comparing arms side by side, see
+    /// [`Slicing`]); None sends all the time.
+    pub slicing: Option<Slicing>,
 }
 
 impl LoadPlan {
@@ -145,6 +149,7 @@ impl LoadPlan {
             response_headers: None,
             keep_examples: 3,
             prime: false,
+            slicing: None,
         }
     }
 
@@ -196,6 +201,16 @@ impl LoadPlan {
             }
             if matches!(self.schedule, Schedule::Open { .. }) {
                 return bad("window extension is for the closed model".into());
+            }
+        }
+        if let Some(sl) = &self.slicing {
+            sl.check()?;
+            // The arms' windows must keep the length they were given: an extension would
+            // move one arm's end and leave the other's slices unmatched.
+            if self.stop.extend.is_some() {
+                return bad(
+                    "slicing cannot be combined with a window extension (Stop::extend)".into(),
+                );
             }
         }
         if self.timeout.is_zero() {

@@ -2,6 +2,7 @@
 //! `_s` seconds, `_rps` requests per second. Only the measured window is counted.
 
 use std::collections::BTreeMap;
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
@@ -84,8 +85,44 @@ pub struct LoadResult {
     pub interrupted: bool,
     /// Connections reopened after a timeout, an error or a close by the server.
     pub reconnects: u64,
-    /// Requests completed during warm-up (discarded from everything else).
+    /// Requests completed outside the counted time (discarded from everything else): during
+    /// the warm-up and, with slicing, in the guard of an own slice.
     pub warmup_requests: u64,
+    /// With slicing (`LoadPlan::slicing`): one entry per own slice that overlaps the
+    /// measured window, in index order. The window's `requests`, `ok` and `failed` are the
+    /// sums over them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub slices: Vec<SliceSample>,
+    /// With slicing: answers that passed validation by send offset within an own slice,
+    /// in bins of [`SLICE_PROFILE_BIN`] (bin `i` covers offsets `[i, i + 1)` bins), summed
+    /// over the own slices of the window, guard included: the transient after a switch of
+    /// arms, to choose the guard by.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub slice_profile: Vec<u64>,
+}
+
+/// Width of a bin of `LoadResult::slice_profile`.
+pub const SLICE_PROFILE_BIN: Duration = Duration::from_millis(10);
+
+/// The counted requests of one own slice of a sliced run, by send time (intended, in the
+/// open model).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SliceSample {
+    /// The slice's number since `Slicing::epoch`.
+    pub index: u64,
+    /// The arm it belongs to (the run's own).
+    pub arm: usize,
+    /// Start of the slice since the epoch, milliseconds.
+    pub start_ms: f64,
+    /// Length of its counted part (past the guard, within the measured window),
+    /// milliseconds: what `requests` divides by for a rate. Zero for a slice the window
+    /// covers only in its guard.
+    pub counted_ms: f64,
+    /// Answered requests, as `LoadResult::requests`.
+    pub requests: u64,
+    pub ok: u64,
+    /// Failed requests of every kind, answered or not, as `LoadResult::failed`.
+    pub failures: u64,
 }
 
 impl LoadResult {

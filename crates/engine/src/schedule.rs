@@ -200,6 +200,13 @@ impl RateCursor {
         self.next_global += self.stride;
     }
 
+    /// Passes over the next `n` requests of this worker (never sent).
+    pub fn skip(&mut self, n: u64) {
+        self.next_global = self
+            .next_global
+            .saturating_add(n.saturating_mul(self.stride));
+    }
+
     /// Number of this worker's requests due strictly before time t that come at or after
     /// the cursor: what it still owes at t (used for `unsent`).
     pub fn remaining_before(&self, t: f64) -> u64 {

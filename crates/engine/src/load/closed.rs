@@ -3,7 +3,8 @@
 //! full: the responses that arrive in one read are handled, then as many new requests are
 //! written in one `write`. Without think time no timer is armed per request.
 //! Stages ramp the number of *active* connections: slot g is active while g < value(t);
-//! inactive connections stay open and idle.
+//! inactive connections stay open and idle. A sliced run's connections likewise stay open
+//! and idle outside the run's own slices.
 
 use std::collections::VecDeque;
 use std::rc::Rc;
@@ -53,13 +54,17 @@ pub async fn run_connection(ctx: Rc<Ctx>, cfg: ClosedConn, conn: Option<Conn>) {
             if ctx.finished(now) {
                 break;
             }
-            if !active {
-                let wake = cfg
-                    .curve
-                    .time_when_exceeds(cfg.global as f64, t_rel)
+            // Sliced: outside its own slices the connection idles (open, so no reconnect
+            // at the switch) until the next own slice.
+            let own = ctx.own_at(now);
+            if !active || !own {
+                let ramp = (!active)
+                    .then(|| cfg.curve.time_when_exceeds(cfg.global as f64, t_rel))
+                    .flatten()
                     .map(|t| ctx.run_start + Duration::from_secs_f64(t));
+                let slice = ctx.slicing.filter(|_| !own).map(|s| s.next_own_start(now));
                 let nap = now + IDLE_NAP;
-                let until = wake.map_or(nap, |w| w.min(nap));
+                let until = [ramp, slice].into_iter().flatten().fold(nap, Instant::min);
                 tokio::time::sleep_until(until.into()).await;
                 continue;
             }
@@ -90,10 +95,12 @@ pub async fn run_connection(ctx: Rc<Ctx>, cfg: ClosedConn, conn: Option<Conn>) {
                 }
             },
         };
-        // Fill the pipe.
+        // Fill the pipe; a sliced run starts new requests only in its own slices (those in
+        // flight at a slice's end are answered and recorded by their send time).
         wbuf.clear();
         let send_at = Instant::now();
-        while active && inflight.len() < cfg.pipelining {
+        let sending = active && ctx.own_at(send_at);
+        while sending && inflight.len() < cfg.pipelining {
             let Some(in_window) = ctx.admit(send_at) else {
                 break;
             };

@@ -4,6 +4,7 @@
 //! Its [`Driver`] tells the harness's ticker when the worker is done: every task ended, or
 //! the window's end plus one timeout (for requests still in flight) has passed.
 
+use std::borrow::Cow;
 use std::cell::{Cell, RefCell};
 use std::net::SocketAddr;
 use std::rc::Rc;
@@ -13,12 +14,14 @@ use std::time::{Duration, Instant};
 use tokio::sync::Notify;
 
 use super::record::{Recorder, Sample};
+use super::slices::profile_bin;
 use super::window::Window;
 use crate::conn::Conn;
 use crate::harness::{Driver, Span};
 use crate::live::LIVE_COUNTERS;
 use crate::parse::Response;
 use crate::prepare::{fmt_u64, Prepared, Rng};
+use crate::slicing::Slicing;
 use crate::validate::{FailureKind, Validator};
 
 /// Slack after the last timeout before a worker gives up on stragglers.
@@ -46,6 +49,8 @@ pub struct Ctx {
     pub window_start: Instant,
     /// End of a duration window, shared by the workers (it may be pushed back).
     pub window: Arc<Window>,
+    /// Send only in own slices, count only past their guard.
+    pub slicing: Option<Slicing>,
     /// Requests this worker may still send in the window (request-count stop).
     budget: Cell<Option<u64>>,
     /// No new requests: cancelled, or the open-model dispatcher is done.
@@ -93,7 +98,9 @@ impl Ctx {
     }
 
     /// May a request (due or sent at `at`) go out? `Some(in_window)`, or None when this
-    /// worker must send nothing more. Takes one ticket of a request-count window.
+    /// worker must send nothing more. Takes one ticket of a request-count window. With
+    /// slicing, a request in the guard of an own slice goes out uncounted, as in warm-up
+    /// (the caller sends nothing outside own slices).
     pub fn admit(&self, at: Instant) -> Option<bool> {
         if self.stop.get() {
             return None;
@@ -104,14 +111,32 @@ impl Ctx {
         if self.window_end().is_some_and(|end| at >= end) {
             return None;
         }
+        let counted = self.slicing.is_none_or(|s| s.counts_at(at));
         match self.budget.get() {
-            None => Some(true),
+            None => Some(counted),
             Some(0) => None,
             Some(n) => {
-                self.budget.set(Some(n - 1));
-                Some(true)
+                if counted {
+                    self.budget.set(Some(n - 1));
+                }
+                Some(counted)
             }
         }
+    }
+
+    /// Whether this run may send at `t`: always, or with slicing in an own slice.
+    pub fn own_at(&self, t: Instant) -> bool {
+        self.slicing.is_none_or(|s| s.own_position(t).is_some())
+    }
+
+    /// With slicing: the profile bin of a request sent at `t`, if it was sent in an own
+    /// slice within the measured window.
+    fn profile_bin(&self, t: Instant) -> Option<usize> {
+        let s = self.slicing.as_ref()?;
+        if t < self.window_start || self.window_end().is_some_and(|e| t >= e) {
+            return None;
+        }
+        profile_bin(s, t)
     }
 
     /// End of a duration window, as it stands now.
@@ -185,25 +210,62 @@ impl Ctx {
     }
 
     /// Judges and records the response `r` that arrived on `c`.
+    ///
+    /// A request outside the counted time (warm-up, or the guard of an own slice) counts
+    /// only in `warmup_requests`. With slicing one sent in the window's guard is judged too,
+    /// for the profile of answers within slices; a failure there is, like a warm-up
+    /// failure, counted nowhere: the guard is the switch's transient, and the counted part
+    /// of the slices shows what fails for good.
     pub fn complete(&self, slot: usize, p: &Pending, c: &Conn, r: &Response, done: Instant) {
         let mut rec = self.rec.borrow_mut();
+        let bin = self.profile_bin(p.intended.unwrap_or(p.sent));
         if !p.in_window {
             rec.warmup_requests += 1;
+            if let Some(bin) = bin {
+                if self.judge(p, c, r).is_ok() {
+                    rec.profile_ok(bin);
+                }
+            }
             return;
         }
-        let variant = &self.prep.ops[p.op].variants[p.variant];
         let mut validator = self.validator.borrow_mut();
+        let verdict = self.judge_with(&mut validator, p, c, r);
+        if let (Some(bin), true) = (bin, verdict.is_ok()) {
+            rec.profile_ok(bin);
+        }
+        let verdict = match &verdict {
+            Ok(()) => Ok(()),
+            Err((kind, detail)) => Err((*kind, detail.as_ref())),
+        };
+        rec.record(&sample(slot, p, r.wire_len as u64, done), verdict);
+    }
+
+    /// The verdict on a response, without recording it.
+    fn judge(&self, p: &Pending, c: &Conn, r: &Response) -> Result<(), FailureKind> {
+        let mut validator = self.validator.borrow_mut();
+        self.judge_with(&mut validator, p, c, r)
+            .map_err(|(kind, _)| kind)
+    }
+
+    /// The verdict on a response: its body, then the response headers the plan requires.
+    fn judge_with<'v>(
+        &'v self,
+        validator: &'v mut Validator,
+        p: &Pending,
+        c: &Conn,
+        r: &Response,
+    ) -> Result<(), (FailureKind, Cow<'v, str>)> {
+        let variant = &self.prep.ops[p.op].variants[p.variant];
         let verdict = validator.judge(variant.id, r.status, c.body(r), variant.expected.as_ref());
         // The body is judged first: a wrong answer says more than missing headers.
         let headers = match (&verdict, &self.prep.response_headers) {
             (Ok(()), Some(rule)) => rule.check(c.head(r)).err(),
             _ => None,
         };
-        let verdict = match &headers {
-            Some(detail) => Err((FailureKind::Headers, detail.as_str())),
-            None => verdict,
-        };
-        rec.record(&sample(slot, p, r.wire_len as u64, done), verdict);
+        match headers {
+            Some(detail) => Err((FailureKind::Headers, Cow::Owned(detail))),
+            None => verdict.map_err(|(kind, detail)| (kind, Cow::Borrowed(detail))),
+        }
     }
 
     /// Records a request that got no (complete) response.
@@ -246,6 +308,7 @@ impl Ctx {
         run_start: Instant,
         window_start: Instant,
         window: Arc<Window>,
+        slicing: Option<Slicing>,
         budget: Option<u64>,
         rec: Recorder,
     ) -> Ctx {
@@ -259,6 +322,7 @@ impl Ctx {
             run_start,
             window_start,
             window,
+            slicing,
             budget: Cell::new(budget),
             stop: Cell::new(false),
             rec: RefCell::new(rec),

@@ -5,6 +5,9 @@
 //! worker's connections; a duration window (`window`, extended when a connection completed
 //! nothing) or a request count ends the run; every response is judged and recorded per
 //! worker (`record`), merged at the end and summed up into the result (`summary`).
+//! A sliced run (`LoadPlan::slicing`, comparing arms side by side) sends only in its own
+//! time slices, counts each slice's requests past its guard (`slices`), and profiles the
+//! answers over the offset within slices.
 //! Progress for the caller goes to the crate's `live` board, which the plan's `Control`
 //! carries in.
 
@@ -13,6 +16,7 @@ mod ctx;
 mod open;
 mod record;
 mod run;
+mod slices;
 mod summary;
 mod window;
 mod worker;

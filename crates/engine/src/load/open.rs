@@ -3,7 +3,8 @@
 //! until the next intended time, then hands the request to an idle connection of the
 //! worker's pool, opening a new one while under the worker's share of max_connections.
 //! When none is idle the request waits: it is sent late, and its latency still counts
-//! from its intended time. Sends still owed at the end of the window are `unsent`.
+//! from its intended time. Sends still owed at the end of the window are `unsent`. A sliced
+//! run skips the intended times outside its own slices.
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -12,6 +13,7 @@ use std::time::{Duration, Instant};
 use tokio::sync::Notify;
 
 use super::ctx::{seed, Ctx, Pending};
+use super::slices::owed_counted;
 use crate::conn::{self, Conn, ReadError};
 use crate::prepare::Rng;
 use crate::schedule::RateCursor;
@@ -62,6 +64,13 @@ pub async fn run_dispatcher(ctx: Rc<Ctx>, mut cursor: RateCursor, max_connection
         }
         let Some(t_rel) = cursor.peek() else { break };
         let due = ctx.run_start + Duration::from_secs_f64(t_rel);
+        if let Some(s) = ctx.slicing.filter(|_| !ctx.own_at(due)) {
+            // Sliced: a send due in another arm's slice is skipped, neither sent nor owed,
+            // so the rate holds during own slices. Jump to the next own slice at once.
+            let next = rel(s.next_own_start(due));
+            cursor.skip(cursor.remaining_before(next).max(1));
+            continue;
+        }
         if ctx.window_end().is_some_and(|e| due >= e) {
             break;
         }
@@ -129,10 +138,14 @@ pub async fn run_dispatcher(ctx: Rc<Ctx>, mut cursor: RateCursor, max_connection
     }
     if !ctx.stop.get() && !budget_spent {
         if let Some(end) = ctx.window_end() {
-            // Owed sends of the window: due before its end, not before its start.
-            let owed = cursor
-                .remaining_before(rel(end))
-                .saturating_sub(cursor.remaining_before(rel(ctx.window_start)));
+            // Owed sends of the window: due before its end, not before its start (and,
+            // sliced, in the counted part of an own slice).
+            let owed = match &ctx.slicing {
+                Some(s) => owed_counted(s, &cursor, ctx.run_start, ctx.window_start, end),
+                None => cursor
+                    .remaining_before(rel(end))
+                    .saturating_sub(cursor.remaining_before(rel(ctx.window_start))),
+            };
             ctx.rec.borrow_mut().unsent += owed;
         }
     }

@@ -8,11 +8,13 @@ use std::time::{Duration, Instant};
 
 use hdrhistogram::Histogram;
 
+use super::slices::SliceRecord;
 use super::window::Window;
 use crate::harness::{Merge, Record};
 use crate::hist::{self, micros};
 use crate::live::{FAILURES, LIVE_COUNTERS, REQUESTS};
 use crate::result::OperationCounts;
+use crate::slicing::Slicing;
 use crate::validate::FailureKind;
 
 /// Send lag above which an open-model request counts as late. 1 ms: above the scheduling
@@ -87,6 +89,8 @@ pub struct Recorder {
     pub budget_exhausted: bool,
     /// Told when a connection completes the window's minimum (window extension).
     minimum: Option<Arc<Window>>,
+    /// Sliced run: counts per own slice, and the profile within slices.
+    pub(super) slices: SliceRecord,
 }
 
 impl Recorder {
@@ -124,7 +128,19 @@ impl Recorder {
             primed: None,
             budget_exhausted: false,
             minimum: None,
+            slices: SliceRecord::new(None, window_start),
         }
+    }
+
+    /// Records per own slice of `slicing` too.
+    pub fn slice_by(&mut self, slicing: Option<Slicing>) {
+        self.slices = SliceRecord::new(slicing, self.window_start);
+    }
+
+    /// With slicing: an answer that passed validation, of a request sent `bin` profile
+    /// bins into an own slice of the window, counted or not (guard).
+    pub fn profile_ok(&mut self, bin: usize) {
+        self.slices.profile_ok(bin);
     }
 
     /// Tells `window` whenever a connection completes its minimum of window requests.
@@ -151,6 +167,10 @@ impl Recorder {
         if sec >= self.seconds.len() {
             self.seconds.resize_with(sec + 1, Second::default);
         }
+        let answered = outcome
+            .as_ref()
+            .map_or_else(|(k, _)| k.answered(), |_| true);
+        self.slices.count(start, answered, outcome.is_ok());
         let op = &mut self.per_op[s.op];
         if let Err((kind, detail)) = outcome {
             op.failures += 1;
@@ -252,6 +272,7 @@ impl Merge for Recorder {
             *self.established.get_or_insert(0) += n;
         }
         self.budget_exhausted &= o.budget_exhausted;
+        self.slices.merge(o.slices);
     }
 }
 

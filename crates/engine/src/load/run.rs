@@ -83,6 +83,7 @@ pub fn run(plan: &LoadPlan, control: &Control) -> Result<LoadResult, EngineError
             keep_examples: plan.keep_examples,
             window: window.clone(),
             prime: plan.prime,
+            slicing: plan.slicing,
         };
         run_worker(seat, setup, &plan.schedule, threads)
     };

@@ -1,6 +1,7 @@
 //! Sums up the merged records of every worker of an HTTP load into its [`LoadResult`]:
 //! counts by kind, the first few failure examples of each kind, histograms summarized and
-//! encoded, the per-second series and the spread over connections.
+//! encoded, the per-second series, the slices of a sliced run and the spread over
+//! connections.
 
 use std::time::Duration;
 
@@ -49,6 +50,7 @@ pub fn finish(rec: Recorder, facts: RunFacts) -> LoadResult {
         ..LoadResult::default()
     };
     let failures = rec.failures;
+    (r.slices, r.slice_profile) = rec.slices.finish(facts.elapsed);
     let mut conn_p99s = Vec::new();
     let mut conn_counts = Vec::new();
     let mut unused = 0u64;

@@ -22,6 +22,7 @@ use crate::live::LIVE_COUNTERS;
 use crate::plan::Schedule;
 use crate::prepare::Prepared;
 use crate::schedule::{Curve, RateCursor};
+use crate::slicing::Slicing;
 
 /// A worker's share of the plan.
 #[derive(Debug, Clone)]
@@ -40,6 +41,7 @@ pub(super) struct WorkerSetup {
     pub window: Arc<Window>,
     /// Prime each closed-model connection with one request before the start.
     pub prime: bool,
+    pub slicing: Option<Slicing>,
 }
 
 /// Runs one worker of `schedule` (split over `threads` workers) to its end.
@@ -66,6 +68,7 @@ pub(super) fn run_worker(
             let established = conns.iter().filter(|c| c.is_some()).count() as u64;
             let ops = setup.prep.ops.len();
             let mut rec = Recorder::new(window_start, !closed, ops, slots, setup.keep_examples);
+            rec.slice_by(setup.slicing);
             if closed {
                 rec.established = Some(established);
                 rec.primed = primed;
@@ -82,6 +85,7 @@ pub(super) fn run_worker(
                 run_start,
                 window_start,
                 setup.window,
+                setup.slicing,
                 setup.budget,
                 rec,
             ));

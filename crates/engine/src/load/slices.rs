@@ -1,0 +1,228 @@
+//! What a sliced run (`LoadPlan::slicing`) records besides the window's totals: the counted
+//! requests of each own slice, and the profile of answers over the offset within own
+//! slices (guard included). Kept per worker beside its `Recorder`, merged like it, and
+//! turned into the result's `slices` and `slice_profile` at the end.
+//!
+//! Also the open model's count of sends owed in the counted parts of own slices, the only
+//! times a sliced run owes sends at.
+
+use std::time::{Duration, Instant};
+
+use crate::harness::Merge;
+use crate::result::{SliceSample, SLICE_PROFILE_BIN};
+use crate::schedule::RateCursor;
+use crate::slicing::Slicing;
+
+/// Counted requests of one slice (of a worker, then of the run).
+#[derive(Debug, Default, Clone, Copy)]
+pub(super) struct SliceCount {
+    requests: u64,
+    ok: u64,
+    failures: u64,
+}
+
+impl Merge for SliceCount {
+    fn merge(&mut self, o: SliceCount) {
+        self.requests += o.requests;
+        self.ok += o.ok;
+        self.failures += o.failures;
+    }
+}
+
+/// One worker's slice records; empty without slicing.
+#[derive(Debug)]
+pub(super) struct SliceRecord {
+    slicing: Option<Slicing>,
+    window_start: Instant,
+    /// Index of the slice the window starts in: `counts[0]` is its.
+    base: u64,
+    counts: Vec<SliceCount>,
+    profile: Vec<u64>,
+}
+
+impl SliceRecord {
+    pub(super) fn new(slicing: Option<Slicing>, window_start: Instant) -> SliceRecord {
+        SliceRecord {
+            base: slicing.and_then(|s| s.index_at(window_start)).unwrap_or(0),
+            slicing,
+            window_start,
+            counts: Vec::new(),
+            profile: Vec::new(),
+        }
+    }
+
+    /// A counted request sent at `at` (intended time in the open model): answered or not,
+    /// passed validation or not.
+    pub(super) fn count(&mut self, at: Instant, answered: bool, ok: bool) {
+        let Some(i) = self.slicing.and_then(|s| s.index_at(at)) else {
+            return;
+        };
+        let Ok(k) = usize::try_from(i.saturating_sub(self.base)) else {
+            return;
+        };
+        if k >= self.counts.len() {
+            self.counts.resize(k + 1, SliceCount::default());
+        }
+        let c = &mut self.counts[k];
+        c.requests += answered as u64;
+        c.ok += ok as u64;
+        c.failures += !ok as u64;
+    }
+
+    /// An answer that passed validation, of a request sent `bin` profile bins into an own
+    /// slice (see [`profile_bin`]).
+    pub(super) fn profile_ok(&mut self, bin: usize) {
+        if bin >= self.profile.len() {
+            self.profile.resize(bin + 1, 0);
+        }
+        self.profile[bin] += 1;
+    }
+
+    /// The result's `slices` and `slice_profile`, for a window of `window_len` from the
+    /// window's start. Every own slice that overlaps the window has an entry (one with
+    /// nothing sent too); so has every slice a request was counted in, so the window's
+    /// totals are the sums over the entries.
+    pub(super) fn finish(self, window_len: Duration) -> (Vec<SliceSample>, Vec<u64>) {
+        let Some(s) = self.slicing else {
+            return (Vec::new(), Vec::new());
+        };
+        let (ws, we) = (self.window_start, self.window_start + window_len);
+        let mut out = Vec::new();
+        let mut i = self.base;
+        let last_counted = self.base + self.counts.len() as u64;
+        while s.slice_start(i) < we || i < last_counted {
+            let start = s.slice_start(i);
+            let end = s.slice_start(i + 1);
+            let count = usize::try_from(i - self.base)
+                .ok()
+                .and_then(|k| self.counts.get(k))
+                .copied();
+            if s.arm_of(i) == s.arm && (end > ws || count.is_some()) {
+                let from = (start + s.guard).max(ws);
+                let to = end.min(we);
+                let c = count.unwrap_or_default();
+                out.push(SliceSample {
+                    index: i,
+                    arm: s.arm,
+                    start_ms: ms(start.saturating_duration_since(s.epoch)),
+                    counted_ms: ms(to.saturating_duration_since(from)),
+                    requests: c.requests,
+                    ok: c.ok,
+                    failures: c.failures,
+                });
+            }
+            i += 1;
+        }
+        let mut profile = self.profile;
+        let bins = s.length.as_nanos().div_ceil(SLICE_PROFILE_BIN.as_nanos()) as usize;
+        if profile.len() < bins {
+            profile.resize(bins, 0);
+        }
+        (out, profile)
+    }
+}
+
+impl Merge for SliceRecord {
+    /// Another worker's: same slicing and window start, so the same base.
+    fn merge(&mut self, o: SliceRecord) {
+        self.counts.merge(o.counts);
+        self.profile.merge(o.profile);
+    }
+}
+
+/// The profile bin of a request sent at `t`: its offset into the own slice it was sent in,
+/// in [`SLICE_PROFILE_BIN`]s; None outside own slices.
+pub(super) fn profile_bin(s: &Slicing, t: Instant) -> Option<usize> {
+    let (_, offset) = s.own_position(t)?;
+    usize::try_from(offset.as_nanos() / SLICE_PROFILE_BIN.as_nanos()).ok()
+}
+
+/// Open model: the sends `cursor` still owes that are due in `[from, end)` and in the
+/// counted part of an own slice (`run_start` is the cursor's time 0).
+pub(super) fn owed_counted(
+    s: &Slicing,
+    cursor: &RateCursor,
+    run_start: Instant,
+    from: Instant,
+    end: Instant,
+) -> u64 {
+    let rel = |t: Instant| t.saturating_duration_since(run_start).as_secs_f64();
+    let mut owed = 0;
+    let mut i = s.index_at(from).unwrap_or(0);
+    while s.slice_start(i) < end {
+        if s.arm_of(i) == s.arm {
+            let a = (s.slice_start(i) + s.guard).max(from);
+            let b = s.slice_start(i + 1).min(end);
+            if a < b {
+                owed += cursor
+                    .remaining_before(rel(b))
+                    .saturating_sub(cursor.remaining_before(rel(a)));
+            }
+        }
+        i += 1;
+    }
+    owed
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slices_cover_the_window_and_hold_every_count() {
+        let ms = Duration::from_millis;
+        let epoch = Instant::now();
+        let s = Slicing {
+            epoch,
+            length: ms(100),
+            guard: ms(20),
+            arm: 0,
+            arms: 2,
+            seed: 3,
+        };
+        // The window starts in the middle of slice 1 and lasts 1 s.
+        let ws = epoch + ms(150);
+        let mut a = SliceRecord::new(Some(s), ws);
+        let mut b = SliceRecord::new(Some(s), ws);
+        let own: Vec<u64> = (1..12).filter(|i| s.arm_of(*i) == 0).collect();
+        for (n, i) in own.iter().enumerate() {
+            let at = s.slice_start(*i) + ms(50);
+            a.count(at, true, true);
+            b.count(at, n % 2 == 0, false);
+        }
+        a.profile_ok(profile_bin(&s, s.slice_start(own[0]) + ms(5)).expect("own"));
+        a.merge(b);
+        let (out, profile) = a.finish(ms(1000));
+        let indices: Vec<u64> = out.iter().map(|x| x.index).collect();
+        assert_eq!(indices, own, "every own slice of [150, 1150) ms");
+        assert_eq!(
+            out.iter().map(|x| x.requests).sum::<u64>(),
+            2 * own.len() as u64 - own.len() as u64 / 2
+        );
+        assert_eq!(out.iter().map(|x| x.ok).sum::<u64>(), own.len() as u64);
+        assert_eq!(
+            out.iter().map(|x| x.failures).sum::<u64>(),
+            own.len() as u64
+        );
+        for x in &out {
+            assert_eq!(x.arm, 0);
+            assert_eq!(x.start_ms, x.index as f64 * 100.0);
+            // Whole counted parts, except where the window cuts them.
+            let expect = match x.index {
+                1 => 50.0,
+                11 => 30.0,
+                _ => 80.0,
+            };
+            assert!((x.counted_ms - expect).abs() < 1e-6, "{x:?}");
+        }
+        assert_eq!(profile.len(), 10);
+        assert_eq!(profile[0], 1);
+        // Without slicing nothing is kept.
+        let none = SliceRecord::new(None, ws);
+        assert_eq!(none.finish(ms(1000)), (Vec::new(), Vec::new()));
+    }
+}
