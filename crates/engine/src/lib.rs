@@ -10,6 +10,10 @@
 //! - subscriptions ([`run_subscriptions`], `subscribe`): long-lived GraphQL subscriptions
 //!   over WebSocket (`graphql-transport-ws`) or SSE, every message checked and timed.
 //!
+//! An HTTP load may be sliced ([`Slicing`]): the runs of several arms (builds of a server
+//! compared side by side) share a clock of short slices and send in turns, each counting
+//! its own slices.
+//!
 //! Besides: one-off checks of an operation ([`check_once`]), canonical JSON comparison,
 //! histogram encoding for results, and the socket helpers the reference servers
 //! (`gqlbench-servers`) share with the engine ([`affinity`], [`net`], [`wsio`]).

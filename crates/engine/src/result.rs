@@ -127,7 +127,8 @@ pub struct SliceSample {
 
 impl LoadResult {
     /// Every request this run sent to the target, answered or not: the priming requests
-    /// answered before the load, the warm-up's, the window's answered and unanswered. What
+    /// answered before the load, the warm-up's (and a sliced run's guards'), the window's
+    /// answered and unanswered. What
     /// a count the server (or its subgraphs) kept over the whole run is divided by.
     pub fn sent(&self) -> u64 {
         self.requests

@@ -15,8 +15,9 @@ use crate::error::EngineError;
 /// Shortest slice accepted: below it, a switch of arms (and the timer's resolution) would
 /// take a large part of every slice.
 pub const MIN_SLICE: Duration = Duration::from_millis(20);
-/// Longest slice accepted: far beyond any use, far below where clock arithmetic overflows.
-pub const MAX_SLICE: Duration = Duration::from_secs(86_400);
+/// Longest slice accepted: slices are meant to be short (so both arms see the same
+/// conditions), and the result profiles a slice in bins of 10 ms.
+pub const MAX_SLICE: Duration = Duration::from_secs(60);
 
 /// The time slices a run of one arm sends in (see the module's description).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -64,7 +65,7 @@ impl Slicing {
         // Far beyond any run; an instant that far out only stands for "never".
         self.epoch
             .checked_add(offset)
-            .unwrap_or_else(|| self.epoch + MAX_SLICE * 3650)
+            .unwrap_or_else(|| self.epoch + MAX_SLICE * 1_000_000)
     }
 
     /// Start of the first slice of this arm that starts at or after `t` (so, inside an own

@@ -50,6 +50,9 @@ fn two_arms_take_turns_in_balanced_slices() {
         body: HELLO.into(),
         delay: Duration::from_millis(3),
     });
+    for s in [&fast, &slow] {
+        *s.stats.arrivals.lock().expect("lock") = Some(Vec::new());
+    }
     let epoch = Instant::now();
     let plans: Vec<LoadPlan> = [&fast, &slow]
         .iter()
@@ -123,6 +126,22 @@ fn two_arms_take_turns_in_balanced_slices() {
     assert!(!full.is_empty(), "{blocks:?}");
     for arms in full {
         assert_eq!(arms.iter().filter(|a| **a == 0).count(), 2, "{blocks:?}");
+    }
+    // Each server was sent requests in its arm's slices: all but those in flight at a
+    // switch (and any a stalled machine delayed) arrive in them.
+    for (arm, server) in [(0, &fast), (1, &slow)] {
+        let arrivals = server.stats.arrivals.lock().expect("lock").take();
+        let arrivals = arrivals.expect("recorded");
+        let in_own = arrivals
+            .iter()
+            .filter(|t| sl.index_at(**t).is_some_and(|i| sl.arm_of(i) == arm))
+            .count();
+        eprintln!("arm {arm}: {in_own} of {} in own slices", arrivals.len());
+        assert!(
+            in_own as f64 >= 0.9 * arrivals.len() as f64,
+            "arm {arm}: {in_own} of {} requests arrived in its slices",
+            arrivals.len()
+        );
     }
     // The slow arm's rate per counted time is lower.
     let rate = |r: &LoadResult| r.requests as f64 / counted_ms(r);

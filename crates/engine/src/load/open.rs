@@ -141,7 +141,14 @@ pub async fn run_dispatcher(ctx: Rc<Ctx>, mut cursor: RateCursor, max_connection
             // Owed sends of the window: due before its end, not before its start (and,
             // sliced, in the counted part of an own slice).
             let owed = match &ctx.slicing {
-                Some(s) => owed_counted(s, &cursor, ctx.run_start, ctx.window_start, end),
+                Some(s) => {
+                    // From the next send owed: the slices before it owe nothing more.
+                    let next = cursor
+                        .peek()
+                        .map(|t| ctx.run_start + Duration::from_secs_f64(t));
+                    let from = next.map_or(end, |n| n.max(ctx.window_start));
+                    owed_counted(s, &cursor, ctx.run_start, from, end)
+                }
                 None => cursor
                     .remaining_before(rel(end))
                     .saturating_sub(cursor.remaining_before(rel(ctx.window_start))),

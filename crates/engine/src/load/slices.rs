@@ -86,7 +86,8 @@ impl SliceRecord {
         let Some(s) = self.slicing else {
             return (Vec::new(), Vec::new());
         };
-        let (ws, we) = (self.window_start, self.window_start + window_len);
+        let ws = self.window_start;
+        let we = ws.checked_add(window_len).unwrap_or(ws);
         let mut out = Vec::new();
         let mut i = self.base;
         let last_counted = self.base + self.counts.len() as u64;
@@ -224,5 +225,30 @@ mod tests {
         // Without slicing nothing is kept.
         let none = SliceRecord::new(None, ws);
         assert_eq!(none.finish(ms(1000)), (Vec::new(), Vec::new()));
+    }
+
+    #[test]
+    fn owed_sends_are_those_of_counted_parts() {
+        let ms = Duration::from_millis;
+        let epoch = Instant::now();
+        let s = Slicing {
+            epoch,
+            length: ms(100),
+            guard: ms(20),
+            arm: 1,
+            arms: 2,
+            seed: 9,
+        };
+        let cursor = RateCursor::new(&crate::schedule::Stages::constant(1000.0), 0, 1);
+        let own = (0..10).filter(|i| s.arm_of(*i) == 1).count() as u64;
+        // 1000/s: 80 sends in the counted 80 ms of each own slice of the first second.
+        assert_eq!(
+            owed_counted(&s, &cursor, epoch, epoch, epoch + ms(1000)),
+            80 * own
+        );
+        // Half a second of nothing owed before the window.
+        let late = owed_counted(&s, &cursor, epoch, epoch + ms(500), epoch + ms(1000));
+        let own_late = (5..10).filter(|i| s.arm_of(*i) == 1).count() as u64;
+        assert_eq!(late, 80 * own_late);
     }
 }

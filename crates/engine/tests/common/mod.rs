@@ -50,6 +50,8 @@ pub struct Stats {
     pub unique_values: Mutex<HashSet<String>>,
     /// Every distinct request body received.
     pub bodies: Mutex<HashSet<Vec<u8>>>,
+    /// When set (Some), the arrival time of every request, in order of reading.
+    pub arrivals: Mutex<Option<Vec<Instant>>>,
 }
 
 pub struct Server {
@@ -203,6 +205,9 @@ async fn serve(mut sock: tokio::net::TcpStream, mode: Mode, stats: Arc<Stats>, e
             continue;
         }
         stats.requests.fetch_add(count as u64, Ordering::SeqCst);
+        if let Some(a) = stats.arrivals.lock().unwrap().as_mut() {
+            a.extend(std::iter::repeat_n(Instant::now(), count));
+        }
         let mut out = Vec::new();
         let mut close = false;
         for _ in 0..count {
