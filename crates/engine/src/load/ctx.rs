@@ -268,7 +268,8 @@ impl Ctx {
         }
     }
 
-    /// Records a request that got no (complete) response.
+    /// Records a request that got no (complete) response. One sent outside the counted
+    /// time (warm-up, a slice's guard) counts only in `warmup_requests`, as in `complete`.
     pub fn fail(&self, slot: usize, p: &Pending, kind: FailureKind, detail: &str, done: Instant) {
         let mut rec = self.rec.borrow_mut();
         if !p.in_window {
