@@ -1,5 +1,6 @@
 //! Derived figures: a target's summary over its trials and a scenario's ranking. Latency
 //! percentiles come from the trials' histograms merged, never from averaged percentiles.
+pub mod ab;
 pub mod rounds;
 
 use std::collections::BTreeMap;
