@@ -24,6 +24,14 @@ pub struct CalibrateArgs {
     /// (-d, -c and --wrk do not apply; --json prints the summary as JSON)
     #[arg(long, conflicts_with = "wrk")]
     pub sensitivity: bool,
+    /// --sensitivity: measure `gqlbench ab` (both builds in one run, decided over process
+    /// pairs) instead of separate runs compared; the gate is ab's allowance (--fail-if-slower)
+    #[arg(long, requires = "sensitivity")]
+    pub ab: bool,
+    /// --sensitivity: the reference target: node-baseline (its own GQLBENCH_WORK), or any
+    /// Node server, given the work by targets/_node/inject-work.mjs (GQLBENCH_INJECT_WORK)
+    #[arg(long, default_value = "node-baseline", value_name = "NAME")]
+    pub target: String,
     /// --sensitivity: repetitions of each comparison
     #[arg(long, default_value_t = 10)]
     pub repetitions: u32,
@@ -47,7 +55,8 @@ pub struct CalibrateArgs {
     /// --sensitivity: folder for the runs and the summary (default results/sensitivity-<time>)
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
-    /// --sensitivity: extra flags for every `run` (e.g. "--duration 3s"), split at spaces
+    /// --sensitivity: extra flags for every `run` (e.g. "--duration 3s"), or with --ab for
+    /// every `ab` (e.g. "--budget 5m"), split at spaces
     #[arg(long, value_name = "FLAGS", allow_hyphen_values = true)]
     pub run_flags: Option<String>,
     /// Print the result as JSON on stdout

@@ -3,6 +3,7 @@
 //!
 //! One file per command's arguments (`run.rs` also holds the isolation and cost groups
 //! other commands flatten in); the flags' value parsers are in `parsers.rs`.
+mod ab;
 mod calibrate;
 mod check;
 mod compare;
@@ -19,6 +20,7 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
 
+pub use ab::{AbArgs, FormArg};
 pub use calibrate::CalibrateArgs;
 pub use check::CheckArgs;
 pub use compare::{CompareArgs, CompareFormat};
@@ -54,6 +56,9 @@ pub struct Cli {
 pub enum Command {
     /// Run a suite of scenarios against its targets (default suite: servers)
     Run(RunArgs),
+    /// A/B of two builds of one target in one run: the load alternates between them over
+    /// fresh process pairs until the change is decided (exit 1: B slower beyond the allowance)
+    Ab(AbArgs),
     /// Benchmark one GraphQL endpoint ad hoc, validating every response
     Load(LoadArgs),
     /// Check every operation against every target once and show which answers are right

@@ -1,4 +1,5 @@
 //! One file per subcommand; each turns its arguments into a plan and renders the result.
+pub mod ab;
 pub mod calibrate;
 pub mod check;
 pub mod compare;
@@ -24,6 +25,12 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode> {
     let root = || Catalog::locate(cli.root.as_deref());
     match &cli.command {
         Command::Run(a) => run::run(&root()?, a),
+        // A/B: side A's checkout is the project root when none is found from here.
+        Command::Ab(a) => match (root(), &a.a_root) {
+            (Ok(r), _) => ab::run(&r, a),
+            (Err(_), Some(r)) => ab::run(r, a),
+            (Err(e), None) => Err(e),
+        },
         Command::Load(a) => load::run(a),
         Command::Check(a) => check::run(&root()?, a),
         Command::List => list::run(&root()?),

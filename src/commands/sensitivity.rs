@@ -23,8 +23,11 @@ use crate::cli::CalibrateArgs;
 use crate::error::{CatalogError, PlanError};
 use crate::results::RunResults;
 
+mod ab_mode;
 mod child;
-use child::Child;
+mod markdown;
+use child::{Child, Reference};
+pub use markdown::markdown;
 
 /// A slowdown flagged in at least this share of repetitions counts as detected.
 const DETECTED: f64 = 0.8;
@@ -39,6 +42,11 @@ pub struct RepResult {
     pub verdict: String,
     pub flagged: bool,
     pub machine_speed_change_pct: Option<f64>,
+    /// `--ab`: seconds to the decision, and the process pairs it took.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub seconds: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pairs: Option<usize>,
 }
 
 #[derive(Serialize, Debug, Clone)]
@@ -53,11 +61,19 @@ pub struct Case {
     pub flagged: u32,
     pub compared: u32,
     pub median_change_pct: Option<f64>,
+    /// `--ab`: the median seconds to a decision.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub median_seconds: Option<f64>,
     pub reps: Vec<RepResult>,
 }
 
 #[derive(Serialize, Debug)]
 pub struct Sensitivity {
+    /// "separate runs" (compare's gate) or "ab" (one `gqlbench ab` per comparison).
+    pub mode: String,
+    /// The reference target and the variable that sets its work.
+    pub target: String,
+    pub work_var: String,
     pub profile: String,
     pub fail_if_slower_pct: f64,
     pub repetitions: u32,
@@ -113,14 +129,39 @@ fn check(a: &CalibrateArgs, cat: &Catalog) -> Result<()> {
     if !profiles.0.contains_key(&a.profile) {
         return Err(CatalogError::unknown("profile", &a.profile, profiles.0.keys()).into());
     }
-    if cat.target("node-baseline").is_err() {
-        return Err(CatalogError::File {
-            file: cat.root.join("targets/node-baseline/target.toml"),
-            message: "the reference target node-baseline is missing".into(),
-        }
+    let t = cat.target(&a.target)?;
+    if a.target != REFERENCE && !t.is_node() {
+        return Err(bad(
+            "--target",
+            format!(
+                "{} is not a Node server: the work is injected by targets/_node/inject-work.mjs, which only Node loads; use {REFERENCE} or a Node server",
+                a.target
+            ),
+        )
         .into());
     }
     Ok(())
+}
+
+/// The reference whose own variable sets its work.
+const REFERENCE: &str = "node-baseline";
+
+/// The reference as the child runs see it: node-baseline reads GQLBENCH_WORK itself; any
+/// other Node server gets the work injected by a preload.
+fn reference(a: &CalibrateArgs, cat: &Catalog) -> Reference {
+    if a.target == REFERENCE {
+        return Reference {
+            target: a.target.clone(),
+            var: "GQLBENCH_WORK",
+            env: Vec::new(),
+        };
+    }
+    let preload = cat.root.join("targets/_node/inject-work.mjs");
+    Reference {
+        target: a.target.clone(),
+        var: "GQLBENCH_INJECT_WORK",
+        env: vec![format!("NODE_OPTIONS=--import={}", preload.display())],
+    }
 }
 
 fn median_rps(r: &RunResults) -> Option<f64> {
@@ -165,11 +206,21 @@ pub fn run(root: &Path, root_flag: Option<&Path>, a: &CalibrateArgs) -> Result<E
         .split_whitespace()
         .map(String::from)
         .collect();
+    let reference = reference(a, cat_root);
     let child = Child {
         exe: &exe,
         root: root_flag,
         extra: &extra,
         cancel: &cancel,
+        reference: &reference,
+    };
+    // The probes are runs: `ab`'s flags are not theirs.
+    let probe_child = Child {
+        exe: &exe,
+        root: root_flag,
+        extra: if a.ab { &[] } else { &extra },
+        cancel: &cancel,
+        reference: &reference,
     };
     let mut failed_runs = Vec::new();
     let mut note = |dir: &Path, code: i32| {
@@ -196,7 +247,7 @@ pub fn run(root: &Path, root_flag: Option<&Path>, a: &CalibrateArgs) -> Result<E
         if cancel.load(Ordering::Relaxed) {
             return interrupted_probes();
         }
-        let ran = child.run(&probe, work, &out.join(name))?;
+        let ran = probe_child.run(&probe, work, &out.join(name))?;
         note(&out.join(name), ran.code);
         if ran.interrupted() {
             return interrupted_probes();
@@ -206,7 +257,8 @@ pub fn run(root: &Path, root_flag: Option<&Path>, a: &CalibrateArgs) -> Result<E
     let rps = |i: usize| probes[i].as_ref().and_then(median_rps);
     let (Some(rps0), Some(rps_w)) = (rps(0), rps(1)) else {
         anyhow::bail!(
-            "a probe run of node-baseline was not valid; see {} and {}",
+            "a probe run of {} was not valid; see {} and {}",
+            a.target,
             out.join("probe-no-work.log").display(),
             out.join("probe-work.log").display()
         );
@@ -218,6 +270,7 @@ pub fn run(root: &Path, root_flag: Option<&Path>, a: &CalibrateArgs) -> Result<E
         flagged: 0,
         compared: 0,
         median_change_pct: None,
+        median_seconds: None,
         reps: Vec::new(),
     }];
     for s in &a.slowdowns {
@@ -238,6 +291,7 @@ pub fn run(root: &Path, root_flag: Option<&Path>, a: &CalibrateArgs) -> Result<E
             flagged: 0,
             compared: 0,
             median_change_pct: None,
+            median_seconds: None,
             reps: Vec::new(),
         });
     }
@@ -246,7 +300,13 @@ pub fn run(root: &Path, root_flag: Option<&Path>, a: &CalibrateArgs) -> Result<E
     }
     let profile = ["--profile", a.profile.as_str()];
     let mut interrupted = false;
+    if a.ab {
+        interrupted = ab_mode::reps(a, &child, &out, &mut cases, &mut note)?;
+    }
     'reps: for rep in 1..=a.repetitions {
+        if a.ab {
+            break;
+        }
         let dir = out.join(format!("rep-{rep:02}"));
         std::fs::create_dir_all(&dir)?;
         // Runs: the baseline A, then one per case (A' for A/A); order rotated per rep.
@@ -302,6 +362,8 @@ pub fn run(root: &Path, root_flag: Option<&Path>, a: &CalibrateArgs) -> Result<E
                 verdict: row.map(|x| x.reason.clone()).unwrap_or_default(),
                 flagged,
                 machine_speed_change_pct: row.and_then(|x| x.machine_speed_change_pct),
+                seconds: None,
+                pairs: None,
             });
             eprintln!(
                 "sensitivity: repetition {rep}: {}: {} ({})",
@@ -318,9 +380,15 @@ pub fn run(root: &Path, root_flag: Option<&Path>, a: &CalibrateArgs) -> Result<E
         let mut v: Vec<f64> = c.reps.iter().filter_map(|r| r.change_pct).collect();
         v.sort_by(f64::total_cmp);
         c.median_change_pct = (!v.is_empty()).then(|| v[v.len() / 2]);
+        let mut t: Vec<f64> = c.reps.iter().filter_map(|r| r.seconds).collect();
+        t.sort_by(f64::total_cmp);
+        c.median_seconds = (!t.is_empty()).then(|| t[t.len() / 2]);
     }
     let aa = &cases[0];
     let s = Sensitivity {
+        mode: if a.ab { "ab" } else { "separate runs" }.into(),
+        target: a.target.clone(),
+        work_var: reference.var.into(),
         profile: a.profile.clone(),
         fail_if_slower_pct: a.fail_if_slower,
         repetitions: a.repetitions,
@@ -357,63 +425,6 @@ pub fn run(root: &Path, root_flag: Option<&Path>, a: &CalibrateArgs) -> Result<E
     } else {
         1
     }))
-}
-
-/// The summary as a Markdown table (also what the terminal shows).
-pub fn markdown(s: &Sensitivity) -> String {
-    let mut m = format!(
-        "# Sensitivity of `compare --fail-if-slower {}%`\n\nProfile `{}`, {} repetitions of separate runs; reference node-baseline (`simple`) with GQLBENCH_WORK={} rounds: {:.0} µs per request, {:.0}% of it the work (probes: {:.0} req/s without work, {:.0} with).\n\n| comparison | work rounds | flagged | median change of req/s | changes (each repetition) |\n|---|---|---|---|---|\n",
-        s.fail_if_slower_pct,
-        s.profile,
-        s.repetitions,
-        s.work,
-        s.reference_us,
-        s.work_share * 100.0,
-        s.probe_rps_no_work,
-        s.probe_rps_work
-    );
-    for c in &s.cases {
-        let each: Vec<String> = c
-            .reps
-            .iter()
-            .map(|r| match r.change_pct {
-                Some(p) => format!("{p:+.1}{}", if r.flagged { "!" } else { "" }),
-                None => "-".into(),
-            })
-            .collect();
-        m.push_str(&format!(
-            "| {} | {} | {} of {} | {} | {} |\n",
-            c.name,
-            c.work,
-            c.flagged,
-            c.compared,
-            c.median_change_pct
-                .map_or("-".into(), |p| format!("{p:+.1}%")),
-            each.join(" ")
-        ));
-    }
-    m.push_str(&format!(
-        "\nFalse alarms (A/A flagged): {}. Smallest slowdown flagged in at least {:.0}% of repetitions: {}. `!` marks a flagged repetition.\n",
-        s.false_alarm_rate
-            .map_or("not measured".into(), |r| format!("{:.0}%", r * 100.0)),
-        DETECTED * 100.0,
-        s.smallest_detected_pct
-            .map_or("none of those tested".into(), |p| format!("+{p}% cost per request"))
-    ));
-    if !s.failed_runs.is_empty() {
-        m.push_str(&format!(
-            "\nRuns that did not exit 0 (their rows are not compared when invalid): {}\n",
-            s.failed_runs
-                .iter()
-                .map(|(d, c)| format!("{d} (exit {c})"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ));
-    }
-    if s.interrupted {
-        m.push_str("\nInterrupted: the table holds the repetitions finished before.\n");
-    }
-    m
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@
 //! registry.
 //!
 //! Adding a kind: one file here, and one line in [`REGISTRY`].
+pub mod ab;
 pub mod cold_start;
 pub mod connection_sweep;
 pub mod database;
@@ -35,6 +36,7 @@ pub const REGISTRY: &[&KindDef] = &[
     &long_run::DEF,
     &overhead::DEF,
     &response_cache::DEF,
+    &ab::DEF,
 ];
 
 /// `gqlbench list`'s load column for a scenario file: the plain load as each kind present

@@ -6,6 +6,7 @@
 //! `install` builds targets; `budget` keeps the run's time; `database` is the run's
 //! PostgreSQL. Nothing here knows which kind of scenario it serves: the runner and the
 //! kinds above decide that.
+pub mod alternate;
 pub mod answers;
 pub mod budget;
 pub mod collector;

@@ -25,7 +25,7 @@ use crate::progress::Progress;
 use crate::results::*;
 use crate::saturation;
 
-const VITALS_INTERVAL: Duration = Duration::from_millis(200);
+pub(super) const VITALS_INTERVAL: Duration = Duration::from_millis(200);
 
 /// The longest a measured window may be extended to for a slow target: four times the
 /// planned window, at least 10 s more, at most 2 minutes more.
@@ -102,7 +102,7 @@ fn in_window(live: &gqlbench_engine::LiveStats) -> bool {
 /// The gate and end of a sampler over the measured window only: not the warm-up before it,
 /// nor the drain of in-flight requests after it (up to the request timeout). The window's
 /// length is read as it goes: the engine may extend it.
-fn window(live: Arc<LiveStats>) -> (Condition, Condition) {
+pub(super) fn window(live: Arc<LiveStats>) -> (Condition, Condition) {
     let l2 = live.clone();
     (
         Box::new(move || in_window(&live)),

@@ -1,6 +1,7 @@
 //! Plans: what to run, resolved once from the CLI, the scenario files and the profile. The
 //! runner receives only these; it never sees flags or raw manifests. A scenario's plan
 //! holds its typed load and its kind (`src/kinds/`), which owns the rest.
+pub mod ab;
 pub mod isolation;
 pub mod load;
 mod options;

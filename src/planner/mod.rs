@@ -3,6 +3,7 @@
 //! made before anything starts is made here (unknown names, a scale or budget that cannot
 //! work, a load the engine refuses). The kinds are handed in (`kinds::REGISTRY`), so this
 //! floor sits below them.
+mod ab;
 mod scenario;
 
 use std::collections::BTreeMap;
@@ -13,6 +14,7 @@ use crate::catalog::Catalog;
 use crate::error::{CatalogError, PlanError};
 use crate::kind::{KindDef, RunPlan};
 use crate::plan::{resolve_isolation, DatabasePlan, RunOptions, FOREIGN_LIMIT_PCT, MIN_SCALE};
+pub use ab::resolve_ab;
 
 pub fn resolve_run(cat: &Catalog, args: &RunOptions, registry: &[&KindDef]) -> Result<RunPlan> {
     let names = cat.scenario_names(&args.suite)?;
@@ -155,12 +157,14 @@ const RESERVED_ENV: [&str; 3] = ["PORT", "HOST", "GQLBENCH_GC_FILE"];
 /// `--target-env NAME=VALUE` flags as a map, checked: a shell-style name, not one of the
 /// variables the runner sets, each name once.
 pub fn parse_target_env(flags: &[String]) -> Result<BTreeMap<String, String>> {
+    parse_env("--target-env", flags)
+}
+
+/// `NAME=VALUE` flags of `flag` as a map, checked as `--target-env`'s are.
+pub fn parse_env(flag: &'static str, flags: &[String]) -> Result<BTreeMap<String, String>> {
     let mut env = BTreeMap::new();
     for f in flags {
-        let bad = |message: String| PlanError::Flag {
-            flag: "--target-env",
-            message,
-        };
+        let bad = |message: String| PlanError::Flag { flag, message };
         let Some((name, value)) = f.split_once('=') else {
             return Err(bad(format!(
                 "'{f}' is not NAME=VALUE, e.g. GQLBENCH_WORK=200000"

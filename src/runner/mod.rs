@@ -2,6 +2,8 @@
 //! runs each scenario (`scenario.rs`: start the targets, check their answers, run the
 //! kind's trials interleaved), saving results after every trial so an interrupted run
 //! loses nothing.
+pub mod ab;
+mod ab_pair;
 pub mod rounds_loop;
 pub mod scenario;
 

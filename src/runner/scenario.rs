@@ -176,41 +176,7 @@ fn run_trials(cx: &mut ScenarioCx<'_>) -> Result<()> {
                     results.save(out)?;
                     continue;
                 }
-                tr.checks = ready::check_operations(
-                    &s.endpoint,
-                    &sp.operations,
-                    &sp.load.headers,
-                    ready::CHECK_TIMEOUT,
-                );
-                // A customization that is not there is found before any load, with the
-                // scenario's first operation as the probe.
-                let custom = match (tr.checks.iter().all(|c| c.ok), sp.operations.first()) {
-                    (true, Some((op, _))) => crate::measure::customization::precheck(
-                        t.customization.as_ref(),
-                        &s.endpoint,
-                        &op.to_engine(1).variants[0],
-                        &sp.load.headers,
-                    )
-                    .err(),
-                    _ => None,
-                };
-                // What keeps the target from its trials, if anything: no answer in time
-                // (too slow to check, not a wrong answer), a wrong answer, or a customization
-                // that is not there.
-                let refused = if let Some(problem) =
-                    crate::measure::answers::timed_out(&tr.checks, ready::CHECK_TIMEOUT)
-                {
-                    Some((TargetStatus::TimedOut, "TIMED OUT", problem))
-                } else if let Some(bad) = tr.checks.iter().find(|c| !c.ok) {
-                    let detail = bad.detail.clone().unwrap_or_default();
-                    let problem = sp
-                        .kind
-                        .wrong_answer_problem(tr, &detail)
-                        .unwrap_or_else(|| format!("operation {}: {detail}", bad.operation));
-                    Some((TargetStatus::WrongAnswers, "WRONG ANSWERS", problem))
-                } else {
-                    custom.map(|p| (TargetStatus::WrongAnswers, "CUSTOMIZATION MISSING", p))
-                };
+                let refused = check_answers(sp, t, &s, tr);
                 if let Some((status, label, problem)) = refused {
                     progress.line(&format!("  {}: {label} — {problem}", t.name));
                     tr.status = status;
@@ -263,4 +229,46 @@ fn run_trials(cx: &mut ScenarioCx<'_>) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// Checks every operation's answer on a started target (recorded in `tr.checks`) and a
+/// customization that must be there: what keeps the target from its trials, if anything
+/// (its status, a label for the progress line, the problem). No answer in time is "too
+/// slow to check", not a wrong answer.
+pub fn check_answers(
+    sp: &ScenarioPlan,
+    t: &TargetDef,
+    s: &Session,
+    tr: &mut TargetResult,
+) -> Option<(TargetStatus, &'static str, String)> {
+    tr.checks = ready::check_operations(
+        &s.endpoint,
+        &sp.operations,
+        &sp.load.headers,
+        ready::CHECK_TIMEOUT,
+    );
+    // A customization that is not there is found before any load, with the scenario's
+    // first operation as the probe.
+    let custom = match (tr.checks.iter().all(|c| c.ok), sp.operations.first()) {
+        (true, Some((op, _))) => crate::measure::customization::precheck(
+            t.customization.as_ref(),
+            &s.endpoint,
+            &op.to_engine(1).variants[0],
+            &sp.load.headers,
+        )
+        .err(),
+        _ => None,
+    };
+    if let Some(problem) = crate::measure::answers::timed_out(&tr.checks, ready::CHECK_TIMEOUT) {
+        Some((TargetStatus::TimedOut, "TIMED OUT", problem))
+    } else if let Some(bad) = tr.checks.iter().find(|c| !c.ok) {
+        let detail = bad.detail.clone().unwrap_or_default();
+        let problem = sp
+            .kind
+            .wrong_answer_problem(tr, &detail)
+            .unwrap_or_else(|| format!("operation {}: {detail}", bad.operation));
+        Some((TargetStatus::WrongAnswers, "WRONG ANSWERS", problem))
+    } else {
+        custom.map(|p| (TargetStatus::WrongAnswers, "CUSTOMIZATION MISSING", p))
+    }
 }

@@ -4,8 +4,8 @@
 //!
 //! Why not a fixed-size t interval looked at after every pair: looking ten times at a 95%
 //! interval calls a difference where there is none about 20% of the time. The looks share
-//! one error budget `alpha`, spent by Lan and DeMets' O'Brien–Fleming-type function
-//! α(t) = 2 − 2Φ(z_{1−α/2}/√t): almost nothing on the first looks (where few pairs would
+//! one error budget `alpha`, spent by Lan and DeMets' O'Brien–Fleming-type function per
+//! side, α(t) = 4 − 4Φ(z_{1−α/4}/√t) in all: almost nothing on the first looks (where few pairs would
 //! otherwise decide on luck), nearly the fixed design's z at the last one, so running to
 //! the end costs little against a fixed design.
 //!
@@ -56,9 +56,11 @@ impl Design {
         } else if k >= self.k_max() {
             self.alpha
         } else {
-            let z = -normal_quantile(self.alpha / 2.0);
+            // Lan–DeMets O'Brien–Fleming type, spent per side (α/2 each), as gsDesign and
+            // ldbounds do: the two-sided total is 4 − 4Φ(z_{1−α/4}/√t).
+            let z = -normal_quantile(self.alpha / 4.0);
             let t = k as f64 / self.k_max() as f64;
-            2.0 * normal_cdf(-z / t.sqrt())
+            4.0 * normal_cdf(-z / t.sqrt())
         }
     }
 }
@@ -436,10 +438,8 @@ pub struct Rci {
     pub level_z: f64,
 }
 
-/// The repeated confidence interval of the pair estimates `ds` at look k = ds.len(): their
-/// mean ± c_k·sd/√k with c_k = t_{k−1}⁻¹(Φ(b_k)). None before the first look or with
-/// fewer than 2 pairs. `last`: the budget ends here (see `final_boundary`). Working out
-/// the boundaries takes a recursion over the looks; `Bounds::rci` reuses one.
+/// The repeated confidence interval of `ds` at look k = ds.len() (see `Bounds::rci`, which
+/// reuses the boundaries' recursion over many looks).
 pub fn rci(ds: &[f64], d: &Design, last: bool) -> Option<Rci> {
     Bounds::new(d).rci(ds, last)
 }

@@ -2,6 +2,7 @@
 //! percentiles come from the trials' histograms merged, never from averaged percentiles.
 pub mod ab;
 pub mod rounds;
+pub mod transient;
 
 use std::collections::BTreeMap;
 

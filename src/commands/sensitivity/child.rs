@@ -11,13 +11,22 @@ use anyhow::{Context, Result};
 
 use crate::results::RunResults;
 
-/// One separate `gqlbench run` of the reference with `work`, into `out`.
+/// One separate `gqlbench run` (or `ab`) of the reference with `work`, into `out`.
 pub struct Child<'a> {
     pub exe: &'a Path,
     pub root: Option<&'a Path>,
     pub extra: &'a [String],
     /// Set by Ctrl-C or SIGTERM to this process (`cancel_flag`).
     pub cancel: &'a AtomicBool,
+    pub reference: &'a Reference,
+}
+
+/// The calibration's reference: a target, the variable that sets its work per request,
+/// and the environment that makes it read it (the injected-work preload of a Node server).
+pub struct Reference {
+    pub target: String,
+    pub var: &'static str,
+    pub env: Vec<String>,
 }
 
 /// How long an interrupted run may take to save what it measured and stop its target
@@ -81,26 +90,50 @@ impl Ran {
 }
 
 impl Child<'_> {
+    /// `gqlbench run servers --scenarios simple` of the reference with `work`.
     pub fn run(&self, profile_flags: &[&str], work: u64, out: &Path) -> Result<Ran> {
+        let r = self.reference;
+        let mut c = self.command();
+        c.args(["run", "servers", "--scenarios", "simple", "--targets"])
+            .arg(&r.target)
+            .args(profile_flags)
+            .arg("--target-env")
+            .arg(format!("{}={work}", r.var));
+        self.finish(c, out)
+    }
+
+    /// `gqlbench ab servers/simple` of the reference: side A with `a_work`, side B with
+    /// `b_work`.
+    pub fn ab(&self, a_work: u64, b_work: u64, allowance_pct: f64, out: &Path) -> Result<Ran> {
+        let r = self.reference;
+        let mut c = self.command();
+        c.args(["ab", "servers/simple", "--target"])
+            .arg(&r.target)
+            .arg("--a-env")
+            .arg(format!("{}={a_work}", r.var))
+            .arg("--b-env")
+            .arg(format!("{}={b_work}", r.var))
+            .args(["--a-label", "A", "--b-label", "B"])
+            .arg("--allowance")
+            .arg(format!("{allowance_pct}%"));
+        self.finish(c, out)
+    }
+
+    fn command(&self) -> Command {
         let mut c = Command::new(self.exe);
         if let Some(r) = self.root {
             c.arg("--root").arg(r);
         }
-        c.args([
-            "run",
-            "servers",
-            "--scenarios",
-            "simple",
-            "--targets",
-            "node-baseline",
-        ])
-        .args(profile_flags)
-        .arg("--target-env")
-        .arg(format!("GQLBENCH_WORK={work}"))
-        .args(self.extra)
-        .arg("--json")
-        .arg("--out")
-        .arg(out);
+        c
+    }
+
+    /// The reference's environment, the extra flags, JSON and the output folder; then the
+    /// child run to its end.
+    fn finish(&self, mut c: Command, out: &Path) -> Result<Ran> {
+        for e in &self.reference.env {
+            c.arg("--target-env").arg(e);
+        }
+        c.args(self.extra).arg("--json").arg("--out").arg(out);
         let log_path = log_of(out);
         let log = std::fs::File::create(&log_path)
             .with_context(|| format!("creating {}", log_path.display()))?;
@@ -109,7 +142,7 @@ impl Child<'_> {
             .stdout(Stdio::null())
             .stderr(log)
             .spawn()
-            .context("starting gqlbench run")?;
+            .context("starting gqlbench")?;
         let code = wait(&mut child, self.cancel)?;
         let results = match RunResults::load(out) {
             Ok(r) => Some(r),

@@ -71,24 +71,22 @@ fn the_normal_cdf_and_quantile_match_reference_values() {
 
 #[test]
 fn obrien_fleming_type_boundaries_match_the_published_ones() {
-    // Lan–DeMets O'Brien–Fleming spending, 5 equally spaced looks, two-sided 5%. The
-    // figures printed by the usual software (gsDesign, ldbounds: 4.877, 3.357, 2.680,
-    // 2.290, 2.031) spend per side the one-sided function at α/2, 2 − 2Φ(z_{1−α/4}/√t);
-    // the same recursion with that spending gives them.
-    let z = -normal_quantile(0.05 / 4.0);
-    let per_side = |k: usize| 2.0 * (2.0 - 2.0 * normal_cdf(z / (k as f64 / 5.0).sqrt()));
-    let (b, _) = z_bounds_of(5, 0.05, |k| if k == 0 { 0.0 } else { per_side(k) }, false);
-    for (got, want) in b.iter().zip([4.877, 3.357, 2.680, 2.290, 2.031]) {
-        assert!((got - want).abs() < 1e-3, "{b:?}");
-    }
-    // Lan and DeMets' own two-sided function, 2 − 2Φ(z_{1−α/2}/√t), which the design
-    // spends, puts more on the early looks: its first boundary is z_{1−α/2}·√5 exactly.
+    // Lan–DeMets O'Brien–Fleming spending, 5 equally spaced looks, two-sided 5%, spent
+    // per side (α/2 each) as the design does: the figures gsDesign and ldbounds print.
     let d = Design {
         alpha: 0.05,
         max_looks: 5,
         min_look: 1,
     };
     let b = boundaries(&d);
+    for (got, want) in b.iter().zip([4.877, 3.357, 2.680, 2.290, 2.031]) {
+        assert!((got - want).abs() < 1e-3, "{b:?}");
+    }
+    // The same recursion with Lan and DeMets' two-sided function 2 − 2Φ(z_{1−α/2}/√t)
+    // spends more on the early looks: its first boundary is z_{1−α/2}·√5 exactly.
+    let z = -normal_quantile(0.05 / 2.0);
+    let two_sided = |k: usize| 2.0 - 2.0 * normal_cdf(z / (k as f64 / 5.0).sqrt());
+    let (b, _) = z_bounds_of(5, 0.05, |k| if k == 0 { 0.0 } else { two_sided(k) }, false);
     assert!((b[0] - 1.959_964 * 5f64.sqrt()).abs() < 1e-5, "{b:?}");
     for (got, want) in b.iter().zip([4.3826, 3.0997, 2.5534, 2.2538, 2.0635]) {
         assert!((got - want).abs() < 2e-4, "{b:?}");

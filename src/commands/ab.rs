@@ -1,0 +1,174 @@
+//! `gqlbench ab [scenario]`: two builds of one target in one run, decided sequentially over
+//! fresh process pairs. Exit 1 when side B is slower and a slowdown beyond the allowance is
+//! not ruled out, or a side failed; 2 on bad input.
+use std::path::Path;
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+
+use crate::cli::{AbArgs, FormArg};
+use crate::kinds::ab::AB;
+use crate::measure::RunContext;
+use crate::plan::ab::{AbOptions, Form, SideOptions};
+use crate::planner::resolve_ab;
+use crate::progress::Progress;
+use crate::report::{Dest, ExportManager, Html, Json, Markdown, Terminal};
+use crate::results::{RunResults, RunStatus, RunVerdict};
+use crate::runner;
+
+pub fn run(root: &Path, args: &AbArgs) -> Result<ExitCode> {
+    let ap = resolve_ab(root, &options(args), crate::kinds::REGISTRY)?;
+    for (t, arm) in ap.run.scenarios[0].targets.iter().zip(ap.arms.iter()) {
+        // A native build that is not installed would only be skipped: refuse it now.
+        crate::measure::install::require_installed(t)
+            .with_context(|| format!("side {} ({})", arm.label, arm.root.display()))?;
+    }
+    let locks = crate::sys::lock::lock_cpus(&ap.run.isolation, args.isolation.force_concurrent)?;
+    crate::measure::out_dir::prepare(&ap.run.out_dir, args.force)?;
+    crate::measure::leftovers::sweep_and_report(&crate::db::DbOptions::default().base_dir());
+    let ctx = RunContext {
+        root: root.to_path_buf(),
+        cancel: super::cancel_flag(),
+        command: std::env::args().collect(),
+    };
+    let (nofile, _) = crate::sys::cpus::raise_nofile();
+    if let Some(g) = &ap.run.isolation.generator {
+        // The whole gqlbench process stays off the target CPUs.
+        crate::sys::cpus::pin_current_thread(g)
+            .context("pinning gqlbench to the generator CPUs")?;
+    }
+    let out = ap.run.out_dir.clone();
+    std::fs::create_dir_all(out.join("logs"))
+        .with_context(|| format!("creating the output folder {}", out.display()))?;
+    let mut results = runner::new_results(&ap.run, &ctx, nofile, locks.notes.clone());
+    results.suite = format!("ab {}", ap.run.scenarios[0].suite);
+    let mut progress = Progress::new(ap.budget.as_secs_f64(), false);
+    progress.line(&format!(
+        "gqlbench ab: {}/{}, {} vs {} ({}), allowance ±{}%, up to {} pairs or {}; results in {}",
+        ap.run.scenarios[0].suite,
+        ap.run.scenarios[0].name,
+        ap.arms[1].label,
+        ap.arms[0].label,
+        ap.form.as_str(),
+        crate::units::pct(ap.allowance * 100.0),
+        ap.max_pairs,
+        humantime::format_duration(ap.budget),
+        out.display()
+    ));
+    // Each side installs in its own checkout; one checkout is installed once.
+    let mut defs: Vec<&crate::catalog::TargetDef> = ap.run.scenarios[0].targets.iter().collect();
+    defs.dedup_by(|a, b| a.dir == b.dir);
+    let unavailable = runner::install_all(&defs, &progress, &|| ctx.cancelled());
+    results.scenarios.push(runner::ab::new_scenario(&ap));
+    let outcome = runner::ab::run(&ap, &ctx, &mut results, &mut progress, &unavailable);
+    progress.finish();
+    results.status = if outcome.is_err() {
+        RunStatus::Failed
+    } else if ctx.cancelled() {
+        RunStatus::Interrupted
+    } else {
+        RunStatus::Complete
+    };
+    results.finished_at = Some(crate::results::now_rfc3339());
+    let mut verdict = crate::verdict::judge(&results, false);
+    gate(&results, &mut verdict);
+    results.verdict = Some(verdict.clone());
+    let folder = Dest::Dir(out.clone());
+    let saved = ExportManager::new()
+        .add(Json, folder.clone())
+        .add(Markdown, folder.clone())
+        .add(Html, folder)
+        .write(&results);
+    let shown = if args.json {
+        ExportManager::new()
+            .add(Terminal, Dest::Stderr)
+            .add(Json, Dest::Stdout)
+    } else {
+        ExportManager::new().add(Terminal, Dest::Stdout)
+    }
+    .write(&results);
+    eprintln!(
+        "\nresults: {}\nreport:  {} ({})",
+        out.join("results.json").display(),
+        out.join("report.md").display(),
+        out.join("report.html").display()
+    );
+    outcome?;
+    saved?;
+    shown?;
+    if let Some(last) = verdict.lines().last() {
+        eprintln!("{last}");
+    }
+    Ok(verdict.exit())
+}
+
+/// The A/B gate on top of the rows' verdict: side B slower with a slowdown beyond the
+/// allowance not ruled out fails the run (exit 1), as `compare --fail-if-slower` does.
+pub fn gate(results: &RunResults, verdict: &mut RunVerdict) {
+    let Some(s) = results.scenarios.first() else {
+        return;
+    };
+    let Some(r) = s.by_kind.get(&AB) else {
+        return;
+    };
+    let labels = |i: usize| r.arms.get(i).map_or("?".to_string(), |a| a.label.clone());
+    if let Some(f) = &r.failure {
+        let line = format!("{}/{} A/B: {f}", s.suite, s.name);
+        if !verdict.failures.contains(&line) {
+            verdict.failures.push(line);
+        }
+    }
+    if let Some(d) = r.decision.as_ref().filter(|d| d.trips) {
+        verdict.failures.push(format!(
+            "{}/{} A/B: {} is slower than {}: {:+.1}% [{:+.1}, {:+.1}], beyond the ±{}% allowance",
+            s.suite,
+            s.name,
+            labels(1),
+            labels(0),
+            d.pct,
+            d.low_pct,
+            d.high_pct,
+            crate::units::pct(r.allowance * 100.0)
+        ));
+    }
+    if !verdict.failures.is_empty() && verdict.exit_code == 0 {
+        verdict.exit_code = 1;
+    }
+}
+
+/// The A/B's options from its command line: the one place clap's `AbArgs` is read.
+pub fn options(a: &AbArgs) -> AbOptions {
+    let side = |target: &Option<String>,
+                root: &Option<std::path::PathBuf>,
+                label: &Option<String>,
+                env: &[String]| SideOptions {
+        target: target.clone(),
+        root: root.clone(),
+        label: label.clone(),
+        env: env.to_vec(),
+    };
+    AbOptions {
+        scenario: a.scenario.clone(),
+        target: a.target.clone(),
+        a: side(&a.a_target, &a.a_root, &a.a_label, &a.a_env),
+        b: side(&a.b_target, &a.b_root, &a.b_label, &a.b_env),
+        target_env: a.target_env.clone(),
+        allowance: a.allowance / 100.0,
+        budget: a.budget,
+        pair_time: a.pair_time,
+        warmup: a.warmup,
+        slice: a.slice,
+        guard: a.guard,
+        form: match a.form {
+            FormArg::Alternate => Form::Alternate,
+            FormArg::Duet => Form::Duet,
+        },
+        max_pairs: a.max_pairs,
+        connections: a.connections,
+        latency_time: a.latency_time,
+        profile: a.profile.clone(),
+        out: a.out.clone(),
+        json: a.json,
+        isolation: super::run::isolation_options(&a.isolation),
+    }
+}

@@ -1,0 +1,162 @@
+//! `gqlbench ab` end to end on the fixture server: a known extra cost per request is found
+//! (exit 1), a side that answers wrong or crashes fails the run naming the side (the other
+//! side's figures kept, nothing left running), and bad input is refused with exit 2 naming
+//! the flag or file.
+mod common;
+
+use common::*;
+
+/// Short pairs: the fixture starts in a fraction of a second, so 3 pairs take ~12 s.
+const QUICK: [&str; 12] = [
+    "--pair-time",
+    "1600ms",
+    "--warmup",
+    "400ms",
+    "--slice",
+    "100ms",
+    "--latency-time",
+    "0s",
+    "--max-pairs",
+    "3",
+    "--budget",
+    "60s",
+];
+
+fn ab(root: &std::path::Path) -> Gqlbench {
+    Gqlbench::new(["ab", "e2e/hello"]).root(root).args(QUICK)
+}
+
+fn ab_record(r: &gqlbench::results::RunResults) -> gqlbench::kinds::ab::AbRecord {
+    r.scenarios[0]
+        .by_kind
+        .get(&gqlbench::kinds::ab::AB)
+        .expect("an ab record")
+}
+
+#[test]
+fn a_known_ten_percent_cost_per_request_is_found_and_fails_the_gate() {
+    let dir = fixture_copy();
+    let out = dir.path().join("ab");
+    let o = ab(dir.path())
+        .args(["--target", "fx-good", "--allowance", "2%"])
+        .args([
+            "--a-env",
+            "FIXTURE_SPIN_US=1000",
+            "--b-env",
+            "FIXTURE_SPIN_US=1100",
+        ])
+        .args(["--a-label", "base", "--b-label", "head"])
+        .out(&out)
+        .go();
+    let r = read_results(&out);
+    let rec = ab_record(&r);
+    let d = rec.decision.as_ref().expect("a decision");
+    assert_eq!(o.code, Some(1), "{d:?}\n{}", o.stderr);
+    assert_eq!(d.verdict, gqlbench::summary::ab::AbVerdict::Slower, "{d:?}");
+    assert!(d.trips, "{d:?}");
+    // 10% more spin is a bit less than 10% more cost (Node's own time per request).
+    assert!(d.pct < -3.0 && d.pct > -20.0, "{d:?}");
+    assert_eq!(rec.pairs.len(), 3);
+    for p in &rec.pairs {
+        assert!(p.blocks >= 2, "{p:?}");
+        assert!(p.d.is_some_and(|d| d < 0.0), "{p:?}");
+        assert!(p.a_rps > p.b_rps, "{p:?}");
+    }
+    // The side started first alternates from pair to pair.
+    assert_eq!(
+        rec.pairs.iter().map(|p| p.first).collect::<Vec<_>>(),
+        [0, 1, 0]
+    );
+    let names: Vec<&str> = r.scenarios[0]
+        .targets
+        .iter()
+        .map(|t| t.name.as_str())
+        .collect();
+    assert_eq!(names, ["base", "head"]);
+    for t in &r.scenarios[0].targets {
+        assert_eq!(t.trials.len(), 3, "{}", t.name);
+        assert!(t.trials.iter().all(|x| x.valid), "{}", t.name);
+    }
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(md.contains("A/B: head vs base"), "{md}");
+    assert!(
+        o.stdout.contains("head is slower than base"),
+        "{}",
+        o.stdout
+    );
+    assert_no_process(&dir.path().display().to_string());
+}
+
+#[test]
+fn a_side_that_answers_wrong_or_crashes_fails_the_run_naming_it() {
+    let dir = fixture_copy();
+    for (b, what) in [("fx-wrong", "WRONG ANSWERS"), ("fx-crash", "exited")] {
+        let out = dir.path().join(format!("ab-{b}"));
+        let o = ab(dir.path())
+            .args(["--a-target", "fx-good", "--b-target", b])
+            .out(&out)
+            .go();
+        o.assert_exit(1);
+        let r = read_results(&out);
+        let rec = ab_record(&r);
+        let failure = rec.failure.clone().expect("a failure");
+        assert!(failure.starts_with("side b"), "{failure}");
+        assert!(failure.contains(what), "{failure}");
+        assert_eq!(rec.stopped, "a side failed");
+        // Side A's row is kept; nothing of either side is left running.
+        assert_eq!(
+            r.scenarios[0].targets[0].status,
+            gqlbench::results::TargetStatus::Ok
+        );
+        assert_no_process(&dir.path().display().to_string());
+    }
+}
+
+#[test]
+fn bad_input_is_refused_with_exit_2_naming_the_flag_or_file() {
+    let dir = fixture_copy();
+    let root = dir.path();
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (
+            vec!["--target", "fx-good", "--allowance", "60%"],
+            "--allowance",
+        ),
+        (vec!["--allowance", "2%"], "--a-target"),
+        (vec!["--target", "no-such-target"], "no-such-target"),
+        (vec!["--target", "fx-good", "--slice", "10ms"], "--slice"),
+        (vec!["--target", "fx-good", "--budget", "5s"], "--budget"),
+    ];
+    for (args, needle) in cases {
+        let o = ab(root).args(&args).go();
+        o.assert_exit(2);
+        assert!(o.stderr.contains(needle), "{args:?}: {}", o.stderr);
+    }
+    // A scenario of another kind, and side B's scenario with other operations.
+    let o = Gqlbench::new(["ab", "e2e/sweep", "--target", "fx-good"])
+        .root(root)
+        .args(QUICK)
+        .go();
+    o.assert_exit(2);
+    assert!(o.stderr.contains("plain-load"), "{}", o.stderr);
+    let other = tempfile::tempdir().unwrap();
+    copy_dir(root, other.path());
+    let hello = other.path().join("scenarios/e2e/hello.toml");
+    let text = std::fs::read_to_string(&hello).unwrap();
+    std::fs::write(&hello, text.replace("connections = 8", "connections = 9")).unwrap();
+    let o = ab(root)
+        .args(["--target", "fx-good", "--b-root"])
+        .arg(other.path())
+        .go();
+    o.assert_exit(2);
+    assert!(o.stderr.contains("differ from side A"), "{}", o.stderr);
+}
+
+fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
+    let st = std::process::Command::new("cp")
+        .arg("-a")
+        .arg(format!("{}/.", from.display()))
+        .arg(to)
+        .status()
+        .unwrap();
+    assert!(st.success());
+}
