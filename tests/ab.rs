@@ -6,10 +6,18 @@ mod common;
 
 use common::*;
 
+/// The tests of this file measure: one at a time, so that one's load does not land in
+/// another's slices (the other test files run after this one, not beside it).
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// Short pairs: the fixture starts in a fraction of a second, so 3 pairs take ~12 s.
 const QUICK: [&str; 12] = [
     "--pair-time",
-    "1600ms",
+    "2s",
     "--warmup",
     "400ms",
     "--slice",
@@ -26,6 +34,23 @@ fn ab(root: &std::path::Path) -> Gqlbench {
     Gqlbench::new(["ab", "e2e/hello"]).root(root).args(QUICK)
 }
 
+/// A fixture target in `mode` started from the fixture server's absolute path, so its
+/// processes are told from other tests' (and found when left running).
+fn abs_target(root: &std::path::Path, name: &str, mode: &str) -> String {
+    let server = root.join("targets/_fixture/server.mjs");
+    let dir = root.join("targets").join(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("target.toml"),
+        format!(
+            "name = \"{name}\"\nkind = \"server\"\nworkloads = [\"fixture\"]\n\n[start]\ncommand = [\"node\", \"{}\", \"{mode}\"]\nready_timeout = \"10s\"\n",
+            server.display()
+        ),
+    )
+    .unwrap();
+    server.display().to_string()
+}
+
 fn ab_record(r: &gqlbench::results::RunResults) -> gqlbench::kinds::ab::AbRecord {
     r.scenarios[0]
         .by_kind
@@ -35,10 +60,12 @@ fn ab_record(r: &gqlbench::results::RunResults) -> gqlbench::kinds::ab::AbRecord
 
 #[test]
 fn a_known_ten_percent_cost_per_request_is_found_and_fails_the_gate() {
+    let _one = serial();
     let dir = fixture_copy();
+    let server = abs_target(dir.path(), "fx-abs", "good");
     let out = dir.path().join("ab");
     let o = ab(dir.path())
-        .args(["--target", "fx-good", "--allowance", "2%"])
+        .args(["--target", "fx-abs", "--allowance", "2%"])
         .args([
             "--a-env",
             "FIXTURE_SPIN_US=1000",
@@ -84,16 +111,92 @@ fn a_known_ten_percent_cost_per_request_is_found_and_fails_the_gate() {
         "{}",
         o.stdout
     );
-    assert_no_process(&dir.path().display().to_string());
+    // A measured regression, not a failure: CI's comment tells them apart by this.
+    let v = r.verdict.as_ref().unwrap();
+    assert!(v.failures.is_empty(), "{v:?}");
+    assert_eq!(v.regressions.len(), 1, "{v:?}");
+    assert_no_process(&server);
+}
+
+#[test]
+fn the_duet_finds_the_same_cost_from_cpu_per_request() {
+    let _one = serial();
+    let dir = fixture_copy();
+    let server = abs_target(dir.path(), "fx-abs", "good");
+    let out = dir.path().join("duet");
+    let o = ab(dir.path())
+        .args(["--target", "fx-abs", "--form", "duet"])
+        .args([
+            "--a-env",
+            "FIXTURE_SPIN_US=1000",
+            "--b-env",
+            "FIXTURE_SPIN_US=1100",
+        ])
+        .out(&out)
+        .go();
+    let r = read_results(&out);
+    let rec = ab_record(&r);
+    assert_eq!(rec.form, gqlbench::plan::ab::Form::Duet);
+    for p in &rec.pairs {
+        // Both sides' CPU per request was measured, B's the higher: the estimate is A's
+        // cost over B's, below 1.
+        let (a, b) = (p.a_cpu_ms_per_req.unwrap(), p.b_cpu_ms_per_req.unwrap());
+        assert!(b > a, "{p:?}");
+        assert!(p.d.is_some_and(|d| d < 0.0), "{p:?}");
+    }
+    let d = rec.decision.as_ref().expect("a decision");
+    assert_eq!(d.verdict, gqlbench::summary::ab::AbVerdict::Slower, "{d:?}");
+    assert_eq!(o.code, Some(1), "{}", o.stderr);
+    assert_no_process(&server);
+}
+
+#[test]
+fn ctrl_c_stops_an_ab_at_once_with_130_and_leaves_nothing_running() {
+    let _one = serial();
+    let dir = fixture_copy();
+    let server = abs_target(dir.path(), "fx-abs", "good");
+    let out = dir.path().join("int");
+    let mut child = ab(dir.path())
+        .args(["--target", "fx-abs"])
+        .out(&out)
+        .spawn_with(std::process::Stdio::null(), std::process::Stdio::null());
+    wait_for("both sides up", std::time::Duration::from_secs(30), || {
+        processes_with(&server).len() >= 2
+    });
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGINT);
+    }
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let code = loop {
+        if let Some(st) = child.try_wait().unwrap() {
+            break st.code();
+        }
+        assert!(std::time::Instant::now() < deadline, "still running");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    assert_eq!(code, Some(130));
+    assert_no_process(&server);
+    let r = read_results(&out);
+    let rec = ab_record(&r);
+    assert_eq!(rec.stopped, "interrupted");
+    // An interruption is not a side's failure.
+    assert_eq!(rec.failure, None);
 }
 
 #[test]
 fn a_side_that_answers_wrong_or_crashes_fails_the_run_naming_it() {
+    let _one = serial();
     let dir = fixture_copy();
-    for (b, what) in [("fx-wrong", "WRONG ANSWERS"), ("fx-crash", "exited")] {
+    let server = abs_target(dir.path(), "fx-abs", "good");
+    abs_target(dir.path(), "fx-abs-wrong", "wrong");
+    abs_target(dir.path(), "fx-abs-crash", "crash");
+    for (b, what) in [
+        ("fx-abs-wrong", "WRONG ANSWERS"),
+        ("fx-abs-crash", "exited"),
+    ] {
         let out = dir.path().join(format!("ab-{b}"));
         let o = ab(dir.path())
-            .args(["--a-target", "fx-good", "--b-target", b])
+            .args(["--a-target", "fx-abs", "--b-target", b])
             .out(&out)
             .go();
         o.assert_exit(1);
@@ -108,15 +211,23 @@ fn a_side_that_answers_wrong_or_crashes_fails_the_run_naming_it() {
             r.scenarios[0].targets[0].status,
             gqlbench::results::TargetStatus::Ok
         );
-        assert_no_process(&dir.path().display().to_string());
+        let v = r.verdict.as_ref().unwrap();
+        assert!(v.failures.iter().any(|f| f.contains("side b")), "{v:?}");
+        assert_no_process(&server);
     }
 }
 
 #[test]
 fn bad_input_is_refused_with_exit_2_naming_the_flag_or_file() {
+    let _one = serial();
     let dir = fixture_copy();
     let root = dir.path();
     let cases: Vec<(Vec<&str>, &str)> = vec![
+        (
+            vec!["--target", "fx-good", "--b-label", "feature/x"],
+            "--b-label",
+        ),
+        (vec!["--target", "fx-good", "--slice", "2m"], "--slice"),
         (
             vec!["--target", "fx-good", "--allowance", "60%"],
             "--allowance",

@@ -703,7 +703,7 @@ fn the_ab_step_keeps_ab_s_exit_code_and_says_what_it_means() {
         ("FAKE_AB_REPORT", "head is 7.9% slower [-9.0%, -6.8%]"),
         (
             "FAKE_AB_RESULTS",
-            r#"{"verdict":{"exit_code":1,"failures":[]}}"#,
+            r#"{"verdict":{"exit_code":1,"failures":[],"regressions":["servers/simple A/B: head is slower than base: -6.1% [-8.0, -4.2], beyond the ±5% allowance"]}}"#,
         ),
         ("FAKE_GH_COMMENT_ID", "555"),
     ]);

@@ -51,7 +51,7 @@ pub struct AbArgs {
     #[arg(long, default_value = "10m", value_parser = parse_duration)]
     pub budget: std::time::Duration,
     /// Measured load per process pair, after its warm-up
-    #[arg(long, default_value = "20s", value_parser = parse_duration)]
+    #[arg(long, default_value = "8s", value_parser = parse_duration)]
     pub pair_time: std::time::Duration,
     /// Warm-up of each pair (alternating too)
     #[arg(long, default_value = "3s", value_parser = parse_duration)]
@@ -66,14 +66,15 @@ pub struct AbArgs {
     /// How the sides share the machine: alternate (slices) or duet (both at once)
     #[arg(long, value_enum, default_value_t = FormArg::Alternate)]
     pub form: FormArg,
-    /// The most process pairs (default: as many as fit in the budget)
+    /// The most process pairs, the looks the sequential rule plans for (default: as many as
+    /// fit in the budget, at most 12)
     #[arg(long)]
     pub max_pairs: Option<u32>,
     /// Override the scenario's connections
     #[arg(long, short = 'c')]
     pub connections: Option<u32>,
     /// Measured open-model load per pair for the p50/p99 comparison at a fixed rate (0s: none)
-    #[arg(long, default_value = "5s", value_parser = parse_duration)]
+    #[arg(long, default_value = "4s", value_parser = parse_duration)]
     pub latency_time: std::time::Duration,
     /// Profile the scenario's load is taken from
     #[arg(long, default_value = crate::plan::DEFAULT_PROFILE)]

@@ -55,10 +55,15 @@ pub fn run(root: &Path, args: &AbArgs) -> Result<ExitCode> {
         humantime::format_duration(ap.budget),
         out.display()
     ));
-    // Each side installs in its own checkout; one checkout is installed once.
-    let mut defs: Vec<&crate::catalog::TargetDef> = ap.run.scenarios[0].targets.iter().collect();
-    defs.dedup_by(|a, b| a.dir == b.dir);
-    let unavailable = runner::install_all(&defs, &progress, &|| ctx.cancelled());
+    // Each side installs in its own checkout (one checkout once); a failure is its side's.
+    let targets = &ap.run.scenarios[0].targets;
+    let a_failed = runner::install_all(&[&targets[0]], &progress, &|| ctx.cancelled());
+    let b_failed = if targets[1].dir == targets[0].dir {
+        a_failed.clone()
+    } else {
+        runner::install_all(&[&targets[1]], &progress, &|| ctx.cancelled())
+    };
+    let unavailable = [a_failed.into_iter().next(), b_failed.into_iter().next()];
     results.scenarios.push(runner::ab::new_scenario(&ap));
     let outcome = runner::ab::run(&ap, &ctx, &mut results, &mut progress, &unavailable);
     progress.finish();
@@ -118,8 +123,24 @@ pub fn gate(results: &RunResults, verdict: &mut RunVerdict) {
             verdict.failures.push(line);
         }
     }
-    if let Some(d) = r.decision.as_ref().filter(|d| d.trips) {
+    // A run that ended without deciding (too few pairs gave an estimate) answers nothing:
+    // it fails rather than pass a change it never measured.
+    let undecided = r
+        .decision
+        .as_ref()
+        .is_none_or(|d| d.verdict == crate::summary::ab::AbVerdict::TooFewPairs || !d.stop);
+    if r.failure.is_none() && undecided && r.stopped != "interrupted" {
         verdict.failures.push(format!(
+            "{}/{} A/B: no decision: {} of {} pairs gave an estimate ({}); give a longer --budget or --pair-time",
+            s.suite,
+            s.name,
+            r.pairs.iter().filter(|p| p.d.is_some() && p.uncounted.is_none()).count(),
+            r.pairs.len(),
+            r.stopped
+        ));
+    }
+    if let Some(d) = r.decision.as_ref().filter(|d| d.trips) {
+        verdict.regressions.push(format!(
             "{}/{} A/B: {} is slower than {}: {:+.1}% [{:+.1}, {:+.1}], beyond the ±{}% allowance",
             s.suite,
             s.name,
@@ -131,7 +152,7 @@ pub fn gate(results: &RunResults, verdict: &mut RunVerdict) {
             crate::units::pct(r.allowance * 100.0)
         ));
     }
-    if !verdict.failures.is_empty() && verdict.exit_code == 0 {
+    if (!verdict.failures.is_empty() || !verdict.regressions.is_empty()) && verdict.exit_code == 0 {
         verdict.exit_code = 1;
     }
 }

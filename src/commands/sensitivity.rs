@@ -26,7 +26,7 @@ use crate::results::RunResults;
 mod ab_mode;
 mod child;
 mod markdown;
-use child::{Child, Reference};
+use child::{reference, Child, REFERENCE};
 pub use markdown::markdown;
 
 /// A slowdown flagged in at least this share of repetitions counts as detected.
@@ -129,6 +129,13 @@ fn check(a: &CalibrateArgs, cat: &Catalog) -> Result<()> {
     if !profiles.0.contains_key(&a.profile) {
         return Err(CatalogError::unknown("profile", &a.profile, profiles.0.keys()).into());
     }
+    if a.ab && !(a.fail_if_slower > 0.0 && a.fail_if_slower <= 50.0) {
+        return Err(bad(
+            "--fail-if-slower",
+            "with --ab it is ab's allowance: give a percentage in (0, 50%], e.g. 2%".into(),
+        )
+        .into());
+    }
     let t = cat.target(&a.target)?;
     if a.target != REFERENCE && !t.is_node() {
         return Err(bad(
@@ -141,27 +148,6 @@ fn check(a: &CalibrateArgs, cat: &Catalog) -> Result<()> {
         .into());
     }
     Ok(())
-}
-
-/// The reference whose own variable sets its work.
-const REFERENCE: &str = "node-baseline";
-
-/// The reference as the child runs see it: node-baseline reads GQLBENCH_WORK itself; any
-/// other Node server gets the work injected by a preload.
-fn reference(a: &CalibrateArgs, cat: &Catalog) -> Reference {
-    if a.target == REFERENCE {
-        return Reference {
-            target: a.target.clone(),
-            var: "GQLBENCH_WORK",
-            env: Vec::new(),
-        };
-    }
-    let preload = cat.root.join("targets/_node/inject-work.mjs");
-    Reference {
-        target: a.target.clone(),
-        var: "GQLBENCH_INJECT_WORK",
-        env: vec![format!("NODE_OPTIONS=--import={}", preload.display())],
-    }
 }
 
 fn median_rps(r: &RunResults) -> Option<f64> {

@@ -79,9 +79,15 @@ pub struct PairRecord {
     pub blocks: usize,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub within_se: Option<f64>,
-    /// Each side's req/s during its own slices (duet: while both ran).
-    pub a_rps: f64,
-    pub b_rps: f64,
+    /// Each side's req/s during its own slices (duet: while both ran); None when it
+    /// measured nothing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub a_rps: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub b_rps: Option<f64>,
+    /// Why the pair's estimate is not part of the decision (None: it is).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uncounted: Option<String>,
     /// Duet: each side's CPU seconds per 1,000 requests.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub a_cpu_ms_per_req: Option<f64>,
@@ -180,11 +186,20 @@ fn tables(s: &ScenarioResult) -> Vec<Table> {
             .map(|p| {
                 vec![
                     p.pair.to_string(),
-                    format!("{:.0}", p.a_rps),
-                    format!("{:.0}", p.b_rps),
+                    p.a_rps.map_or("—".into(), |r| format!("{r:.0}")),
+                    p.b_rps.map_or("—".into(), |r| format!("{r:.0}")),
                     p.d.map_or("—".into(), |d| {
                         let v = (d.exp() - 1.0) * 100.0;
-                        format!("{}{}%", if v >= 0.0 { "+" } else { "" }, pct(v))
+                        format!(
+                            "{}{}%{}",
+                            if v >= 0.0 { "+" } else { "" },
+                            pct(v),
+                            if p.uncounted.is_some() {
+                                " (not counted)"
+                            } else {
+                                ""
+                            }
+                        )
                     }),
                     p.blocks.to_string(),
                     p.guard_ms.map_or("—".into(), |g| format!("{g:.0} ms")),

@@ -81,14 +81,18 @@ pub mod defaults {
     pub const SCENARIO: &str = "servers/simple";
     pub const ALLOWANCE: f64 = 0.02;
     pub const BUDGET: Duration = Duration::from_secs(600);
-    pub const PAIR_TIME: Duration = Duration::from_secs(20);
+    pub const PAIR_TIME: Duration = Duration::from_secs(8);
     pub const WARMUP: Duration = Duration::from_secs(3);
     pub const SLICE: Duration = Duration::from_millis(200);
-    pub const LATENCY_TIME: Duration = Duration::from_secs(5);
+    pub const LATENCY_TIME: Duration = Duration::from_secs(4);
     /// Two-sided error rate of the repeated confidence intervals (95% intervals).
     pub const ALPHA: f64 = 0.05;
     /// The first look: the interval needs 2 degrees of freedom.
     pub const MIN_PAIRS: u32 = 3;
+    /// Looks planned when the budget holds more pairs: more looks spread the error rate
+    /// thinner at each (a later first decision) for power that pairs of a fraction of a
+    /// percent of spread do not need (docs/method.md, "A/B of two builds").
+    pub const MAX_PAIRS: u32 = 12;
 }
 
 impl Default for AbOptions {
@@ -159,9 +163,9 @@ impl<K: ?Sized> AbPlan<K> {
     }
 }
 
-/// The looks that fit in `budget`, between the first look and a cap (more looks than
-/// pairs that fit only lowers power; the cap keeps the boundaries' table small).
-pub fn planned_pairs(budget: Duration, pair_secs: f64, min: u32) -> u32 {
+/// The looks planned: as many pairs as fit in `budget`, at least the first look, at most
+/// `cap`.
+pub fn planned_pairs(budget: Duration, pair_secs: f64, min: u32, cap: u32) -> u32 {
     let fit = (budget.as_secs_f64() / pair_secs.max(1.0)).floor() as u32;
-    fit.clamp(min, 200)
+    fit.min(cap).max(min)
 }

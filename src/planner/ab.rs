@@ -17,6 +17,8 @@ use crate::plan::RunOptions;
 /// The most a side may be allowed to lose: beyond half its throughput, "within the
 /// allowance" says nothing.
 const MAX_ALLOWANCE: f64 = 0.5;
+/// Most looks the sequential rule plans for (its boundaries are worked out per look).
+const MAX_LOOKS: u32 = 200;
 /// Shortest slice: below it the switch's transient is most of the slice.
 const MIN_SLICE_MS: u128 = 50;
 
@@ -32,10 +34,13 @@ pub fn resolve_ab(root: &Path, o: &AbOptions, registry: &[&KindDef]) -> Result<A
         )
         .into());
     }
-    if o.slice.as_millis() < MIN_SLICE_MS {
+    if o.slice.as_millis() < MIN_SLICE_MS || o.slice > gqlbench_engine::MAX_SLICE {
         return Err(flag(
             "--slice",
-            format!("slices shorter than {MIN_SLICE_MS} ms are mostly switching; give e.g. 200ms"),
+            format!(
+                "give {MIN_SLICE_MS} ms to {} s: shorter slices are mostly switching, longer ones no alternation; e.g. 200ms",
+                gqlbench_engine::MAX_SLICE.as_secs()
+            ),
         )
         .into());
     }
@@ -129,6 +134,21 @@ pub fn resolve_ab(root: &Path, o: &AbOptions, registry: &[&KindDef]) -> Result<A
     if a_label == b_label {
         return Err(flag("--b-label", format!("both sides are named '{a_label}'")).into());
     }
+    for (label, f) in [(&a_label, "--a-label"), (&b_label, "--b-label")] {
+        // Labels name the sides' log files too.
+        let ok = !label.is_empty()
+            && label.len() <= 40
+            && label
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'));
+        if !ok {
+            return Err(flag(
+                f,
+                format!("'{label}' is not a name of 1 to 40 letters, digits, '.', '_' or '-' (e.g. main, pr-123)"),
+            )
+            .into());
+        }
+    }
     if o.out.is_none() {
         run.out_dir = root.join("results").join(format!(
             "{}-ab-{}",
@@ -154,7 +174,14 @@ pub fn resolve_ab(root: &Path, o: &AbOptions, registry: &[&KindDef]) -> Result<A
     let min_pairs = defaults::MIN_PAIRS;
     let max_pairs = o
         .max_pairs
-        .unwrap_or_else(|| planned_pairs(o.budget, pair_secs, min_pairs));
+        .unwrap_or_else(|| planned_pairs(o.budget, pair_secs, min_pairs, defaults::MAX_PAIRS));
+    if max_pairs > MAX_LOOKS {
+        return Err(flag(
+            "--max-pairs",
+            format!("{max_pairs} is above {MAX_LOOKS}: give fewer pairs and a longer --pair-time"),
+        )
+        .into());
+    }
     if max_pairs < min_pairs {
         return Err(flag(
             "--max-pairs",

@@ -10,6 +10,9 @@ pub struct RunVerdict {
     pub exit_code: u8,
     /// Rows that failed: "suite/scenario target: why".
     pub failures: Vec<String>,
+    /// Slowdowns beyond an allowance that a gate found (`ab`): measured, not failures.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub regressions: Vec<String>,
     /// Faults of the catalogue (exit 2).
     pub catalogue_faults: Vec<String>,
     /// Findings about servers, shown but not failures.
@@ -47,6 +50,7 @@ impl RunVerdict {
         };
         list(&mut out, "catalogue faults", &self.catalogue_faults);
         list(&mut out, "failures", &self.failures);
+        list(&mut out, "regressions", &self.regressions);
         list(&mut out, "findings (not failures)", &self.findings);
         if list_skipped {
             list(&mut out, "skipped", &self.skipped);
@@ -58,6 +62,9 @@ impl RunVerdict {
                 "verdict: failures ignored (--ignore-failures): exit 0".into()
             }
             0 => "verdict: every measured row valid: exit 0".into(),
+            1 if self.failures.is_empty() && !self.regressions.is_empty() => {
+                "verdict: REGRESSION: exit 1".into()
+            }
             1 => "verdict: FAILED: exit 1 (--ignore-failures to exit 0 anyway)".into(),
             2 => "verdict: the catalogue is at fault (see above): exit 2".into(),
             130 => "verdict: interrupted: exit 130 (partial results saved)".into(),

@@ -50,18 +50,21 @@ pub fn run(
     ctx: &RunContext,
     results: &mut RunResults,
     progress: &mut Progress,
-    unavailable: &[Unavailable],
+    unavailable: &[Option<Unavailable>; 2],
 ) -> Result<()> {
     let out = ap.run.out_dir.clone();
     let mut record = results.scenarios[0].by_kind.get(&AB).unwrap_or_default();
-    // A side that could not be installed: nothing to compare.
+    // A side that could not be installed (in its own checkout): nothing to compare.
     for (i, arm) in ap.arms.iter().enumerate() {
-        let t = &ap.run.scenarios[0].targets[i];
-        if let Some(u) = Unavailable::find(unavailable, &t.name) {
+        if let Some(u) = &unavailable[i] {
             let tr = &mut results.scenarios[0].targets[i];
             tr.status = u.status;
             tr.problem = Some(u.message.clone());
-            record.failure = Some(format!("side {}: {}", arm.label, u.message));
+            let why = format!("side {}: {}", arm.label, u.message);
+            record.failure = Some(match record.failure.take() {
+                Some(f) => format!("{f}; {why}"),
+                None => why,
+            });
         }
     }
     let design = Design {
@@ -80,20 +83,26 @@ pub fn run(
         let pair_began = Instant::now();
         let outcome = ab_pair::run(ap, ctx, results, progress, k, guard);
         match outcome {
+            PairOutcome::Interrupted => break,
             PairOutcome::Failed(why) => {
                 record.failure = Some(why);
             }
             PairOutcome::Measured(p) => {
-                // The guard is chosen once, from the first pair's own switches, and kept:
-                // every pair's estimate then counts the same part of each slice.
+                let mut pr = p.record;
+                // Every counted pair leaves the same part of each slice out. The first
+                // pair's switches show whether the default guard covers the transient; when
+                // they call for more, the guard is raised and the first pair, measured with
+                // less, is not counted.
                 if k == 1 && ap.guard.is_none() {
-                    if let Some(g) = p.measured_guard_ms {
+                    if let Some(g) = p.measured_guard_ms.filter(|g| *g > ms(guard)) {
                         guard = std::time::Duration::from_secs_f64(g / 1000.0);
+                        pr.uncounted = Some(format!(
+                            "its switches called for a {g:.0} ms guard, more than its own; the later pairs leave {g:.0} ms out"
+                        ));
                     }
                 }
-                let mut pr = p.record;
                 pr.end_s = began.elapsed().as_secs_f64();
-                if let Some(d) = pr.d {
+                if let (Some(d), None) = (pr.d, &pr.uncounted) {
                     ds.push(d);
                 }
                 progress.line(&pair_line(ap, &pr));
@@ -105,9 +114,10 @@ pub fn run(
             break;
         }
         // The last look: the planned number, or no time left for another pair (the rule
-        // then spends what is left of its error rate here; it stays valid).
+        // then spends what is left of its error rate here; it stays valid). A budget spent
+        // before the first look goes on to it: a run that decides nothing is no answer.
         let spent = began.elapsed().as_secs_f64() + longest_pair > ap.budget.as_secs_f64();
-        let last = k >= ap.max_pairs || spent;
+        let last = k >= ap.max_pairs || (spent && ds.len() >= ap.min_pairs as usize);
         let d = decide(&ds, ap.allowance, &design, last);
         progress.line(&format!(
             "  after {} pairs: {} {}",
@@ -152,6 +162,10 @@ fn ap_pair_guard(ap: &AbPlan<dyn Kind>) -> std::time::Duration {
     ap.guard.unwrap_or(ap.slice / 4)
 }
 
+fn ms(d: std::time::Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
 fn save(results: &mut RunResults, record: &AbRecord, out: &std::path::Path) -> Result<()> {
     results.scenarios[0].by_kind.set(&AB, record);
     results.save(out).map(|_| ())
@@ -171,8 +185,16 @@ fn pair_line(ap: &AbPlan<dyn Kind>, p: &crate::kinds::ab::PairRecord) -> String 
     });
     format!(
         "pair {}: {} {:.0} req/s, {} {:.0} req/s: {d} ({} blocks)",
-        p.pair, ap.arms[0].label, p.a_rps, ap.arms[1].label, p.b_rps, p.blocks
-    )
+        p.pair,
+        ap.arms[0].label,
+        p.a_rps.unwrap_or(0.0),
+        ap.arms[1].label,
+        p.b_rps.unwrap_or(0.0),
+        p.blocks
+    ) + &p
+        .uncounted
+        .as_ref()
+        .map_or(String::new(), |u| format!(", not counted: {u}"))
 }
 
 /// p50 and p99 of B vs A at the fixed rate, over the pairs that measured them.

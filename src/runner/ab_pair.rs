@@ -32,6 +32,8 @@ pub enum PairOutcome {
     Measured(Box<Measured>),
     /// A side did not start, answered wrong, failed its load or died: which and why.
     Failed(String),
+    /// Ctrl-C (or SIGTERM) during the pair: nothing of it is kept.
+    Interrupted,
 }
 
 pub struct Measured {
@@ -54,6 +56,10 @@ pub fn run(
     for i in [first, 1 - first] {
         match start(ap, ctx, results, progress, i, k) {
             Ok(s) => sessions[i] = Some(s),
+            Err(_) if ctx.cancelled() => {
+                stop_all(&mut sessions);
+                return PairOutcome::Interrupted;
+            }
             Err(why) => {
                 stop_all(&mut sessions);
                 return PairOutcome::Failed(why);
@@ -87,12 +93,16 @@ pub fn run(
         progress,
         &label,
     );
+    if ctx.cancelled() {
+        stop_all(&mut sessions);
+        return PairOutcome::Interrupted;
+    }
     let rates = [slice_rate(&run.arms[0]), slice_rate(&run.arms[1])];
     let mut record = PairRecord {
         pair: k,
         first,
-        a_rps: rates[0].unwrap_or(0.0),
-        b_rps: rates[1].unwrap_or(0.0),
+        a_rps: rates[0],
+        b_rps: rates[1],
         ..Default::default()
     };
     let mut measured_guard_ms = None;
@@ -157,9 +167,24 @@ pub fn run(
         results.scenarios[0].targets[i].trials.push(t);
     }
     if failed.is_none() && !ap.latency_time.is_zero() && !ctx.cancelled() {
-        record.latency = latency_phase(ap, ctx, [&*sa, &*sb], &ops, &record, sharing, progress, k);
+        match latency_phase(
+            ap,
+            ctx,
+            [&mut *sa, &mut *sb],
+            &ops,
+            &record,
+            sharing,
+            progress,
+            k,
+        ) {
+            Ok(l) => record.latency = l,
+            Err(why) => failed = Some(why),
+        }
     }
     stop_all(&mut sessions);
+    if ctx.cancelled() {
+        return PairOutcome::Interrupted;
+    }
     match failed {
         Some(why) => PairOutcome::Failed(why),
         None => PairOutcome::Measured(Box::new(Measured {
@@ -311,28 +336,36 @@ fn trial(
 }
 
 /// The latency phase: both sides at one fixed rate (open model), sharing as the pair did;
-/// each side's p50 and p99 at it.
+/// each side's p50 and p99 at it. A side that fails or dies in it fails the pair.
 #[allow(clippy::too_many_arguments)]
 fn latency_phase(
     ap: &AbPlan<dyn Kind>,
     ctx: &RunContext,
-    sessions: [&Session; 2],
+    sessions: [&mut Session; 2],
     ops: &[gqlbench_engine::Operation],
     record: &PairRecord,
     sharing: Sharing,
     progress: &mut Progress,
     k: u32,
-) -> Option<PairLatency> {
-    let rate = LATENCY_LOAD * record.a_rps.min(record.b_rps);
+) -> Result<Option<PairLatency>, String> {
+    let (Some(a_rps), Some(b_rps)) = (record.a_rps, record.b_rps) else {
+        return Ok(None);
+    };
+    let rate = LATENCY_LOAD * a_rps.min(b_rps);
     if rate < 1.0 {
-        return None;
+        return Ok(None);
     }
     let sp = &ap.run.scenarios[0];
-    let load = sp.load.at_rate(rate);
+    // A duet halves the load between the sides: each gets `rate`.
+    let load = sp.load.at_rate(match sharing {
+        Sharing::Duet => 2.0 * rate,
+        Sharing::Alternate { .. } => rate,
+    });
+    let [sa, sb] = sessions;
     let run = alternate::run(
         &ap.run,
         ctx,
-        sessions,
+        [&*sa, &*sb],
         &PairLoad {
             load: &load,
             ops,
@@ -344,13 +377,29 @@ fn latency_phase(
         progress,
         &format!("pair {k} latency"),
     );
+    for (i, (arm, sess)) in run.arms.iter().zip([sa, sb]).enumerate() {
+        let mut problems: Vec<String> = arm.error.iter().cloned().collect();
+        if arm.load.failed > 0 {
+            problems.push(format!("{} failed responses", arm.load.failed));
+        }
+        if let Some(st) = sess.process.exited() {
+            problems.push(format!("target exited ({st})"));
+        }
+        if !problems.is_empty() && !ctx.cancelled() {
+            return Err(format!(
+                "side {}: pair {k}, at the fixed rate of {rate:.0} req/s: {}",
+                ap.arms[i].label,
+                problems.join("; ")
+            ));
+        }
+    }
     let [a, b] = &run.arms;
-    let fine = |x: &ArmRun| x.error.is_none() && x.load.failed == 0 && x.load.requests > 0;
-    (fine(a) && fine(b)).then_some(PairLatency {
+    let answered = |x: &ArmRun| x.load.requests > 0;
+    Ok((answered(a) && answered(b)).then_some(PairLatency {
         rate,
         a_p50_us: a.load.latency.p50_us,
         b_p50_us: b.load.latency.p50_us,
         a_p99_us: a.load.latency.p99_us,
         b_p99_us: b.load.latency.p99_us,
-    })
+    }))
 }

@@ -37,7 +37,7 @@ pub fn reps(
             };
             eprintln!("sensitivity: repetition {rep}/{}: ab {name}", a.repetitions);
             let run_dir = dir.join(&name);
-            let ran = child.ab(a.work, case.work, a.fail_if_slower, &run_dir)?;
+            let ran = child.ab(a.work, case.work, a.fail_if_slower, &a.profile, &run_dir)?;
             // Exit 1 is the gate doing its job here, not a failed run.
             let failed = ran.code != 0 && !(ran.code == 1 && tripped(ran.results.as_ref()));
             if failed {

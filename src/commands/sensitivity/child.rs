@@ -89,6 +89,27 @@ impl Ran {
     }
 }
 
+/// The reference whose own variable sets its work.
+pub const REFERENCE: &str = "node-baseline";
+
+/// The reference as the child runs see it: node-baseline reads GQLBENCH_WORK itself; any
+/// other Node server gets the work injected by a preload.
+pub fn reference(a: &crate::cli::CalibrateArgs, cat: &crate::catalog::Catalog) -> Reference {
+    if a.target == REFERENCE {
+        return Reference {
+            target: a.target.clone(),
+            var: "GQLBENCH_WORK",
+            env: Vec::new(),
+        };
+    }
+    let preload = cat.root.join("targets/_node/inject-work.mjs");
+    Reference {
+        target: a.target.clone(),
+        var: "GQLBENCH_INJECT_WORK",
+        env: vec![format!("NODE_OPTIONS=--import={}", preload.display())],
+    }
+}
+
 impl Child<'_> {
     /// `gqlbench run servers --scenarios simple` of the reference with `work`.
     pub fn run(&self, profile_flags: &[&str], work: u64, out: &Path) -> Result<Ran> {
@@ -104,7 +125,14 @@ impl Child<'_> {
 
     /// `gqlbench ab servers/simple` of the reference: side A with `a_work`, side B with
     /// `b_work`.
-    pub fn ab(&self, a_work: u64, b_work: u64, allowance_pct: f64, out: &Path) -> Result<Ran> {
+    pub fn ab(
+        &self,
+        a_work: u64,
+        b_work: u64,
+        allowance_pct: f64,
+        profile: &str,
+        out: &Path,
+    ) -> Result<Ran> {
         let r = self.reference;
         let mut c = self.command();
         c.args(["ab", "servers/simple", "--target"])
@@ -115,7 +143,8 @@ impl Child<'_> {
             .arg(format!("{}={b_work}", r.var))
             .args(["--a-label", "A", "--b-label", "B"])
             .arg("--allowance")
-            .arg(format!("{allowance_pct}%"));
+            .arg(format!("{allowance_pct}%"))
+            .args(["--profile", profile]);
         self.finish(c, out)
     }
 

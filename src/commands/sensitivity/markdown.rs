@@ -14,8 +14,14 @@ pub fn markdown(s: &Sensitivity) -> String {
             "separate runs",
         )
     };
+    let ab = s.mode == "ab";
+    let (time_head, time_rule) = if ab {
+        (" median time to decide |", "---|")
+    } else {
+        ("", "")
+    };
     let mut m = format!(
-        "# Sensitivity of `{what}`\n\nProfile `{}`, {} repetitions of {how}; reference {} (`simple`) with {}={} rounds: {:.0} µs per request, {:.0}% of it the work (probes: {:.0} req/s without work, {:.0} with).\n\n| comparison | work rounds | flagged | median change of req/s | median time to decide | changes (each repetition) |\n|---|---|---|---|---|---|\n",
+        "# Sensitivity of `{what}`\n\nProfile `{}`, {} repetitions of {how}; reference {} (`simple`) with {}={} rounds: {:.0} µs per request, {:.0}% of it the work (probes: {:.0} req/s without work, {:.0} with).\n\n| comparison | work rounds | flagged | median change of req/s |{time_head} changes (each repetition) |\n|---|---|---|---|{time_rule}---|\n",
         s.profile,
         s.repetitions,
         s.target,
@@ -35,17 +41,39 @@ pub fn markdown(s: &Sensitivity) -> String {
                 None => "-".into(),
             })
             .collect();
+        let time = if ab {
+            format!(
+                " {} |",
+                c.median_seconds.map_or("-".into(), |t| format!("{t:.0} s"))
+            )
+        } else {
+            String::new()
+        };
         m.push_str(&format!(
-            "| {} | {} | {} of {} | {} | {} | {} |\n",
+            "| {} | {} | {} of {} | {} |{time} {} |\n",
             c.name,
             c.work,
             c.flagged,
             c.compared,
             c.median_change_pct
                 .map_or("-".into(), |p| format!("{p:+.1}%")),
-            c.median_seconds.map_or("-".into(), |t| format!("{t:.0} s")),
             each.join(" ")
         ));
+    }
+    if ab {
+        m.push_str("\nVerdicts:");
+        for c in &s.cases {
+            let mut counts: Vec<(String, usize)> = Vec::new();
+            for r in &c.reps {
+                match counts.iter_mut().find(|(v, _)| *v == r.verdict) {
+                    Some((_, n)) => *n += 1,
+                    None => counts.push((r.verdict.clone(), 1)),
+                }
+            }
+            let list: Vec<String> = counts.iter().map(|(v, n)| format!("{v} {n}")).collect();
+            m.push_str(&format!(" {}: {};", c.name, list.join(", ")));
+        }
+        m.push('\n');
     }
     m.push_str(&format!(
         "\nFalse alarms (A/A flagged): {}. Smallest slowdown flagged in at least {:.0}% of repetitions: {}. `!` marks a flagged repetition.\n",
