@@ -126,6 +126,8 @@ fn the_duet_finds_the_same_cost_from_cpu_per_request() {
     let out = dir.path().join("duet");
     let o = ab(dir.path())
         .args(["--target", "fx-abs", "--form", "duet"])
+        // CPU per request is read from 200 ms samples: longer pairs, more of them.
+        .args(["--pair-time", "3s", "--max-pairs", "4"])
         .args([
             "--a-env",
             "FIXTURE_SPIN_US=1000",

@@ -282,7 +282,7 @@ pub fn run(root: &Path, root_flag: Option<&Path>, a: &CalibrateArgs) -> Result<E
         });
     }
     for c in &cases {
-        eprintln!("sensitivity: {} with GQLBENCH_WORK={}", c.name, c.work);
+        eprintln!("sensitivity: {} with {}={}", c.name, reference.var, c.work);
     }
     let profile = ["--profile", a.profile.as_str()];
     let mut interrupted = false;

@@ -119,12 +119,15 @@ pub fn run(
         let spent = began.elapsed().as_secs_f64() + longest_pair > ap.budget.as_secs_f64();
         let last = k >= ap.max_pairs || (spent && ds.len() >= ap.min_pairs as usize);
         let d = decide(&ds, ap.allowance, &design, last);
-        progress.line(&format!(
-            "  after {} pairs: {} {}",
-            ds.len(),
-            change(&d),
-            d.verdict
-        ));
+        progress.line(&if ds.len() < ap.min_pairs as usize {
+            format!(
+                "  after {} of the {} pairs the first look needs",
+                ds.len(),
+                ap.min_pairs
+            )
+        } else {
+            format!("  after {} pairs: {} {}", ds.len(), change(&d), d.verdict)
+        });
         let stop = d.stop || last;
         decision = Some(d);
         record.decision = decision;

@@ -335,7 +335,7 @@ fn trial(
     t
 }
 
-/// The latency phase: both sides at one fixed rate (open model), sharing as the pair did;
+/// The latency phase: both sides at one fixed rate (open model), in alternating slices;
 /// each side's p50 and p99 at it. A side that fails or dies in it fails the pair.
 #[allow(clippy::too_many_arguments)]
 fn latency_phase(
@@ -356,11 +356,17 @@ fn latency_phase(
         return Ok(None);
     }
     let sp = &ap.run.scenarios[0];
-    // A duet halves the load between the sides: each gets `rate`.
-    let load = sp.load.at_rate(match sharing {
-        Sharing::Duet => 2.0 * rate,
-        Sharing::Alternate { .. } => rate,
-    });
+    let load = sp.load.at_rate(rate);
+    // Latency alternates whatever the pair's form: in a duet each request would also wait
+    // for the other side's turn on the CPU, and p99 would be the scheduler's.
+    let sharing = match sharing {
+        Sharing::Alternate { .. } => sharing,
+        Sharing::Duet => Sharing::Alternate {
+            slice: ap.slice,
+            guard: ap.guard.unwrap_or(ap.slice / 4),
+            seed: seed(k),
+        },
+    };
     let [sa, sb] = sessions;
     let run = alternate::run(
         &ap.run,

@@ -70,8 +70,8 @@ pub fn markdown(s: &Sensitivity) -> String {
                     None => counts.push((r.verdict.clone(), 1)),
                 }
             }
-            let list: Vec<String> = counts.iter().map(|(v, n)| format!("{v} {n}")).collect();
-            m.push_str(&format!(" {}: {};", c.name, list.join(", ")));
+            let list: Vec<String> = counts.iter().map(|(v, n)| format!("{n} {v}")).collect();
+            m.push_str(&format!(" {}: {}.", c.name, list.join("; ")));
         }
         m.push('\n');
     }
