@@ -97,6 +97,11 @@ pub fn now_rfc3339() -> String {
     chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
 }
 
+/// A change with its interval, in % with one decimal and signs: "-4.7% [-6.0, -3.4]".
+pub fn fmt_change(pct: f64, low: f64, high: f64) -> String {
+    format!("{pct:+.1}% [{low:+.1}, {high:+.1}]")
+}
+
 /// A percentage without trailing zeros ("5", "2.5"), for flags and sentences.
 pub fn pct(p: f64) -> String {
     let s = format!("{p:.3}");

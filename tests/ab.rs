@@ -180,7 +180,7 @@ fn ctrl_c_stops_an_ab_at_once_with_130_and_leaves_nothing_running() {
     assert_no_process(&server);
     let r = read_results(&out);
     let rec = ab_record(&r);
-    assert_eq!(rec.stopped, "interrupted");
+    assert_eq!(rec.stopped, gqlbench::kinds::ab::AbStop::Interrupted);
     // An interruption is not a side's failure.
     assert_eq!(rec.failure, None);
 }
@@ -207,7 +207,7 @@ fn a_side_that_answers_wrong_or_crashes_fails_the_run_naming_it() {
         let failure = rec.failure.clone().expect("a failure");
         assert!(failure.starts_with("side b"), "{failure}");
         assert!(failure.contains(what), "{failure}");
-        assert_eq!(rec.stopped, "a side failed");
+        assert_eq!(rec.stopped, gqlbench::kinds::ab::AbStop::SideFailed);
         // Side A's row is kept; nothing of either side is left running.
         assert_eq!(
             r.scenarios[0].targets[0].status,

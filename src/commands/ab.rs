@@ -13,7 +13,7 @@ use crate::plan::ab::{AbOptions, Form, SideOptions};
 use crate::planner::resolve_ab;
 use crate::progress::Progress;
 use crate::report::{Dest, ExportManager, Html, Json, Markdown, Terminal};
-use crate::results::{RunResults, RunStatus, RunVerdict};
+use crate::results::{RunResults, RunVerdict};
 use crate::runner;
 
 pub fn run(root: &Path, args: &AbArgs) -> Result<ExitCode> {
@@ -49,7 +49,7 @@ pub fn run(root: &Path, args: &AbArgs) -> Result<ExitCode> {
         ap.run.scenarios[0].name,
         ap.arms[1].label,
         ap.arms[0].label,
-        ap.form.as_str(),
+        crate::units::snake_name(&ap.form),
         crate::units::pct(ap.allowance * 100.0),
         ap.max_pairs,
         humantime::format_duration(ap.budget),
@@ -67,14 +67,7 @@ pub fn run(root: &Path, args: &AbArgs) -> Result<ExitCode> {
     results.scenarios.push(runner::ab::new_scenario(&ap));
     let outcome = runner::ab::run(&ap, &ctx, &mut results, &mut progress, &unavailable);
     progress.finish();
-    results.status = if outcome.is_err() {
-        RunStatus::Failed
-    } else if ctx.cancelled() {
-        RunStatus::Interrupted
-    } else {
-        RunStatus::Complete
-    };
-    results.finished_at = Some(crate::results::now_rfc3339());
+    results.end(outcome.is_err(), ctx.cancelled());
     let mut verdict = crate::verdict::judge(&results, false);
     gate(&results, &mut verdict);
     results.verdict = Some(verdict.clone());
@@ -129,7 +122,7 @@ pub fn gate(results: &RunResults, verdict: &mut RunVerdict) {
         .decision
         .as_ref()
         .is_none_or(|d| d.verdict == crate::summary::ab::AbVerdict::TooFewPairs || !d.stop);
-    if r.failure.is_none() && undecided && r.stopped != "interrupted" {
+    if r.failure.is_none() && undecided && r.stopped != crate::kinds::ab::AbStop::Interrupted {
         verdict.failures.push(format!(
             "{}/{} A/B: no decision: {} of {} pairs gave an estimate ({}); give a longer --budget or --pair-time",
             s.suite,
@@ -141,14 +134,12 @@ pub fn gate(results: &RunResults, verdict: &mut RunVerdict) {
     }
     if let Some(d) = r.decision.as_ref().filter(|d| d.trips) {
         verdict.regressions.push(format!(
-            "{}/{} A/B: {} is slower than {}: {:+.1}% [{:+.1}, {:+.1}], beyond the ±{}% allowance",
+            "{}/{} A/B: {} is slower than {}: {}, beyond the ±{}% allowance",
             s.suite,
             s.name,
             labels(1),
             labels(0),
-            d.pct,
-            d.low_pct,
-            d.high_pct,
+            crate::units::fmt_change(d.pct, d.low_pct, d.high_pct),
             crate::units::pct(r.allowance * 100.0)
         ));
     }

@@ -12,7 +12,6 @@ use crate::planner::resolve_run;
 use crate::progress::Progress;
 use crate::report::cost::Priced;
 use crate::report::{Csv, Dest, ExportManager, Html, Json, Markdown, Terminal};
-use crate::results::RunStatus;
 use crate::runner;
 
 pub fn run(root: &Path, args: &RunArgs) -> Result<ExitCode> {
@@ -62,14 +61,7 @@ pub fn run(root: &Path, args: &RunArgs) -> Result<ExitCode> {
     ));
     let outcome = runner::run_plan(&plan, &ctx, &mut results, &mut progress);
     progress.finish();
-    results.status = if outcome.is_err() {
-        RunStatus::Failed
-    } else if ctx.cancelled() {
-        RunStatus::Interrupted
-    } else {
-        RunStatus::Complete
-    };
-    results.finished_at = Some(crate::results::now_rfc3339());
+    results.end(outcome.is_err(), ctx.cancelled());
     let verdict = crate::verdict::judge(&results, args.ignore_failures);
     results.verdict = Some(verdict.clone());
     // Whatever happened, what was measured is saved and rendered: results.json (its last

@@ -12,7 +12,7 @@ use crate::plan::ab::{Arm, Form};
 use crate::results::{Key, ScenarioResult};
 use crate::stats::Change;
 use crate::summary::ab::AbDecision;
-use crate::units::pct;
+use crate::units::{fmt_change, pct};
 use crate::view::Table;
 
 pub const DEF: KindDef = KindDef {
@@ -54,10 +54,38 @@ pub struct AbRecord {
     /// Seconds from the first start to the decision.
     pub elapsed_s: f64,
     /// Why the run stopped adding pairs.
-    pub stopped: String,
+    pub stopped: AbStop,
     /// A side that failed (did not start, answered wrong, crashed), said which.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failure: Option<String>,
+}
+
+/// Why an A/B stopped adding pairs (results.json writes the words shown).
+#[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum AbStop {
+    /// Still adding pairs (a results.json saved mid-run).
+    #[default]
+    #[serde(rename = "running")]
+    Running,
+    /// The rule decided before the last look.
+    #[serde(rename = "decided")]
+    Decided,
+    /// No time left in the budget for another pair: this look was the last.
+    #[serde(rename = "budget spent")]
+    BudgetSpent,
+    /// The planned looks were all made.
+    #[serde(rename = "planned pairs done")]
+    PlannedPairsDone,
+    #[serde(rename = "interrupted")]
+    Interrupted,
+    #[serde(rename = "a side failed")]
+    SideFailed,
+}
+
+impl std::fmt::Display for AbStop {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&crate::units::snake_name(self))
+    }
 }
 
 /// One process pair: both sides started fresh, measured together, stopped.
@@ -118,12 +146,6 @@ fn resolve(cx: &ResolveCx<'_>, _: Option<Arc<dyn Kind>>) -> Result<Option<Arc<dy
     }
 }
 
-/// "+1.2% [−0.4, +2.9]".
-fn change_text(pct_v: f64, lo: f64, hi: f64) -> String {
-    let s = |x: f64| format!("{}{}%", if x >= 0.0 { "+" } else { "" }, pct(x));
-    format!("{} [{}, {}]", s(pct_v), s(lo), s(hi))
-}
-
 fn tables(s: &ScenarioResult) -> Vec<Table> {
     let Some(r) = s.by_kind.get(&AB) else {
         return Vec::new();
@@ -133,8 +155,8 @@ fn tables(s: &ScenarioResult) -> Vec<Table> {
     let mut rows = Vec::new();
     if let Some(d) = &r.decision {
         rows.push(vec![
-            format!("req/s ({})", r.form.as_str()),
-            change_text(d.pct, d.low_pct, d.high_pct),
+            format!("req/s ({})", crate::units::snake_name(&r.form)),
+            fmt_change(d.pct, d.low_pct, d.high_pct),
             d.verdict.to_string(),
         ]);
     }
@@ -150,7 +172,7 @@ fn tables(s: &ScenarioResult) -> Vec<Table> {
             };
             rows.push(vec![
                 name.to_string(),
-                change_text(c.pct, c.ci_low_pct, c.ci_high_pct),
+                fmt_change(c.pct, c.ci_low_pct, c.ci_high_pct),
                 verdict.to_string(),
             ]);
         }

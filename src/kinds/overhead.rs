@@ -233,10 +233,7 @@ pub fn base_in<'a>(
 /// "−12.3% [−14.0, −10.6]", or "below resolution" when the interval includes 0.
 fn fmt_change(c: Option<&crate::stats::Change>) -> String {
     let Some(c) = c else { return dash() };
-    let core = format!(
-        "{:+.1}% [{:+.1}, {:+.1}]",
-        c.pct, c.ci_low_pct, c.ci_high_pct
-    );
+    let core = crate::units::fmt_change(c.pct, c.ci_low_pct, c.ci_high_pct);
     if c.significant {
         core
     } else {

@@ -56,6 +56,27 @@ pub struct FederationStart<'a> {
     pub cpus: Option<&'a CpuSet>,
 }
 
+impl<'a> FederationStart<'a> {
+    /// What gateway `t` of scenario `sp` needs beside it (its checkout's subgraphs, the
+    /// scenario's delays, the generator CPUs for them); None for a target that is not a
+    /// gateway.
+    pub fn for_target<K: ?Sized>(
+        t: &TargetDef,
+        plan: &'a crate::plan::RunPlan<K>,
+        sp: &'a crate::plan::ScenarioPlan<K>,
+        root: &'a Path,
+    ) -> Option<FederationStart<'a>> {
+        static NO_DELAYS: std::collections::BTreeMap<String, String> =
+            std::collections::BTreeMap::new();
+        (t.kind == crate::catalog::TargetKind::Gateway).then(|| FederationStart {
+            root,
+            graph: sp.graph,
+            delays: sp.subgraphs.as_ref().unwrap_or(&NO_DELAYS),
+            cpus: plan.isolation.generator.as_ref(),
+        })
+    }
+}
+
 /// Why a target could not be brought up.
 pub struct StartFailure {
     pub status: TargetStatus,

@@ -23,15 +23,6 @@ pub enum Form {
     Duet,
 }
 
-impl Form {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Form::Alternate => "alternate",
-            Form::Duet => "duet",
-        }
-    }
-}
-
 /// One side as asked: which target, from which root, under which name, with what extra
 /// environment (`NAME=VALUE`, checked by the planner).
 #[derive(Debug, Clone, Default)]
@@ -159,8 +150,13 @@ pub const PAIR_OVERHEAD: Duration = Duration::from_secs(4);
 impl<K: ?Sized> AbPlan<K> {
     /// Seconds one pair is expected to take.
     pub fn pair_secs(&self) -> f64 {
-        (PAIR_OVERHEAD + self.warmup + self.pair_time + self.latency_time).as_secs_f64()
+        pair_secs(self.warmup, self.pair_time, self.latency_time)
     }
+}
+
+/// Seconds a pair of `warmup`, `pair_time` and `latency_time` is expected to take.
+pub fn pair_secs(warmup: Duration, pair_time: Duration, latency_time: Duration) -> f64 {
+    (PAIR_OVERHEAD + warmup + pair_time + latency_time).as_secs_f64()
 }
 
 /// The looks planned: as many pairs as fit in `budget`, at least the first look, at most

@@ -9,9 +9,7 @@ use anyhow::Result;
 use crate::catalog::Catalog;
 use crate::error::{CatalogError, PlanError};
 use crate::kind::{Kind, KindDef, RunPlan, ScenarioPlan};
-use crate::plan::ab::{
-    defaults, planned_pairs, AbOptions, AbPlan, Arm, SideOptions, PAIR_OVERHEAD,
-};
+use crate::plan::ab::{defaults, pair_secs, planned_pairs, AbOptions, AbPlan, Arm, SideOptions};
 use crate::plan::RunOptions;
 
 /// The most a side may be allowed to lose: beyond half its throughput, "within the
@@ -170,7 +168,7 @@ pub fn resolve_ab(root: &Path, o: &AbOptions, registry: &[&KindDef]) -> Result<A
             env: super::parse_env("--b-env", &o.b.env)?,
         },
     ];
-    let pair_secs = (PAIR_OVERHEAD + o.warmup + o.pair_time + o.latency_time).as_secs_f64();
+    let pair_secs = pair_secs(o.warmup, o.pair_time, o.latency_time);
     let min_pairs = defaults::MIN_PAIRS;
     let max_pairs = o
         .max_pairs

@@ -20,10 +20,7 @@ pub const HEADERS: [&str; 7] = [
 
 fn fmt_change(c: &Option<Change>) -> String {
     match c {
-        Some(c) => format!(
-            "{:+.1}% [{:+.1}, {:+.1}]",
-            c.pct, c.ci_low_pct, c.ci_high_pct
-        ),
+        Some(c) => crate::units::fmt_change(c.pct, c.ci_low_pct, c.ci_high_pct),
         None => "-".into(),
     }
 }

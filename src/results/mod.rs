@@ -285,6 +285,18 @@ pub struct LimitsInfo {
 pub use crate::units::now_rfc3339;
 
 impl RunResults {
+    /// The run has ended: failed (gqlbench's own error), interrupted, or complete; now.
+    pub fn end(&mut self, failed: bool, interrupted: bool) {
+        self.status = if failed {
+            RunStatus::Failed
+        } else if interrupted {
+            RunStatus::Interrupted
+        } else {
+            RunStatus::Complete
+        };
+        self.finished_at = Some(now_rfc3339());
+    }
+
     /// Write atomically (temporary file, then rename) so an interrupted run never leaves a
     /// half-written results.json.
     pub fn save(&self, dir: &Path) -> Result<PathBuf> {

@@ -9,14 +9,13 @@ use anyhow::Result;
 
 use super::ab_pair::{self, PairOutcome};
 use crate::kind::Kind;
-use crate::kinds::ab::{AbRecord, AB};
+use crate::kinds::ab::{AbRecord, AbStop, AB};
 use crate::measure::RunContext;
 use crate::plan::ab::AbPlan;
 use crate::progress::Progress;
 use crate::results::*;
 use crate::stats::sequential::Design;
 use crate::summary::ab::{decide, AbDecision};
-use crate::units::pct;
 
 /// The scenario's result before the first pair: two rows named by the sides' labels, and
 /// the A/B record with its settings.
@@ -37,7 +36,7 @@ pub fn new_scenario(ap: &AbPlan<dyn Kind>) -> ScenarioResult {
         latency_time_s: ap.latency_time.as_secs_f64(),
         budget_s: ap.budget.as_secs_f64(),
         max_pairs: ap.max_pairs,
-        stopped: "running".into(),
+        stopped: AbStop::Running,
         ..Default::default()
     };
     s.by_kind.set(&AB, &record);
@@ -135,18 +134,17 @@ pub fn run(
         save(results, &record, &out)?;
         if stop {
             record.stopped = match (last, spent) {
-                (false, _) => "decided",
-                (true, true) => "budget spent",
-                (true, false) => "planned pairs done",
-            }
-            .into();
+                (false, _) => AbStop::Decided,
+                (true, true) => AbStop::BudgetSpent,
+                (true, false) => AbStop::PlannedPairsDone,
+            };
             break;
         }
     }
     if ctx.cancelled() {
-        record.stopped = "interrupted".into();
+        record.stopped = AbStop::Interrupted;
     } else if record.failure.is_some() {
-        record.stopped = "a side failed".into();
+        record.stopped = AbStop::SideFailed;
     }
     record.decision = decision;
     record.elapsed_s = began.elapsed().as_secs_f64();
@@ -174,17 +172,15 @@ fn save(results: &mut RunResults, record: &AbRecord, out: &std::path::Path) -> R
     results.save(out).map(|_| ())
 }
 
-/// "+1.2% [−0.4, +2.9]".
+/// "+1.2% [-0.4, +2.9]".
 fn change(d: &AbDecision) -> String {
-    let s = |x: f64| format!("{}{}%", if x >= 0.0 { "+" } else { "" }, pct(x));
-    format!("{} [{}, {}]", s(d.pct), s(d.low_pct), s(d.high_pct))
+    crate::units::fmt_change(d.pct, d.low_pct, d.high_pct)
 }
 
 /// "pair 3: base 10,312 req/s, head 10,118 req/s: -1.9% (48 blocks)".
 fn pair_line(ap: &AbPlan<dyn Kind>, p: &crate::kinds::ab::PairRecord) -> String {
     let d = p.d.map_or("no estimate".into(), |d| {
-        let v = (d.exp() - 1.0) * 100.0;
-        format!("{}{}%", if v >= 0.0 { "+" } else { "" }, pct(v))
+        format!("{:+.1}%", (d.exp() - 1.0) * 100.0)
     });
     format!(
         "pair {}: {} {:.0} req/s, {} {:.0} req/s: {d} ({} blocks)",

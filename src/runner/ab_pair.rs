@@ -7,7 +7,6 @@ use std::time::Duration;
 
 use gqlbench_engine::LoadResult;
 
-use crate::catalog::TargetKind;
 use crate::kind::Kind;
 use crate::kinds::ab::{PairLatency, PairRecord};
 use crate::measure::alternate::{self, ArmRun, PairLoad, Sharing};
@@ -207,16 +206,10 @@ fn start(
     let (t, arm) = (&sp.targets[i], &ap.arms[i]);
     let log_rel = format!("logs/{}-{}-pair{k}.log", sp.name, arm.label);
     let cancelled = || ctx.cancelled();
-    let no_delays = std::collections::BTreeMap::new();
     let mut options = StartOptions::for_scenario(
         &ap.run, sp, &arm.root, &arm.env, &log_rel, &cancelled, false,
     );
-    options.federation = (t.kind == TargetKind::Gateway).then(|| FederationStart {
-        root: &arm.root,
-        graph: sp.graph,
-        delays: sp.subgraphs.as_ref().unwrap_or(&no_delays),
-        cpus: ap.run.isolation.generator.as_ref(),
-    });
+    options.federation = FederationStart::for_target(t, &ap.run, sp, &arm.root);
     progress.message(format!("pair {k}: starting {}", arm.label));
     let tr = &mut results.scenarios[0].targets[i];
     tr.log_file = Some(log_rel.clone());

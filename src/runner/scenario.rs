@@ -111,7 +111,6 @@ fn run_trials(cx: &mut ScenarioCx<'_>) -> Result<()> {
         humantime::format_duration(sp.duration)
     ));
     let cancelled = || ctx.cancelled();
-    let no_delays = std::collections::BTreeMap::new();
     let mut sessions: Vec<Option<Session>> = Vec::new();
     for (ti, t) in sp.targets.iter().enumerate() {
         let tr = &mut results.scenarios[si].targets[ti];
@@ -128,13 +127,7 @@ fn run_trials(cx: &mut ScenarioCx<'_>) -> Result<()> {
         let starting = std::time::Instant::now();
         let mut options =
             StartOptions::for_scenario(plan, sp, &ctx.root, env, &log_rel, &cancelled, false);
-        options.federation =
-            (t.kind == crate::catalog::TargetKind::Gateway).then(|| session::FederationStart {
-                root: &ctx.root,
-                graph: sp.graph,
-                delays: sp.subgraphs.as_ref().unwrap_or(&no_delays),
-                cpus: plan.isolation.generator.as_ref(),
-            });
+        options.federation = session::FederationStart::for_target(t, plan, sp, &ctx.root);
         let started = Session::start(t, options);
         match started {
             Err(f) => {

@@ -11,30 +11,9 @@
 // before its own handler runs.
 
 import http from 'node:http';
+import { work, workRounds } from './work.mjs';
 
-const rounds = parseRounds(process.env.GQLBENCH_INJECT_WORK);
-
-function parseRounds(v) {
-  if (v === undefined || v === '') return 0;
-  const n = Number(v);
-  if (!Number.isSafeInteger(n) || n < 0 || n > 1e10) {
-    console.error(`invalid GQLBENCH_INJECT_WORK ${JSON.stringify(v)}: expected a whole number of work rounds from 0 to 10000000000`);
-    process.exit(2);
-  }
-  return n;
-}
-
-// The result is kept in `sink` so the loop cannot be optimised away.
-let sink = 1;
-function work(n) {
-  let x = sink | 1;
-  for (let i = 0; i < n; i++) {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-  }
-  sink = x;
-}
+const rounds = workRounds('GQLBENCH_INJECT_WORK');
 
 if (rounds > 0) {
   const emit = http.Server.prototype.emit;

@@ -23,6 +23,7 @@ import { createServer } from 'node:http';
 import { buildSchema, graphql } from 'graphql';
 import { typeDefs, attachResolvers } from '../_node/index.mjs';
 import { dataSourceFromEnv } from '../_node/db.mjs';
+import { work, workRounds } from '../_node/work.mjs';
 import { GRAPHQL_PATH, serveHttp, readBody, sendJson, sendError } from '../_node/server-common.mjs';
 
 const data = await dataSourceFromEnv({
@@ -31,29 +32,7 @@ const data = await dataSourceFromEnv({
 });
 const schema = attachResolvers(buildSchema(typeDefs), data.resolvers);
 const cacheAnswers = data.mode === 'memory';
-const WORK = parseWork(process.env.GQLBENCH_WORK);
-
-function parseWork(v) {
-  if (v === undefined || v === '') return 0;
-  const n = Number(v);
-  if (!Number.isSafeInteger(n) || n < 0 || n > 1e10) {
-    console.error(`invalid GQLBENCH_WORK ${JSON.stringify(v)}: expected a whole number of work rounds from 0 to 10000000000`);
-    process.exit(2);
-  }
-  return n;
-}
-
-// The result is kept in `sink` so the loop cannot be optimised away.
-let sink = 1;
-function work(rounds) {
-  let x = sink | 1;
-  for (let i = 0; i < rounds; i++) {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-  }
-  sink = x;
-}
+const WORK = workRounds('GQLBENCH_WORK');
 
 // Bounded for hygiene; benchmark operations have at most a few dozen distinct bodies.
 const MAX_CACHED = 10_000;

@@ -72,10 +72,9 @@ pub fn reps(
             eprintln!(
                 "sensitivity: repetition {rep}: {}: {} {} in {} ({})",
                 case.name,
-                decision.as_ref().map_or("-".into(), |d| format!(
-                    "{:+.1}% [{:+.1}, {:+.1}]",
-                    d.pct, d.low_pct, d.high_pct
-                )),
+                decision.as_ref().map_or("-".into(), |d| {
+                    crate::units::fmt_change(d.pct, d.low_pct, d.high_pct)
+                }),
                 decision
                     .as_ref()
                     .map_or(String::new(), |d| d.verdict.to_string()),
