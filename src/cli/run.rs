@@ -74,6 +74,15 @@ pub struct RunArgs {
     /// minimum, and what they add beyond it (rounds, sweep steps) stops when it is spent (e.g. 10m)
     #[arg(long, value_parser = parse_duration)]
     pub max_time: Option<std::time::Duration>,
+    /// Plain closed-model scenarios measure a round's targets together, alternating in
+    /// slices this long (balanced blocks; the first quarter of each not counted), so every
+    /// target sees the same machine (default 400ms; 50ms to 60s)
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub slice: Option<std::time::Duration>,
+    /// Measure each target of a round alone, one after another, instead of alternating
+    /// (each trial then has the CPU and per-second figures of that target alone)
+    #[arg(long, conflicts_with = "slice")]
+    pub one_at_a_time: bool,
     /// Override the number of connections of closed-model scenarios
     #[arg(long, short = 'c')]
     pub connections: Option<u32>,

@@ -125,6 +125,8 @@ pub fn options(a: &RunArgs) -> RunOptions {
         out: a.out.clone(),
         json: a.json,
         isolation: isolation_options(&a.isolation),
+        slice: a.slice,
+        one_at_a_time: a.one_at_a_time,
     }
 }
 

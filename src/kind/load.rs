@@ -9,7 +9,11 @@ use crate::results::{now_rfc3339, SweepStep, TrialResult};
 #[derive(Debug)]
 pub struct Load;
 
-impl Kind for Load {}
+impl Kind for Load {
+    fn alternates(&self) -> bool {
+        true
+    }
+}
 
 /// One trial: a warm-up and a measured window at the scenario's load.
 pub fn trial(cx: &mut TrialCx<'_>) -> TrialResult {
@@ -84,6 +88,7 @@ pub fn conclude(
         sweep,
         database: None,
         subscriptions: None,
+        alternated: None,
         by_kind: Default::default(),
     }
 }

@@ -141,6 +141,14 @@ pub trait Kind: std::fmt::Debug + Send + Sync {
         self.inner().is_none_or(|k| k.adaptive_rounds())
     }
 
+    /// Whether a round may measure the scenario's targets together, alternating in short
+    /// slices (`runner::alternating`) instead of one after another: kinds whose trial is
+    /// one plain load run and nothing read beside it (a decorator that only checks its
+    /// targets before their trials says what its inner kind says).
+    fn alternates(&self) -> bool {
+        false
+    }
+
     /// Whether the scenario's operations are queries with expected answers (subscriptions
     /// read their document themselves).
     fn reads_operations(&self) -> bool {

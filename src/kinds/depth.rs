@@ -91,6 +91,10 @@ impl Kind for Depth {
         Some(self.inner.as_ref())
     }
 
+    fn alternates(&self) -> bool {
+        self.inner.alternates()
+    }
+
     fn describe(&self, s: &mut ScenarioResult) {
         self.inner.describe(s);
         s.by_kind.set(&LIMIT, &self.limit);

@@ -1,8 +1,11 @@
-//! One measured run of two started targets at once (an A/B pair): two engine runs, one per
-//! side, from two threads. Alternating, both runs share one slice clock and only the side
-//! whose slice it is sends (ABBA blocks, the first `guard` of each slice not counted);
-//! as a duet, both send all the time, each with half the load. Each side's vitals are
-//! sampled over its window; the machine's noise once for the pair.
+//! One measured run of several started targets at once (the two sides of an A/B pair, or
+//! the targets of a suite's round): one engine run per target (an arm), each from a thread
+//! of its own. Alternating, the runs share one slice clock and only the arm whose slice it
+//! is sends (balanced blocks: ABBA for two arms, a rotation and its mirror for more; the
+//! first `guard` of each slice not counted); as a duet, all send all the time, each with
+//! its share of the load. Each arm's vitals are sampled over its window, and alternating,
+//! its CPU and its generator's are figures over its own share of the window; the machine's
+//! noise is sampled once for the run.
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -17,7 +20,7 @@ use crate::measure::RunContext;
 use crate::plan::load::Load;
 use crate::plan::RunPlan;
 use crate::progress::Progress;
-use crate::results::{GeneratorUsage, NoiseInfo, SaturationFlag, Vitals};
+use crate::results::{now_rfc3339, GeneratorUsage, NoiseInfo, SaturationFlag, TrialResult, Vitals};
 
 /// How the two sides share the pair's time.
 #[derive(Debug, Clone, Copy)]
@@ -33,7 +36,7 @@ pub enum Sharing {
     Duet,
 }
 
-/// What one side's run measured.
+/// What one arm's run measured.
 pub struct ArmRun {
     pub load: LoadResult,
     /// The engine refused or failed the run.
@@ -43,15 +46,15 @@ pub struct ArmRun {
     pub saturation: Vec<SaturationFlag>,
 }
 
-/// Both sides' runs of one pair, and the noise on the run's CPUs meanwhile.
-pub struct PairRun {
-    pub arms: [ArmRun; 2],
+/// Every arm's run, and the noise on the run's CPUs meanwhile.
+pub struct SharedRun {
+    pub arms: Vec<ArmRun>,
     pub noise: Option<NoiseInfo>,
 }
 
-/// What the pair's run is: the load (each side's, before a duet halves it), its warm-up
-/// (inside the runs, alternating too) and measured window.
-pub struct PairLoad<'a> {
+/// What the shared run is: the load (each arm's, before a duet divides it), its warm-up
+/// (inside the runs, alternating too) and measured window, both in wall time.
+pub struct SharedLoad<'a> {
     pub load: &'a Load,
     pub ops: &'a [gqlbench_engine::Operation],
     pub warmup: Duration,
@@ -59,60 +62,65 @@ pub struct PairLoad<'a> {
     pub sharing: Sharing,
 }
 
-/// Runs the pair: both sides' engine runs at once, side B's on a thread of its own, side
-/// A's followed by the progress line.
+/// Runs every arm's engine run at once: arm 0's followed by the progress line, the others'
+/// on threads of their own.
 pub fn run<K: ?Sized>(
     plan: &RunPlan<K>,
     ctx: &RunContext,
-    sessions: [&Session; 2],
-    pl: &PairLoad<'_>,
+    sessions: &[&Session],
+    sl: &SharedLoad<'_>,
     progress: &mut Progress,
     label: &str,
-) -> PairRun {
-    let side_load = |load: &Load| match pl.sharing {
-        Sharing::Alternate { .. } => load.clone(),
-        Sharing::Duet if load.is_open() => load.at_rate(load_rate(load) / 2.0),
-        Sharing::Duet => load.with_connections((load.connections() / 2).max(1)),
+) -> SharedRun {
+    let n = sessions.len();
+    let load = match sl.sharing {
+        Sharing::Alternate { .. } => sl.load.clone(),
+        Sharing::Duet if sl.load.is_open() => sl.load.at_rate(load_rate(sl.load) / n as f64),
+        Sharing::Duet => sl
+            .load
+            .with_connections((sl.load.connections() / n as u32).max(1)),
     };
-    let load = side_load(pl.load);
-    // One clock for both sides' slices, started before either run connects.
+    // One clock for every arm's slices, started before any run connects.
     let epoch = Instant::now();
-    let plans: Vec<gqlbench_engine::LoadPlan> = (0..2)
-        .map(|arm| {
-            let mut p = sessions[arm].engine_plan(
+    let plans: Vec<gqlbench_engine::LoadPlan> = sessions
+        .iter()
+        .enumerate()
+        .map(|(arm, sess)| {
+            let mut p = sess.engine_plan(
                 &load,
-                pl.ops,
+                sl.ops,
                 plan.isolation.generator.as_ref(),
-                pl.warmup,
+                sl.warmup,
                 Stop {
-                    duration: Some(pl.duration),
+                    duration: Some(sl.duration),
                     max_requests: None,
                     extend: None,
                 },
             );
-            if let Sharing::Alternate { slice, guard, seed } = pl.sharing {
+            if let Sharing::Alternate { slice, guard, seed } = sl.sharing {
                 p.slicing = Some(Slicing {
                     epoch,
                     length: slice,
                     guard,
                     arm,
-                    arms: 2,
+                    arms: n,
                     seed,
                 });
             }
             p
         })
         .collect();
-    let controls: Vec<Control> = (0..2)
+    let controls: Vec<Control> = (0..n)
         .map(|_| Control {
             cancel: ctx.cancel.clone(),
             live: Arc::new(LiveStats::default()),
         })
         .collect();
-    let samplers: Vec<Sampler> = (0..2)
-        .map(|arm| {
-            let (gate, end) = window(controls[arm].live.clone());
-            let s = sessions[arm];
+    let samplers: Vec<Sampler> = sessions
+        .iter()
+        .zip(&controls)
+        .map(|(s, c)| {
+            let (gate, end) = window(c.live.clone());
             Sampler::start(
                 s.process.pid,
                 s.cgroup.clone(),
@@ -127,52 +135,125 @@ pub fn run<K: ?Sized>(
         let (gate, end) = window(controls[0].live.clone());
         noise::Watch::start(gate, end)
     };
-    let secs = (pl.warmup + pl.duration).as_secs_f64();
-    let (ra, rb) = std::thread::scope(|scope| {
-        let (pb, cb) = (&plans[1], &controls[1]);
-        let b = scope.spawn(move || gqlbench_engine::run(pb, cb));
-        let a = progress.follow(label, secs, &controls[0].live, || {
-            gqlbench_engine::run(&plans[0], &controls[0])
+    let secs = (sl.warmup + sl.duration).as_secs_f64();
+    let outcomes: Vec<Result<LoadResult, gqlbench_engine::EngineError>> =
+        std::thread::scope(|scope| {
+            let others: Vec<_> = plans
+                .iter()
+                .zip(&controls)
+                .skip(1)
+                .map(|(p, c)| scope.spawn(move || gqlbench_engine::run(p, c)))
+                .collect();
+            let first = progress.follow(label, secs, &controls[0].live, || {
+                gqlbench_engine::run(&plans[0], &controls[0])
+            });
+            let mut all = vec![first];
+            all.extend(others.into_iter().map(|h| {
+                h.join().unwrap_or_else(|_| {
+                    Err(gqlbench_engine::EngineError::Io(std::io::Error::other(
+                        "an arm's load thread panicked",
+                    )))
+                })
+            }));
+            all
         });
-        let b = b.join().unwrap_or_else(|_| {
-            Err(gqlbench_engine::EngineError::Io(std::io::Error::other(
-                "side B's load thread panicked",
-            )))
-        });
-        (a, b)
-    });
     let noise = watch.finish(&watched_cpus(plan));
-    let mut samplers = samplers.into_iter();
-    let mut arm = |outcome: Result<LoadResult, gqlbench_engine::EngineError>, i: usize| {
-        let vitals = match samplers.next() {
-            Some(s) => target_vitals(s, sessions[i]),
-            None => Sampler::empty(),
-        };
-        let (load_result, error) = match outcome {
-            Ok(r) => (r, None),
-            Err(e) => (LoadResult::default(), Some(format!("engine: {e}"))),
-        };
-        let cores = crate::sys::cpus::generator_cores(
-            plan.isolation.generator.as_ref(),
-            load_result.threads,
-        );
-        let generator =
-            GeneratorUsage::measure(load_result.generator_cpu_s, load_result.elapsed_s, cores);
-        let saturation = crate::saturation::check(&load, &load_result, &generator);
-        ArmRun {
-            load: load_result,
-            error,
-            vitals,
-            generator,
-            saturation,
-        }
+    // Alternating, an arm is loaded for its share of the window only (whole balanced
+    // blocks give every arm the same share): its CPU and its generator's are figures over
+    // that share, as if it had been measured alone.
+    let share = match sl.sharing {
+        Sharing::Alternate { .. } => 1.0 / n as f64,
+        Sharing::Duet => 1.0,
     };
-    let a = arm(ra, 0);
-    let b = arm(rb, 1);
-    PairRun {
-        arms: [a, b],
-        noise,
+    let arms = outcomes
+        .into_iter()
+        .zip(samplers)
+        .zip(sessions)
+        .map(|((outcome, sampler), sess)| {
+            let mut vitals = target_vitals(sampler, sess);
+            vitals.cpu_avg_pct = vitals.cpu_avg_pct.map(|c| c / share);
+            let (load_result, error) = match outcome {
+                Ok(r) => (r, None),
+                Err(e) => (LoadResult::default(), Some(format!("engine: {e}"))),
+            };
+            let cores = crate::sys::cpus::generator_cores(
+                plan.isolation.generator.as_ref(),
+                load_result.threads,
+            );
+            let generator = GeneratorUsage::measure(
+                load_result.generator_cpu_s,
+                load_result.elapsed_s * share,
+                cores,
+            );
+            let saturation = crate::saturation::check(&load, &load_result, &generator);
+            ArmRun {
+                load: load_result,
+                error,
+                vitals,
+                generator,
+                saturation,
+            }
+        })
+        .collect();
+    SharedRun { arms, noise }
+}
+
+/// An arm's req/s while it was loaded: answered requests over the counted time of its
+/// slices (alternating), or over its window (a duet, or a run without slices).
+pub fn loaded_rate(arm: &ArmRun) -> Option<f64> {
+    if arm.load.slices.is_empty() {
+        return (arm.load.elapsed_s > 0.0).then_some(arm.load.throughput_rps);
     }
+    let ok: u64 = arm.load.slices.iter().map(|s| s.ok).sum();
+    let ms: f64 = arm.load.slices.iter().map(|s| s.counted_ms).sum();
+    (ms > 0.0).then(|| ok as f64 / (ms / 1000.0))
+}
+
+/// An arm's trial: its run's figures, its req/s the rate while it was loaded, valid unless
+/// its run failed, a response failed, it was interrupted or its target exited.
+pub fn arm_trial(
+    trial: u32,
+    position: u32,
+    arm: ArmRun,
+    sess: &mut Session,
+    noise: Option<NoiseInfo>,
+) -> TrialResult {
+    let rate = loaded_rate(&arm);
+    let mut problems: Vec<String> = arm.error.into_iter().collect();
+    let mut load: LoadResult = arm.load;
+    if load.failed > 0 {
+        problems.push(format!("{} failed responses", load.failed));
+    }
+    if let Some(st) = sess.process.exited() {
+        problems.push(format!("target exited ({st})"));
+    }
+    if load.interrupted {
+        problems.push("interrupted".into());
+    }
+    if load.requests == 0 && problems.is_empty() {
+        problems.push("no request was answered in its slices".into());
+    }
+    if let Some(r) = rate {
+        load.throughput_rps = r;
+    }
+    let mut t = TrialResult::of_load(trial, now_rfc3339(), load);
+    t.position = position;
+    t.vitals = arm.vitals;
+    t.generator = arm.generator;
+    t.saturation = arm.saturation;
+    t.noise = noise;
+    t.valid = problems.is_empty();
+    t.problems = problems;
+    t
+}
+
+/// A seed for the block orders of run `k` (a pair, a round): different per run of the
+/// slices and per gqlbench process.
+pub fn seed(k: u32) -> u64 {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    nanos ^ ((k as u64) << 48) ^ std::process::id() as u64
 }
 
 /// An open model's rate (its highest stage).

@@ -93,17 +93,42 @@ impl Budget {
         scenarios.iter().map(|s| self.minimum_s(s)).sum()
     }
 
-    /// When work beyond the minimum must stop in a scenario that `later` follow: the end
-    /// of the budget less what they need at least (the start of the budget when that is
-    /// already past). None without a budget.
-    pub fn deadline<K: ?Sized>(&self, later: &[ScenarioPlan<K>]) -> Option<Instant> {
-        let end = self.started + self.total?;
-        let need = Duration::from_secs_f64(self.minimum_of(later));
-        Some(
-            end.checked_sub(need)
-                .unwrap_or(self.started)
-                .max(self.started),
+    /// When work beyond the minimum must stop in scenario `this`, which `later` follow,
+    /// starting now: after its own minimum and an even share (with each later scenario) of
+    /// what the budget holds beyond every minimum, so that the first scenarios do not
+    /// spend it all; a share one leaves unused goes to those after it. Never past the end
+    /// of the budget less what the later scenarios need at least. None without a budget.
+    pub fn deadline<K: ?Sized>(
+        &self,
+        this: &ScenarioPlan<K>,
+        later: &[ScenarioPlan<K>],
+    ) -> Option<Instant> {
+        self.deadline_from(
+            Instant::now(),
+            self.minimum_s(this),
+            self.minimum_of(later),
+            later.len(),
         )
+    }
+
+    /// `deadline` with its figures given: the scenario's minimum, the later ones' together
+    /// and how many they are.
+    fn deadline_from(
+        &self,
+        now: Instant,
+        own_min_s: f64,
+        later_min_s: f64,
+        later: usize,
+    ) -> Option<Instant> {
+        let end = self.started + self.total?;
+        let need = Duration::from_secs_f64(later_min_s);
+        let latest = end
+            .checked_sub(need)
+            .unwrap_or(self.started)
+            .max(self.started);
+        let left = latest.saturating_duration_since(now).as_secs_f64();
+        let spare = (left - own_min_s).max(0.0) / (1 + later) as f64;
+        Some((now + Duration::from_secs_f64(own_min_s + spare)).min(latest))
     }
 
     /// The line printed before the first scenario: what the run needs at least, and the
@@ -167,6 +192,27 @@ mod tests {
         b.record_start(Duration::from_secs(1));
         b.record_start(Duration::from_secs(5));
         assert_eq!(b.start_s(), 3.0);
+    }
+
+    #[test]
+    fn a_scenario_gets_its_minimum_and_an_even_share_of_the_spare_time() {
+        let b = Budget::new(Some(Duration::from_secs(100)));
+        let now = b.started;
+        let secs = |d: Option<Instant>| d.unwrap().duration_since(now).as_secs_f64();
+        // Alone: everything left.
+        assert!((secs(b.deadline_from(now, 10.0, 0.0, 0)) - 100.0).abs() < 1e-6);
+        // Three later scenarios needing 30 s: 60 s spare, 15 s of it this one's.
+        assert!((secs(b.deadline_from(now, 10.0, 30.0, 3)) - 25.0).abs() < 1e-6);
+        // Less left than the minimums: only up to what the later ones need.
+        assert!((secs(b.deadline_from(now, 50.0, 80.0, 2)) - 20.0).abs() < 1e-6);
+        // Without a budget, no deadline.
+        assert!(Budget::new(None).deadline_from(now, 10.0, 0.0, 0).is_none());
+        // Past the end: the end less what the later need, never before the start.
+        let late = now + Duration::from_secs(150);
+        assert_eq!(
+            b.deadline_from(late, 10.0, 0.0, 0),
+            Some(now + Duration::from_secs(100))
+        );
     }
 
     #[test]

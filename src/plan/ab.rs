@@ -74,6 +74,8 @@ pub mod defaults {
     pub const BUDGET: Duration = Duration::from_secs(600);
     pub const PAIR_TIME: Duration = Duration::from_secs(8);
     pub const WARMUP: Duration = Duration::from_secs(3);
+    /// From the slice pilot (docs/runs/ab-slices-2026-11-26): two builds of one server
+    /// settle faster after a switch than different servers do (`plan::alternation`).
     pub const SLICE: Duration = Duration::from_millis(200);
     pub const LATENCY_TIME: Duration = Duration::from_secs(4);
     /// Two-sided error rate of the repeated confidence intervals (95% intervals).

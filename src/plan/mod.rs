@@ -2,6 +2,7 @@
 //! runner receives only these; it never sees flags or raw manifests. A scenario's plan
 //! holds its typed load and its kind (`src/kinds/`), which owns the rest.
 pub mod ab;
+pub mod alternation;
 pub mod isolation;
 pub mod load;
 mod options;
@@ -99,6 +100,9 @@ pub struct RunPlan<K: ?Sized> {
     pub interference_limit_pct: f64,
     /// Extra environment for every target (`--target-env`), over the scenario's own.
     pub target_env: BTreeMap<String, String>,
+    /// How the rounds of plain-load scenarios measure their targets: alternating in slices
+    /// (the default), or one after another (None: `--one-at-a-time`).
+    pub alternation: Option<alternation::Alternation>,
 }
 
 impl<K: ?Sized> RunPlan<K> {

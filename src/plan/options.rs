@@ -57,6 +57,10 @@ pub struct RunOptions {
     pub out: Option<PathBuf>,
     pub json: bool,
     pub isolation: IsolationOptions,
+    /// The slice of alternating rounds (None: the default).
+    pub slice: Option<Duration>,
+    /// Each target's trial alone, one after another, instead of alternating.
+    pub one_at_a_time: bool,
 }
 
 impl Default for RunOptions {
@@ -83,6 +87,8 @@ impl Default for RunOptions {
             out: None,
             json: false,
             isolation: IsolationOptions::default(),
+            slice: None,
+            one_at_a_time: false,
         }
     }
 }

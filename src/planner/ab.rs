@@ -17,8 +17,6 @@ use crate::plan::RunOptions;
 const MAX_ALLOWANCE: f64 = 0.5;
 /// Most looks the sequential rule plans for (its boundaries are worked out per look).
 const MAX_LOOKS: u32 = 200;
-/// Shortest slice: below it the switch's transient is most of the slice.
-const MIN_SLICE_MS: u128 = 50;
 
 pub fn resolve_ab(root: &Path, o: &AbOptions, registry: &[&KindDef]) -> Result<AbPlan<dyn Kind>> {
     let flag = |flag: &'static str, message: String| PlanError::Flag { flag, message };
@@ -32,15 +30,8 @@ pub fn resolve_ab(root: &Path, o: &AbOptions, registry: &[&KindDef]) -> Result<A
         )
         .into());
     }
-    if o.slice.as_millis() < MIN_SLICE_MS || o.slice > gqlbench_engine::MAX_SLICE {
-        return Err(flag(
-            "--slice",
-            format!(
-                "give {MIN_SLICE_MS} ms to {} s: shorter slices are mostly switching, longer ones no alternation; e.g. 200ms",
-                gqlbench_engine::MAX_SLICE.as_secs()
-            ),
-        )
-        .into());
+    if let Some(message) = crate::plan::alternation::slice_problem(o.slice) {
+        return Err(flag("--slice", message).into());
     }
     if let Some(g) = o.guard {
         if g >= o.slice {

@@ -147,7 +147,26 @@ pub fn resolve_run(cat: &Catalog, args: &RunOptions, registry: &[&KindDef]) -> R
         budget,
         interference_limit_pct: args.interference_limit.unwrap_or(FOREIGN_LIMIT_PCT),
         target_env: parse_target_env(&args.target_env)?,
+        alternation: alternation(args)?,
     })
+}
+
+/// How rounds measure their targets: alternating in `--slice` slices unless
+/// `--one-at-a-time`.
+fn alternation(args: &RunOptions) -> Result<Option<crate::plan::alternation::Alternation>> {
+    use crate::plan::alternation::{slice_problem, Alternation, DEFAULT_SLICE};
+    if args.one_at_a_time {
+        return Ok(None);
+    }
+    let slice = args.slice.unwrap_or(DEFAULT_SLICE);
+    if let Some(message) = slice_problem(slice) {
+        return Err(PlanError::Flag {
+            flag: "--slice",
+            message,
+        }
+        .into());
+    }
+    Ok(Some(Alternation::with_slice(slice)))
 }
 
 /// Variables gqlbench sets itself on a target: overriding them would break the run

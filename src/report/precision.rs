@@ -61,6 +61,18 @@ pub fn rounds_note(s: &ScenarioResult) -> Option<String> {
             .unwrap_or_default(),
         r.stop.label()
     );
+    if let Some(sl) = &r.slices {
+        line.push_str(&format!(
+            "; targets measured together in {}, alternating in {} ms slices (balanced blocks; the first {} ms of each not counted; CPU % over each target's own slices)",
+            if sl.rounds == r.run {
+                "every round".to_string()
+            } else {
+                format!("{} of {} rounds", sl.rounds, r.run)
+            },
+            crate::units::pct(sl.slice_ms),
+            crate::units::pct(sl.guard_ms)
+        ));
+    }
     let speeds: Vec<f64> = (1..=r.run).filter_map(|k| r.canary_ms(k)).collect();
     if speeds.len() >= 2 {
         let (lo, hi) = speeds

@@ -351,6 +351,7 @@ fn the_run_lines_count_rows_within_fastest_named_pairs_decided_and_what_the_budg
         target_pct: Some(5.0),
         stop,
         canary: Vec::new(),
+        slices: None,
     };
     let pair = |state: &str| RankPair {
         faster: "good".into(),

@@ -162,6 +162,19 @@ pub struct RoundsInfo {
     /// The canary (fixed CPU work) timed on every watched CPU before the first round
     /// (round 0) and after each round, ms: the machine's own speed drift.
     pub canary: Vec<CanaryPoint>,
+    /// The slices the rounds' targets alternated in, when they did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slices: Option<SlicesInfo>,
+}
+
+/// How a scenario's alternating rounds shared the target CPUs.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct SlicesInfo {
+    pub slice_ms: f64,
+    /// The start of each slice not counted.
+    pub guard_ms: f64,
+    /// Rounds that alternated (a round with one target left runs it alone).
+    pub rounds: u32,
 }
 
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]

@@ -48,6 +48,11 @@ pub struct TrialResult {
     /// Subscription scenarios: what the engine held and received.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub subscriptions: Option<SubscriptionUsage>,
+    /// Measured alternating in time slices with this many targets (itself included): its
+    /// req/s, latency and CPU are over its own slices (past each one's guard for req/s and
+    /// latency); None when measured alone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub alternated: Option<u32>,
     /// What the scenario's kinds record about this trial (a response cache's executions):
     /// each a field here.
     #[serde(flatten)]
@@ -84,6 +89,7 @@ impl TrialResult {
             sweep: None,
             database: None,
             subscriptions: None,
+            alternated: None,
             by_kind: KindData::default(),
         }
     }

@@ -5,11 +5,9 @@
 //! slices showed.
 use std::time::Duration;
 
-use gqlbench_engine::LoadResult;
-
 use crate::kind::Kind;
 use crate::kinds::ab::{PairLatency, PairRecord};
-use crate::measure::alternate::{self, ArmRun, PairLoad, Sharing};
+use crate::measure::alternate::{self, loaded_rate, ArmRun, SharedLoad, Sharing};
 use crate::measure::session::{FederationStart, Session, StartOptions};
 use crate::measure::RunContext;
 use crate::plan::ab::{AbPlan, Form};
@@ -73,7 +71,7 @@ pub fn run(
         Form::Alternate => Sharing::Alternate {
             slice: ap.slice,
             guard,
-            seed: seed(k),
+            seed: alternate::seed(k),
         },
         Form::Duet => Sharing::Duet,
     };
@@ -81,8 +79,8 @@ pub fn run(
     let run = alternate::run(
         &ap.run,
         ctx,
-        [&*sa, &*sb],
-        &PairLoad {
+        &[&*sa, &*sb],
+        &SharedLoad {
             load: &sp.load,
             ops: &ops,
             warmup: ap.warmup,
@@ -96,7 +94,7 @@ pub fn run(
         stop_all(&mut sessions);
         return PairOutcome::Interrupted;
     }
-    let rates = [slice_rate(&run.arms[0]), slice_rate(&run.arms[1])];
+    let rates = [loaded_rate(&run.arms[0]), loaded_rate(&run.arms[1])];
     let mut record = PairRecord {
         pair: k,
         first,
@@ -148,14 +146,7 @@ pub fn run(
     let noise = run.noise.clone();
     let mut failed = None;
     for (i, (arm, sess)) in run.arms.into_iter().zip([&mut *sa, &mut *sb]).enumerate() {
-        let t = trial(
-            k,
-            if i == first { 1 } else { 2 },
-            arm,
-            rates[i],
-            sess,
-            noise.clone(),
-        );
+        let t = alternate::arm_trial(k, if i == first { 1 } else { 2 }, arm, sess, noise.clone());
         if !t.valid && failed.is_none() {
             failed = Some(format!(
                 "side {}: pair {k}: {}",
@@ -250,14 +241,6 @@ fn stop_all(sessions: &mut [Option<Session>; 2]) {
     }
 }
 
-/// A seed for the pair's block orders: different per pair and per run.
-fn seed(k: u32) -> u64 {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos() as u64);
-    nanos ^ ((k as u64) << 48) ^ std::process::id() as u64
-}
-
 /// A side's whole slices as the pair estimate reads them: the slices whose counted part
 /// lies in the window (`counted_ms`: the slice's length less its guard).
 fn slice_obs(arm: &ArmRun, counted_ms: f64) -> Vec<SliceObs> {
@@ -273,59 +256,11 @@ fn slice_obs(arm: &ArmRun, counted_ms: f64) -> Vec<SliceObs> {
         .collect()
 }
 
-/// A side's req/s while it was loaded: answered requests over the counted time of its
-/// slices (alternation), or over its window (duet).
-fn slice_rate(arm: &ArmRun) -> Option<f64> {
-    if arm.load.slices.is_empty() {
-        return (arm.load.elapsed_s > 0.0).then_some(arm.load.throughput_rps);
-    }
-    let ok: u64 = arm.load.slices.iter().map(|s| s.ok).sum();
-    let ms: f64 = arm.load.slices.iter().map(|s| s.counted_ms).sum();
-    (ms > 0.0).then(|| ok as f64 / (ms / 1000.0))
-}
-
 /// A duet side's CPU per answered request (ms), from its vitals over the window.
 fn cpu_ms_per_request(arm: &ArmRun) -> Option<f64> {
     let cpu = arm.vitals.cpu_avg_pct? / 100.0 * arm.load.elapsed_s;
     let ok = arm.load.requests.saturating_sub(arm.load.failed);
     (ok > 0).then(|| cpu * 1000.0 / ok as f64)
-}
-
-/// A side's trial: its run's figures, its req/s the rate while it was loaded.
-fn trial(
-    k: u32,
-    position: u32,
-    arm: ArmRun,
-    rate: Option<f64>,
-    sess: &mut Session,
-    noise: Option<NoiseInfo>,
-) -> TrialResult {
-    let mut problems: Vec<String> = arm.error.into_iter().collect();
-    let mut load: LoadResult = arm.load;
-    if load.failed > 0 {
-        problems.push(format!("{} failed responses", load.failed));
-    }
-    if let Some(st) = sess.process.exited() {
-        problems.push(format!("target exited ({st})"));
-    }
-    if load.interrupted {
-        problems.push("interrupted".into());
-    }
-    if load.requests == 0 && problems.is_empty() {
-        problems.push("no request was answered in its slices".into());
-    }
-    if let Some(r) = rate {
-        load.throughput_rps = r;
-    }
-    let mut t = TrialResult::of_load(k, now_rfc3339(), load);
-    t.position = position;
-    t.vitals = arm.vitals;
-    t.generator = arm.generator;
-    t.saturation = arm.saturation;
-    t.noise = noise;
-    t.valid = problems.is_empty();
-    t.problems = problems;
-    t
 }
 
 /// The latency phase: both sides at one fixed rate (open model), in alternating slices;
@@ -357,15 +292,15 @@ fn latency_phase(
         Sharing::Duet => Sharing::Alternate {
             slice: ap.slice,
             guard: ap.guard.unwrap_or(ap.slice / 4),
-            seed: seed(k),
+            seed: alternate::seed(k),
         },
     };
     let [sa, sb] = sessions;
     let run = alternate::run(
         &ap.run,
         ctx,
-        [&*sa, &*sb],
-        &PairLoad {
+        &[&*sa, &*sb],
+        &SharedLoad {
             load: &load,
             ops,
             // The servers are warm; one block of slices lets the open model settle.
@@ -392,7 +327,9 @@ fn latency_phase(
             ));
         }
     }
-    let [a, b] = &run.arms;
+    let [a, b] = &run.arms[..] else {
+        return Ok(None);
+    };
     let answered = |x: &ArmRun| x.load.requests > 0;
     Ok((answered(a) && answered(b)).then_some(PairLatency {
         rate,

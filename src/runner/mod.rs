@@ -4,6 +4,7 @@
 //! loses nothing.
 pub mod ab;
 mod ab_pair;
+mod alternating;
 pub mod rounds_loop;
 pub mod scenario;
 
@@ -255,9 +256,9 @@ pub fn run_plan(
                 }
             }
         }
-        // What the scenario does beyond its minimum ends when the rest of the run's budget
-        // is what the later scenarios need at least.
-        let deadline = budget.deadline(&plan.scenarios[k + 1..]);
+        // What the scenario does beyond its minimum ends at its share of the spare time,
+        // and before the rest of the run's budget is what the later scenarios need.
+        let deadline = budget.deadline(sp, &plan.scenarios[k + 1..]);
         let mut cx = crate::kind::ScenarioCx {
             deadline,
             budget: &mut budget,

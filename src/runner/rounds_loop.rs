@@ -1,6 +1,7 @@
 //! The rounds of a scenario over its started targets. Each round runs the kind's trial of
 //! every target still up, in an order that rotates from round to round (A B C, B C A, ...),
-//! so drift hits every target alike. After each trial the target's summary is made and
+//! so drift hits every target alike; a plain-load round measures them together,
+//! alternating in time slices (`alternating`), when it can. After each trial the target's summary is made and
 //! saved; a trial the noise sentinels call disturbed is measured again (once, within the
 //! budget) and the disturbed one kept but not counted. A canary times each watched CPU
 //! before the first round and after every round. Rounds go on until `rounds::decide` says
@@ -54,8 +55,10 @@ pub fn run(
         target_pct: p.target.map(|t| (t * 100.0 * 1e6).round() / 1e6),
         stop: StopReason::Ended,
         canary: vec![canary(plan, 0)],
+        slices: None,
     };
     let mut round = 0u32;
+    let mut alternated = 0u32;
     let stop = loop {
         let alive: Vec<usize> = (0..sp.targets.len())
             .filter(|&i| sessions[i].is_some())
@@ -80,23 +83,33 @@ pub fn run(
         // Rotate the order each round (A B C, B C A, ...) so drift hits every target alike.
         let k = (round as usize - 1) % alive.len();
         let order: Vec<usize> = alive[k..].iter().chain(&alive[..k]).copied().collect();
-        for (pos, &ti) in order.iter().enumerate() {
-            if ctx.cancelled() {
-                break;
+        if let Some(alt) = super::alternating::applies(cx, sessions, &order) {
+            super::alternating::round(cx, sessions, engine_ops, &order, round, alt)?;
+            alternated += 1;
+            info.slices = Some(SlicesInfo {
+                slice_ms: alt.slice.as_secs_f64() * 1000.0,
+                guard_ms: alt.guard.as_secs_f64() * 1000.0,
+                rounds: alternated,
+            });
+        } else {
+            for (pos, &ti) in order.iter().enumerate() {
+                if ctx.cancelled() {
+                    break;
+                }
+                // This trial and the others left to the minimum share the scenario's time.
+                let left = (order.len() - pos) as u32
+                    + alive.len() as u32 * p.min_rounds.saturating_sub(round);
+                let deadline = share(cx.deadline, left);
+                one_trial(
+                    cx,
+                    sessions,
+                    engine_ops,
+                    ti,
+                    round,
+                    pos as u32 + 1,
+                    deadline,
+                )?;
             }
-            // This trial and the others left to the minimum share the scenario's time.
-            let left = (order.len() - pos) as u32
-                + alive.len() as u32 * p.min_rounds.saturating_sub(round);
-            let deadline = share(cx.deadline, left);
-            one_trial(
-                cx,
-                sessions,
-                engine_ops,
-                ti,
-                round,
-                pos as u32 + 1,
-                deadline,
-            )?;
         }
         info.run = round;
         info.canary.push(canary(plan, round));
@@ -110,7 +123,7 @@ pub fn run(
 
 /// The rounds a scenario plans, for progress: "3" for a fixed count, "3-6" when rounds are
 /// added until precise.
-fn rounds_planned(p: &crate::plan::Precision) -> String {
+pub(super) fn rounds_planned(p: &crate::plan::Precision) -> String {
     if p.target.is_none() || p.max_rounds <= p.min_rounds {
         p.min_rounds.to_string()
     } else {
@@ -128,7 +141,7 @@ fn one_trial(
     position: u32,
     deadline: Option<Instant>,
 ) -> Result<()> {
-    let (sp, si, plan, ctx) = (cx.sp, cx.si, cx.plan, cx.ctx);
+    let (sp, plan, ctx) = (cx.sp, cx.plan, cx.ctx);
     let t = &sp.targets[ti];
     let per_trial = sp.per_target_trial_secs();
     let mut again = false;
@@ -144,7 +157,7 @@ fn one_trial(
             if again { " (again)" } else { "" }
         );
         let began = Instant::now();
-        let mut trial_result = sp.kind.trial(&mut TrialCx {
+        let trial_result = sp.kind.trial(&mut TrialCx {
             sp,
             plan,
             ctx,
@@ -162,19 +175,52 @@ fn one_trial(
         if sp.kind.adaptive_rounds() {
             cx.budget.record_trial(per_trial, began.elapsed());
         }
-        let crashed = sess.process.exited();
-        let noisy = trial_result
-            .noise
+        if !record(cx, sessions, vec![(ti, trial_result)], round, &label, again)? {
+            return Ok(());
+        }
+        again = true;
+        cx.progress.extend(per_trial);
+    }
+}
+
+/// Records the trials one measurement made (one target's, or every target's of an
+/// alternating round, sharing its noise): each target's crash, interruption and summary,
+/// saved. True when the measurement is to be made again: the sentinels saw interference,
+/// it was the first time, every trial is valid and there is time; its trials are then kept
+/// but not counted. A second disturbed measurement is counted, flagged `interference`
+/// (the row stays ranked; the report names it).
+pub(super) fn record(
+    cx: &mut ScenarioCx<'_>,
+    sessions: &mut [Option<Session>],
+    mut trials: Vec<(usize, TrialResult)>,
+    round: u32,
+    label: &str,
+    again: bool,
+) -> Result<bool> {
+    let (sp, si, plan, ctx) = (cx.sp, cx.si, cx.plan, cx.ctx);
+    let per_trial = sp.per_target_trial_secs();
+    let noisy = trials.first().and_then(|(_, t)| {
+        t.noise
             .as_ref()
-            .and_then(|n| crate::measure::noise::interference(n, plan.interference_limit_pct));
-        // Measure again once, when there is time; a second disturbed trial is counted,
-        // flagged with the caveat `interference` (the row stays ranked; the report names it).
-        let repeat = noisy.is_some()
-            && !again
-            && crashed.is_none()
-            && !ctx.cancelled()
-            && trial_result.valid
-            && fits(cx.deadline, per_trial * cx.budget.pace());
+            .and_then(|n| crate::measure::noise::interference(n, plan.interference_limit_pct))
+    });
+    let crashed = |sessions: &mut [Option<Session>], ti: usize| {
+        sessions[ti].as_mut().and_then(|s| s.process.exited())
+    };
+    let any_crashed = trials
+        .iter()
+        .any(|(ti, _)| crashed(sessions, *ti).is_some());
+    let repeat = noisy.is_some()
+        && !again
+        && !any_crashed
+        && !ctx.cancelled()
+        && trials.iter().all(|(_, t)| t.valid)
+        && fits(
+            cx.deadline,
+            per_trial * trials.len() as f64 * cx.budget.pace(),
+        );
+    for (ti, mut trial_result) in trials.drain(..) {
+        let t = &sp.targets[ti];
         if let Some(why) = &noisy {
             if repeat {
                 trial_result.excluded = Some(format!("interference, measured again: {why}"));
@@ -187,19 +233,19 @@ fn one_trial(
         }
         let tr = &mut cx.results.scenarios[si].targets[ti];
         tr.trials.push(trial_result);
-        if let Some(st) = crashed {
+        if let Some(st) = crashed(sessions, ti) {
             tr.status = TargetStatus::Crashed;
             let st = st.to_string();
             let note = sp.limits.kill_note(&st).unwrap_or_default();
             tr.problem = Some(format!("exited ({st}) during trial {round}{note}"));
-            tr.log_tail = Some(sess.process.log_tail(20));
+            if let Some(mut s) = sessions[ti].take() {
+                tr.log_tail = Some(s.process.log_tail(20));
+                s.stop();
+            }
             cx.progress.line(&format!(
                 "  {}: CRASHED during trial {round} ({st})",
                 t.name
             ));
-            if let Some(mut s) = sessions[ti].take() {
-                s.stop();
-            }
             cx.progress
                 .skip(per_trial * sp.trials.saturating_sub(round) as f64);
         }
@@ -210,16 +256,17 @@ fn one_trial(
         tr.summary = summary::summarize(tr);
         sp.kind.summarize(sp, tr);
         if let Some(last) = tr.trials.last() {
-            cx.progress.line(&sp.kind.trial_line(&label, last));
+            let line = if last.alternated.is_some() {
+                format!("{label} {}", t.name)
+            } else {
+                label.to_string()
+            };
+            cx.progress.line(&sp.kind.trial_line(&line, last));
             if let Some(why) = &last.excluded {
                 cx.progress.line(&format!("  {}: {why}", t.name));
             }
         }
-        cx.results.save(&plan.out_dir)?;
-        if !repeat {
-            return Ok(());
-        }
-        again = true;
-        cx.progress.extend(per_trial);
     }
+    cx.results.save(&plan.out_dir)?;
+    Ok(repeat)
 }

@@ -103,13 +103,25 @@ fn run_trials(cx: &mut ScenarioCx<'_>) -> Result<()> {
     } else {
         format!("{} warm-up", humantime::format_duration(sp.warmup))
     };
-    progress.line(&format!(
-        "scenario {}/{}: {} targets x {rounds} x ({warm} + {} measured)",
-        sp.suite,
-        sp.name,
-        runnable,
-        humantime::format_duration(sp.duration)
-    ));
+    let line = match super::alternating::planned(plan, sp) {
+        Some(alt) => format!(
+            "scenario {}/{}: {} targets alternating in {} slices x {rounds} x ({} warm-up in the first round + {} measured, each)",
+            sp.suite,
+            sp.name,
+            runnable,
+            humantime::format_duration(alt.slice),
+            humantime::format_duration(sp.warmup.max(sp.warmup_max)),
+            humantime::format_duration(sp.duration)
+        ),
+        None => format!(
+            "scenario {}/{}: {} targets x {rounds} x ({warm} + {} measured)",
+            sp.suite,
+            sp.name,
+            runnable,
+            humantime::format_duration(sp.duration)
+        ),
+    };
+    progress.line(&line);
     let cancelled = || ctx.cancelled();
     let mut sessions: Vec<Option<Session>> = Vec::new();
     for (ti, t) in sp.targets.iter().enumerate() {

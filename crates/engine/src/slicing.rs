@@ -45,17 +45,26 @@ impl Slicing {
         Some(u64::try_from(i).unwrap_or(u64::MAX))
     }
 
-    /// The arm slice `index` belongs to. Block `b` (of `2 * arms` slices) is a rotation
-    /// `p` of the arms, by a pseudo-random amount drawn from the seed and `b`, followed by
-    /// `p` reversed: every arm has two slices per block, placed symmetrically about its
-    /// middle.
+    /// The arm slice `index` belongs to. Block `b` (of `2 * arms` slices) is an order
+    /// `p` of the arms, a permutation drawn from the seed and `b`, followed by `p`
+    /// reversed: every arm has two slices per block, placed symmetrically about its middle.
+    /// Drawn anew per block, so which arm precedes which varies: what one arm leaves behind
+    /// in the next one's slice (its garbage collection, its cold caches) falls on every
+    /// arm alike, not always on the same neighbour.
     pub fn arm_of(&self, index: u64) -> usize {
         let arms = self.arms.max(1) as u64;
         let block_len = arms.saturating_mul(2);
         let (block, pos) = (index / block_len, index % block_len);
         let pos = if pos < arms { pos } else { block_len - 1 - pos };
-        let rotation = splitmix64(self.seed ^ splitmix64(block)) % arms;
-        ((pos + rotation) % arms) as usize
+        // Fisher–Yates, stopped once position `pos` is drawn.
+        let mut order: Vec<u64> = (0..arms).collect();
+        let mut state = splitmix64(self.seed ^ splitmix64(block));
+        for i in 0..=pos as usize {
+            state = splitmix64(state);
+            let j = i + (state % (arms - i as u64)) as usize;
+            order.swap(i, j);
+        }
+        order[pos as usize] as usize
     }
 
     /// When slice `index` starts.
@@ -153,25 +162,33 @@ mod tests {
     }
 
     #[test]
-    fn every_block_is_a_rotation_then_its_mirror() {
-        for arms in 2..5usize {
+    fn every_block_is_a_permutation_then_its_mirror() {
+        for arms in 2..6usize {
             let s = slicing(0, arms);
             let mut orders = std::collections::HashSet::new();
-            for b in 0..64u64 {
+            let mut preceded = std::collections::HashSet::new();
+            for b in 0..200u64 {
                 let n = 2 * arms as u64;
                 let block: Vec<usize> = (b * n..(b + 1) * n).map(|i| s.arm_of(i)).collect();
                 let (p, q) = block.split_at(arms);
                 let back: Vec<usize> = q.iter().rev().copied().collect();
                 assert_eq!(p, &back[..], "mirror: {block:?}");
-                let r = p[0];
-                assert!(
-                    (0..arms).all(|i| p[i] == (i + r) % arms),
-                    "rotation {block:?}"
+                let mut sorted = p.to_vec();
+                sorted.sort();
+                assert_eq!(
+                    sorted,
+                    (0..arms).collect::<Vec<_>>(),
+                    "permutation {block:?}"
                 );
+                preceded.extend(p.windows(2).map(|w| (w[0], w[1])));
                 orders.insert(block);
             }
-            // The seed draws every rotation at some block.
-            assert_eq!(orders.len(), arms, "{orders:?}");
+            // Every arm is preceded by every other at some block, and the seed draws more
+            // than one order (every one of them for 2 and 3 arms).
+            assert_eq!(preceded.len(), arms * (arms - 1), "arms {arms}");
+            if arms <= 3 {
+                assert_eq!(orders.len(), (1..=arms).product::<usize>(), "{orders:?}");
+            }
         }
         // Two arms: ABBA or BAAB, the same for the same seed, another for another seed.
         let a = slicing(0, 2);

@@ -147,6 +147,7 @@ pub(super) fn run_trial(cx: &mut TrialCx<'_>, sub: &Subscriptions) -> TrialResul
             rss_held_bytes: rss_held,
             memory_per_1000_bytes,
         }),
+        alternated: None,
         by_kind: Default::default(),
     }
 }

@@ -1,0 +1,194 @@
+//! Alternating rounds end to end on the fixture server: a round's targets are measured
+//! together in time slices, each trial's figures are its own slices' (CPU over its own
+//! share, not diluted by the others'), targets of known different costs are ranked apart;
+//! a target that crashes mid-round is reported and the others go on; `--one-at-a-time`
+//! measures them one after another; bad slice flags are refused naming the flag.
+mod common;
+
+use common::*;
+use gqlbench::results::TargetStatus;
+
+/// The tests of this file measure: one at a time, so that one's load does not land in
+/// another's slices.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// A fixture target in `mode` whose every answer costs `spin_us` of CPU, started from the
+/// fixture server's absolute path, so its processes are told from other tests'.
+fn spin_target(root: &std::path::Path, name: &str, mode: &str, spin_us: u32) -> String {
+    let server = root.join("targets/_fixture/server.mjs");
+    let dir = root.join("targets").join(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("target.toml"),
+        format!(
+            "name = \"{name}\"\nkind = \"server\"\nworkloads = [\"fixture\"]\n\n[start]\ncommand = [\"env\", \"FIXTURE_SPIN_US={spin_us}\", \"node\", \"{}\", \"{mode}\"]\nready_timeout = \"10s\"\n",
+            server.display()
+        ),
+    )
+    .unwrap();
+    server.display().to_string()
+}
+
+/// Three short rounds of `hello`: 400 ms of warm-up and 800 ms measured per target.
+fn rounds(root: &std::path::Path, targets: &str) -> Gqlbench {
+    Gqlbench::run("e2e")
+        .root(root)
+        .scenarios("hello")
+        .targets(targets)
+        .trials(3)
+        .warmup("400ms")
+        .duration("800ms")
+}
+
+#[test]
+fn targets_of_a_round_alternate_and_known_costs_are_ranked_apart() {
+    let _one = serial();
+    let dir = fixture_copy();
+    let server = spin_target(dir.path(), "fx-light", "good", 300);
+    spin_target(dir.path(), "fx-heavy", "good", 900);
+    let out = dir.path().join("run");
+    let o = rounds(dir.path(), "fx-light,fx-heavy,fx-good")
+        .args(["--slice", "200ms"])
+        .out(&out)
+        .go();
+    assert_eq!(o.code, Some(0), "{}", o.stderr);
+    let r = read_results(&out);
+    let s = &r.scenarios[0];
+    let info = s.rounds.as_ref().expect("rounds");
+    let slices = info.slices.as_ref().expect("the rounds alternated");
+    assert_eq!(slices.rounds, 3);
+    assert_eq!(slices.slice_ms, 200.0);
+    assert_eq!(slices.guard_ms, 50.0);
+    for t in &s.targets {
+        assert_eq!(t.trials.len(), 3, "{}", t.name);
+        for x in &t.trials {
+            assert!(x.valid, "{}: {:?}", t.name, x.problems);
+            assert_eq!(x.alternated, Some(3), "{}", t.name);
+            // Whole blocks (two of 400 ms a target): every own slice of the window counted,
+            // less its guard.
+            assert!(x.load.slices.len() >= 4, "{}: {:?}", t.name, x.load.slices);
+            assert!(x.load.slices.iter().all(|sl| sl.counted_ms <= 150.0 + 1.0));
+        }
+    }
+    // The spinning target is busy in its own slices: its CPU is over its share of the
+    // window (near a core), not diluted by the others' slices (a third of that).
+    let heavy = target(&r, 0, "fx-heavy");
+    for x in &heavy.trials {
+        if let Some(cpu) = x.vitals.cpu_avg_pct {
+            assert!(cpu > 50.0, "fx-heavy CPU {cpu}% over its own slices");
+        }
+    }
+    let rps = |name: &str| target(&r, 0, name).summary.as_ref().unwrap().rps.center;
+    assert!(rps("fx-good") > rps("fx-light") && rps("fx-light") > rps("fx-heavy"));
+    let ranking = s.ranking.as_ref().expect("a ranking");
+    let states: Vec<(&str, &str, &str)> = ranking
+        .pairs
+        .iter()
+        .map(|p| (p.faster.as_str(), p.slower.as_str(), p.state.as_str()))
+        .collect();
+    assert_eq!(
+        states,
+        [
+            ("fx-good", "fx-light", "faster"),
+            ("fx-light", "fx-heavy", "faster")
+        ]
+    );
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(
+        md.contains("targets measured together in every round, alternating in 200 ms slices"),
+        "{md}"
+    );
+    assert!(o.stderr.contains("3 targets alternating"), "{}", o.stderr);
+    assert_no_process(&server);
+}
+
+#[test]
+fn a_target_crashing_mid_round_is_reported_and_the_others_go_on() {
+    let _one = serial();
+    let dir = fixture_copy();
+    let server = spin_target(dir.path(), "fx-spin-crash", "crash", 0);
+    spin_target(dir.path(), "fx-spin-good", "good", 0);
+    let out = dir.path().join("run");
+    let o = rounds(dir.path(), "fx-spin-good,fx-spin-crash")
+        .out(&out)
+        .go();
+    assert_eq!(o.code, Some(1), "a target failed: {}", o.stderr);
+    let r = read_results(&out);
+    let crash = target(&r, 0, "fx-spin-crash");
+    assert_eq!(crash.status, TargetStatus::Crashed, "{:?}", crash.problem);
+    assert!(
+        crash
+            .problem
+            .as_deref()
+            .unwrap_or("")
+            .contains("during trial 1"),
+        "{:?}",
+        crash.problem
+    );
+    let good = target(&r, 0, "fx-spin-good");
+    assert_eq!(good.status, TargetStatus::Ok);
+    assert_eq!(good.trials.len(), 3);
+    assert!(good.trials.iter().all(|x| x.valid));
+    // The round it crashed in alternated; the rest, one target left, ran it alone.
+    assert_eq!(good.trials[0].alternated, Some(2));
+    assert!(good.trials[1..].iter().all(|x| x.alternated.is_none()));
+    assert_eq!(
+        r.scenarios[0]
+            .rounds
+            .as_ref()
+            .unwrap()
+            .slices
+            .as_ref()
+            .unwrap()
+            .rounds,
+        1
+    );
+    assert_no_process(&server);
+}
+
+#[test]
+fn one_at_a_time_measures_each_target_alone() {
+    let _one = serial();
+    let dir = fixture_copy();
+    let out = dir.path().join("run");
+    rounds(dir.path(), "fx-good,fx-chunked")
+        .arg("--one-at-a-time")
+        .out(&out)
+        .go()
+        .assert_exit(0);
+    let r = read_results(&out);
+    let s = &r.scenarios[0];
+    assert!(s.rounds.as_ref().unwrap().slices.is_none());
+    for t in &s.targets {
+        assert_eq!(t.trials.len(), 3);
+        assert!(t
+            .trials
+            .iter()
+            .all(|x| x.alternated.is_none() && x.load.slices.is_empty()));
+    }
+}
+
+#[test]
+fn slice_flags_that_cannot_work_are_refused_naming_the_flag() {
+    for (flags, needle) in [
+        (vec!["--slice", "10ms"], "--slice"),
+        (vec!["--slice", "2m"], "--slice"),
+        (
+            vec!["--slice", "200ms", "--one-at-a-time"],
+            "--one-at-a-time",
+        ),
+    ] {
+        let o = Gqlbench::run("e2e")
+            .root(fixtures())
+            .scenarios("hello")
+            .targets("fx-good")
+            .args(&flags)
+            .go();
+        assert_eq!(o.code, Some(2), "{flags:?}: {}", o.stderr);
+        assert!(o.stderr.contains(needle), "{flags:?}: {}", o.stderr);
+    }
+}
