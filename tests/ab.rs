@@ -34,21 +34,9 @@ fn ab(root: &std::path::Path) -> Gqlbench {
     Gqlbench::new(["ab", "e2e/hello"]).root(root).args(QUICK)
 }
 
-/// A fixture target in `mode` started from the fixture server's absolute path, so its
-/// processes are told from other tests' (and found when left running).
+/// A fixture server target in `mode` (see `abs_fixture_target`): its server's path.
 fn abs_target(root: &std::path::Path, name: &str, mode: &str) -> String {
-    let server = root.join("targets/_fixture/server.mjs");
-    let dir = root.join("targets").join(name);
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(
-        dir.join("target.toml"),
-        format!(
-            "name = \"{name}\"\nkind = \"server\"\nworkloads = [\"fixture\"]\n\n[start]\ncommand = [\"node\", \"{}\", \"{mode}\"]\nready_timeout = \"10s\"\n",
-            server.display()
-        ),
-    )
-    .unwrap();
-    server.display().to_string()
+    abs_fixture_target(root, name, "server", mode, &[])
 }
 
 fn ab_record(r: &gqlbench::results::RunResults) -> gqlbench::kinds::ab::AbRecord {

@@ -1,7 +1,8 @@
 //! Alternating rounds end to end on the fixture server: a round's targets are measured
 //! together in time slices, each trial's figures are its own slices' (CPU over its own
 //! share, not diluted by the others'), targets of known different costs are ranked apart;
-//! a target that crashes mid-round is reported and the others go on; `--one-at-a-time`
+//! a target that crashes mid-round is reported and the others go on; Ctrl-C mid-round
+//! stops them all and keeps the rounds before; `--one-at-a-time`
 //! measures them one after another; bad slice flags are refused naming the flag.
 mod common;
 
@@ -16,30 +17,20 @@ fn serial() -> std::sync::MutexGuard<'static, ()> {
     SERIAL.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// A fixture target in `mode` whose every answer costs `spin_us` of CPU, started from the
-/// fixture server's absolute path, so its processes are told from other tests'.
+/// A fixture server target in `mode` whose every answer costs `spin_us` of CPU (see
+/// `abs_fixture_target`): its server's path.
 fn spin_target(root: &std::path::Path, name: &str, mode: &str, spin_us: u32) -> String {
-    let server = root.join("targets/_fixture/server.mjs");
-    let dir = root.join("targets").join(name);
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(
-        dir.join("target.toml"),
-        format!(
-            "name = \"{name}\"\nkind = \"server\"\nworkloads = [\"fixture\"]\n\n[start]\ncommand = [\"env\", \"FIXTURE_SPIN_US={spin_us}\", \"node\", \"{}\", \"{mode}\"]\nready_timeout = \"10s\"\n",
-            server.display()
-        ),
-    )
-    .unwrap();
-    server.display().to_string()
+    let spin = format!("FIXTURE_SPIN_US={spin_us}");
+    abs_fixture_target(root, name, "server", mode, &[&spin])
 }
 
-/// Three short rounds of `hello`: 400 ms of warm-up and 800 ms measured per target.
-fn rounds(root: &std::path::Path, targets: &str) -> Gqlbench {
+/// `n` short rounds of `hello`: 400 ms of warm-up and 800 ms measured per target.
+fn rounds(root: &std::path::Path, targets: &str, n: u32) -> Gqlbench {
     Gqlbench::run("e2e")
         .root(root)
         .scenarios("hello")
         .targets(targets)
-        .trials(3)
+        .trials(n)
         .warmup("400ms")
         .duration("800ms")
 }
@@ -51,7 +42,7 @@ fn targets_of_a_round_alternate_and_known_costs_are_ranked_apart() {
     let server = spin_target(dir.path(), "fx-light", "good", 300);
     spin_target(dir.path(), "fx-heavy", "good", 900);
     let out = dir.path().join("run");
-    let o = rounds(dir.path(), "fx-light,fx-heavy,fx-good")
+    let o = rounds(dir.path(), "fx-light,fx-heavy,fx-good", 3)
         .args(["--slice", "200ms"])
         .out(&out)
         .go();
@@ -113,7 +104,7 @@ fn a_target_crashing_mid_round_is_reported_and_the_others_go_on() {
     let server = spin_target(dir.path(), "fx-spin-crash", "crash", 0);
     spin_target(dir.path(), "fx-spin-good", "good", 0);
     let out = dir.path().join("run");
-    let o = rounds(dir.path(), "fx-spin-good,fx-spin-crash")
+    let o = rounds(dir.path(), "fx-spin-good,fx-spin-crash", 3)
         .out(&out)
         .go();
     assert_eq!(o.code, Some(1), "a target failed: {}", o.stderr);
@@ -151,11 +142,59 @@ fn a_target_crashing_mid_round_is_reported_and_the_others_go_on() {
 }
 
 #[test]
+fn ctrl_c_in_an_alternating_round_stops_every_target_and_keeps_the_rounds_before() {
+    let _one = serial();
+    let dir = fixture_copy();
+    let server = spin_target(dir.path(), "fx-int-a", "good", 0);
+    spin_target(dir.path(), "fx-int-b", "good", 0);
+    let out = dir.path().join("run");
+    let child = rounds(dir.path(), "fx-int-a,fx-int-b", 6).out(&out).spawn();
+    // Interrupt in the second round: the first is saved once both its trials are.
+    let first_round_saved = || {
+        std::fs::read_to_string(out.join("results.json"))
+            .ok()
+            .and_then(|j| serde_json::from_str::<gqlbench::results::RunResults>(&j).ok())
+            .is_some_and(|r| {
+                r.scenarios
+                    .first()
+                    .is_some_and(|s| s.targets.iter().all(|t| !t.trials.is_empty()))
+            })
+    };
+    wait_for(
+        "the first round",
+        std::time::Duration::from_secs(60),
+        first_round_saved,
+    );
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGINT);
+    }
+    Outcome::finish(child).assert_exit(130);
+    let r = read_results(&out);
+    assert_eq!(r.status, gqlbench::results::RunStatus::Interrupted);
+    for t in &r.scenarios[0].targets {
+        assert_eq!(t.status, TargetStatus::Interrupted, "{}", t.name);
+        assert!(
+            t.trials[0].valid && t.trials[0].alternated == Some(2),
+            "{}",
+            t.name
+        );
+        assert_ne!(
+            t.summary.as_ref().map(|s| s.valid),
+            Some(true),
+            "{}",
+            t.name
+        );
+    }
+    assert_no_process(&server);
+}
+
+#[test]
 fn one_at_a_time_measures_each_target_alone() {
     let _one = serial();
     let dir = fixture_copy();
     let out = dir.path().join("run");
-    rounds(dir.path(), "fx-good,fx-chunked")
+    rounds(dir.path(), "fx-good,fx-chunked", 3)
         .arg("--one-at-a-time")
         .out(&out)
         .go()

@@ -132,10 +132,13 @@ fn every_kind_of_misbehaving_target_is_reported_and_the_run_goes_on() {
 fn ctrl_c_stops_children_and_keeps_partial_results() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let out_dir = tempfile::tempdir().unwrap();
+    // One target after another, so that the first has whole trials when the second's is
+    // cut (tests/alternating.rs interrupts alternating rounds).
     let child = e2e("hello")
         .targets("fx-good,fx-chunked")
         .trials(4)
         .duration("1s")
+        .arg("--one-at-a-time")
         .out(out_dir.path())
         .spawn();
     // Wait until the first trial is under way, then interrupt.

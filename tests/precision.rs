@@ -203,17 +203,7 @@ fn a_fixed_count_of_trials_is_what_progress_and_the_rounds_say() {
 fn sensitivity_catalogue() -> tempfile::TempDir {
     let dir = fixture_copy();
     let root = dir.path();
-    let server = root.join("targets/_fixture/server.mjs");
-    let target = root.join("targets/node-baseline");
-    std::fs::create_dir_all(&target).unwrap();
-    std::fs::write(
-        target.join("target.toml"),
-        format!(
-            "name = \"node-baseline\"\nkind = \"baseline\"\nworkloads = [\"fixture\"]\n\n[start]\ncommand = [\"node\", \"{}\", \"good\"]\nready_timeout = \"10s\"\n",
-            server.display()
-        ),
-    )
-    .unwrap();
+    abs_fixture_target(root, "node-baseline", "baseline", "good", &[]);
     std::fs::create_dir_all(root.join("scenarios/servers")).unwrap();
     std::fs::copy(
         root.join("scenarios/e2e/hello.toml"),

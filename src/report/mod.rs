@@ -50,7 +50,8 @@ pub const READING_GUIDE: &str =
 stopped when it is wider; CV is the coefficient of variation of req/s across trials. A fastest \
 target is named only when the interval of its margin over the runner-up, paired round by round, \
 excludes 0. Latency percentiles come from all valid trials' histograms merged. CPU is the \
-target's process tree in % of one core over the measured window. A row with any failed \
+target's process tree in % of one core over the measured window (in a round whose targets \
+alternated, over its own share of it). A row with any failed \
 response, a crash or a saturated generator is never ranked; caveats (unsteady, interference) \
 are named but do not unrank it. How a verdict is reached: docs/method.md; field meanings: \
 docs/results.md.";

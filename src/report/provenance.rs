@@ -58,7 +58,16 @@ pub fn load_line(s: &ScenarioResult) -> String {
         Some(r) => format!("{} rounds", r.run),
         None => format!("{} trials", s.trials_planned),
     };
-    parts.push(format!("{count} × ({warm} + {} s measured)", s.duration_s));
+    match s.rounds.as_ref().and_then(|r| r.slices.as_ref().map(|x| (r, x))) {
+        // Every round alternated: each target's own time, in whole blocks.
+        Some((r, sl)) if sl.rounds == r.run && sl.window_s > 0.0 => parts.push(format!(
+            "{count} × ({} s measured, {} s warm-up in the first round), the targets alternating in {} ms slices",
+            crate::units::pct(sl.window_s),
+            crate::units::pct(sl.first_warmup_s),
+            crate::units::pct(sl.slice_ms)
+        )),
+        _ => parts.push(format!("{count} × ({warm} + {} s measured)", s.duration_s)),
+    }
     parts.join(", ")
 }
 

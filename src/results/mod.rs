@@ -175,6 +175,12 @@ pub struct SlicesInfo {
     pub guard_ms: f64,
     /// Rounds that alternated (a round with one target left runs it alone).
     pub rounds: u32,
+    /// Each target's own time in the first round's warm-up, and in every round's window
+    /// (whole blocks: at least the profile's warm-up and duration), seconds.
+    #[serde(default)]
+    pub first_warmup_s: f64,
+    #[serde(default)]
+    pub window_s: f64,
 }
 
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]

@@ -12,7 +12,7 @@
 //! the profile's longest warm-up (its JIT is still tiering up); later rounds, whose targets
 //! were loaded moments before, not at all. Warm-up and window are whole blocks, so every
 //! target gets the same share of the window.
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use anyhow::Result;
 
@@ -20,6 +20,7 @@ use crate::kind::{RunPlan, ScenarioCx, ScenarioPlan};
 use crate::measure::alternate::{self, SharedLoad, Sharing};
 use crate::measure::session::Session;
 use crate::plan::alternation::Alternation;
+use crate::results::SlicesInfo;
 
 /// The alternation a scenario's rounds plan, before its targets are started: the run's,
 /// when its kind is plain load in the closed model.
@@ -47,6 +48,19 @@ pub fn applies(
     (order.len() >= 2 && helpers_free).then_some(alt)
 }
 
+/// What the scenario's alternating rounds are, for its results: the slice, the guard and
+/// each target's own time in the first round's warm-up and in every window.
+pub fn info(sp: &ScenarioPlan, alt: Alternation, rounds: u32) -> SlicesInfo {
+    let own = |d: Duration| (alt.block_own() * alt.blocks_for(d)).as_secs_f64();
+    SlicesInfo {
+        slice_ms: alt.slice.as_secs_f64() * 1000.0,
+        guard_ms: alt.guard.as_secs_f64() * 1000.0,
+        rounds,
+        first_warmup_s: own(sp.warmup.max(sp.warmup_max)),
+        window_s: own(sp.duration),
+    }
+}
+
 /// Round `round` of the targets `order` (arm i is `order[i]`), measured again once if the
 /// sentinels saw interference.
 pub fn round(
@@ -64,7 +78,7 @@ pub fn round(
     let warmup = if round == 1 {
         alt.wall(alt.blocks_for(sp.warmup.max(sp.warmup_max)), n)
     } else {
-        std::time::Duration::ZERO
+        Duration::ZERO
     };
     let duration = alt.wall(alt.blocks_for(sp.duration), n);
     let mut again = false;

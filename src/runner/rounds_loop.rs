@@ -86,11 +86,7 @@ pub fn run(
         if let Some(alt) = super::alternating::applies(cx, sessions, &order) {
             super::alternating::round(cx, sessions, engine_ops, &order, round, alt)?;
             alternated += 1;
-            info.slices = Some(SlicesInfo {
-                slice_ms: alt.slice.as_secs_f64() * 1000.0,
-                guard_ms: alt.guard.as_secs_f64() * 1000.0,
-                rounds: alternated,
-            });
+            info.slices = Some(super::alternating::info(sp, alt, alternated));
         } else {
             for (pos, &ti) in order.iter().enumerate() {
                 if ctx.cancelled() {

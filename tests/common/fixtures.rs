@@ -16,6 +16,30 @@ pub fn fixture_copy() -> tempfile::TempDir {
     dir
 }
 
+/// A fixture target `name` of `kind` in the catalogue at `root`, serving in `mode`, with
+/// `env` (NAME=VALUE) in its environment, started from the fixture server's absolute path
+/// so its processes are told from other tests' (and found when left running): that path.
+pub fn abs_fixture_target(root: &Path, name: &str, kind: &str, mode: &str, env: &[&str]) -> String {
+    let server = root.join("targets/_fixture/server.mjs");
+    let dir = root.join("targets").join(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    let env: String = env.iter().map(|e| format!("\"{e}\", ")).collect();
+    let command = if env.is_empty() {
+        String::new()
+    } else {
+        format!("\"env\", {env}")
+    };
+    std::fs::write(
+        dir.join("target.toml"),
+        format!(
+            "name = \"{name}\"\nkind = \"{kind}\"\nworkloads = [\"fixture\"]\n\n[start]\ncommand = [{command}\"node\", \"{}\", \"{mode}\"]\nready_timeout = \"10s\"\n",
+            server.display()
+        ),
+    )
+    .unwrap();
+    server.display().to_string()
+}
+
 fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
     for e in std::fs::read_dir(from).unwrap() {
