@@ -8,7 +8,8 @@
 //! the scenario's kind is plain load in the closed model (an open model's throughput is
 //! its rate: nothing to rank), at least two targets are up, and no target has a helper
 //! whose figures are read per trial (subgraphs, a coprocessor, a trace collector, execution
-//! counters): those are measured one at a time. The first round warms each target up for
+//! counters), or more targets than the engine's slicing takes: those are measured one at a
+//! time. The first round warms each target up for
 //! the profile's longest warm-up (its JIT is still tiering up); later rounds, whose targets
 //! were loaded moments before, not at all. Warm-up and window are whole blocks, so every
 //! target gets the same share of the window.
@@ -45,7 +46,8 @@ pub fn applies(
     let helpers_free = order
         .iter()
         .all(|&ti| sessions[ti].as_ref().is_some_and(alone));
-    (order.len() >= 2 && helpers_free).then_some(alt)
+    let arms = 2..=gqlbench_engine::MAX_ARMS;
+    (arms.contains(&order.len()) && helpers_free).then_some(alt)
 }
 
 /// What the scenario's alternating rounds are, for its results: the slice, the guard and

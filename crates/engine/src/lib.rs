@@ -59,7 +59,7 @@ pub use result::{
     SliceSample, SLICE_PROFILE_BIN,
 };
 pub use schedule::{Curve, Stage, Stages};
-pub use slicing::{Slicing, MAX_SLICE, MIN_SLICE};
+pub use slicing::{Slicing, MAX_ARMS, MAX_SLICE, MIN_SLICE};
 pub use subscribe::{
     run_subscriptions, ConnectionFailureKind, FailureStage, MessageFailureKind, PerConnectionRate,
     SubscribeConnections, SubscribeControl, SubscribeFailureExample, SubscribeLive, SubscribePhase,

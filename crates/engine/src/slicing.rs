@@ -18,6 +18,9 @@ pub const MIN_SLICE: Duration = Duration::from_millis(20);
 /// Longest slice accepted: slices are meant to be short (so both arms see the same
 /// conditions), and the result profiles a slice in bins of 10 ms.
 pub const MAX_SLICE: Duration = Duration::from_secs(60);
+/// Most arms a slicing takes: a block's order is drawn on the stack, per request, in an
+/// array this long.
+pub const MAX_ARMS: usize = 64;
 
 /// The time slices a run of one arm sends in (see the module's description).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -56,15 +59,20 @@ impl Slicing {
         let block_len = arms.saturating_mul(2);
         let (block, pos) = (index / block_len, index % block_len);
         let pos = if pos < arms { pos } else { block_len - 1 - pos };
-        // Fisher–Yates, stopped once position `pos` is drawn.
-        let mut order: Vec<u64> = (0..arms).collect();
+        // Fisher–Yates on the stack (this runs for every request sent), stopped once
+        // position `pos` is drawn; `check` keeps `arms` within the array.
+        let arms = arms.min(MAX_ARMS as u64);
+        let mut order = [0u8; MAX_ARMS];
+        for (i, o) in order.iter_mut().enumerate().take(arms as usize) {
+            *o = i as u8;
+        }
         let mut state = splitmix64(self.seed ^ splitmix64(block));
-        for i in 0..=pos as usize {
+        for i in 0..=(pos.min(arms - 1)) as usize {
             state = splitmix64(state);
             let j = i + (state % (arms - i as u64)) as usize;
             order.swap(i, j);
         }
-        order[pos as usize] as usize
+        order[pos.min(arms - 1) as usize] as usize
     }
 
     /// When slice `index` starts.
@@ -112,6 +120,12 @@ impl Slicing {
         let bad = |m: String| Err(EngineError::InvalidPlan(m));
         if self.arms < 2 {
             return bad(format!("slicing needs at least 2 arms (got {})", self.arms));
+        }
+        if self.arms > MAX_ARMS {
+            return bad(format!(
+                "slicing takes at most {MAX_ARMS} arms (got {})",
+                self.arms
+            ));
         }
         if self.arm >= self.arms {
             return bad(format!(
