@@ -23,6 +23,20 @@ fn unknown_manifest_field_names_file_line_and_field() {
 }
 
 #[test]
+fn a_workload_both_served_and_unsupported_is_refused() {
+    let out = list_with_manifest(|t| format!("{t}\n[unsupported]\nfixture = \"no\"\n"));
+    out.assert_exit(2);
+    let e = &out.stderr;
+    assert!(
+        e.contains("fx-good/target.toml") && e.contains("'fixture'"),
+        "{e}"
+    );
+    let out = list_with_manifest(|t| format!("{t}\n[unsupported]\nother = \" \"\n"));
+    out.assert_exit(2);
+    assert!(out.stderr.contains("say why"), "{}", out.stderr);
+}
+
+#[test]
 fn malformed_duration_in_manifest_is_explained() {
     let out =
         list_with_manifest(|t| t.replace("ready_timeout = \"10s\"", "ready_timeout = \"soon\""));
@@ -45,7 +59,7 @@ fn unknown_target_and_scenario_list_the_valid_ones() {
     let out = e2e().scenarios("nope").go();
     assert!(out
         .stderr
-        .contains("unknown scenario 'nope'; valid scenarios: cold, cold-small, depth, hello"));
+        .contains("unknown scenario 'nope'; valid scenarios: batching, cold, cold-small, defer, depth, distinct, hello"));
 
     let out = Gqlbench::run("nosuite").root(fixtures()).go();
     assert!(

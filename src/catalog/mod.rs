@@ -2,8 +2,12 @@
 //! (`scenarios/<suite>/<name>.toml`, operations under `scenarios/queries` and
 //! `scenarios/expected`). Adding a target or a scenario is adding files; nothing here
 //! lists them by name.
+pub mod distinct;
+pub mod forms;
 pub mod humantime_serde_compat;
+pub mod incremental;
 pub mod operation;
+pub mod persisted;
 pub mod scenario;
 pub mod target_def;
 pub mod vars;

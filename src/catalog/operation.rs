@@ -61,11 +61,25 @@ pub struct OperationDef {
     /// `scenarios/expected/<name>.json`, where `cases` came from.
     pub expected_path: PathBuf,
     pub cases: Vec<OperationCase>,
+    /// The document asks for incremental delivery (`@defer`/`@stream`): its answer comes
+    /// in parts (`super::incremental`).
+    pub incremental: bool,
+    /// How the scenario's kinds have it sent: in batches, as persisted queries, as
+    /// distinct copies (`super::forms`).
+    pub form: super::forms::OperationForm,
 }
 
 impl OperationDef {
-    /// The engine's form: one pre-serialized request body per case.
+    /// The engine's form: one pre-serialized request body per case; in batches, one body
+    /// per case holding it and the cases after it (wrapping around), so variables vary
+    /// within and between batches.
     pub fn to_engine(&self, weight: u32) -> gqlbench_engine::Operation {
+        if let Some(n) = self.form.batch {
+            return self.batched(weight, n);
+        }
+        if let Some(op) = self.form.distinct.and_then(|n| self.copied(weight, n)) {
+            return op;
+        }
         gqlbench_engine::Operation {
             name: self.name.clone(),
             weight,
@@ -73,11 +87,27 @@ impl OperationDef {
                 .cases
                 .iter()
                 .map(|c| {
-                    let (body, unique) = c.body(&self.document);
+                    let (body, unique, persisted) = match self.form.persisted {
+                        // A persisted query's requests are its case's own: no unique number.
+                        Some(m) => {
+                            let (full, p) =
+                                super::persisted::forms(&self.document, c.variables.as_ref(), m);
+                            (full, None, Some(p))
+                        }
+                        None => {
+                            let (body, unique) = c.body(&self.document);
+                            (body, unique, None)
+                        }
+                    };
                     gqlbench_engine::Variant {
                         body: body.into(),
                         expected_data: Some(c.data.clone()),
                         unique,
+                        batch: None,
+                        incremental: self
+                            .incremental
+                            .then(|| super::incremental::ACCEPT.to_string()),
+                        persisted,
                     }
                 })
                 .collect(),
@@ -202,10 +232,12 @@ pub fn load_operation(scenarios: &Path, name: &str) -> Result<OperationDef> {
     }
     Ok(OperationDef {
         name: name.to_string(),
+        incremental: super::incremental::asks_incremental(&document),
         document,
         document_path: doc_path,
         expected_path: exp_path,
         cases,
+        form: Default::default(),
     })
 }
 
@@ -261,6 +293,43 @@ mod tests {
             let e = check_document(doc, f).unwrap_err().to_string();
             assert!(e.contains(why) && e.contains("q.graphql"), "{doc:?}: {e}");
         }
+    }
+
+    #[test]
+    fn batches_hold_consecutive_cases_and_their_answers() {
+        let op = OperationDef {
+            name: "x/op".into(),
+            document: "query Q($id: ID!) { user(id: $id) { id } }".into(),
+            document_path: PathBuf::new(),
+            expected_path: PathBuf::new(),
+            cases: (0..3)
+                .map(|i| OperationCase {
+                    variables: Some(serde_json::json!({ "id": i.to_string() })),
+                    data: serde_json::json!({"user": {"id": i.to_string()}}),
+                    unique: None,
+                })
+                .collect(),
+            incremental: false,
+            form: super::super::forms::OperationForm {
+                batch: Some(4),
+                ..Default::default()
+            },
+        };
+        let e = op.to_engine(2);
+        assert_eq!((e.weight, e.variants.len()), (2, 3));
+        let v = &e.variants[2];
+        assert_eq!(v.batch, Some(4));
+        let sent: Value = serde_json::from_slice(&v.body).unwrap();
+        let ids: Vec<&str> = sent
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["variables"]["id"].as_str().unwrap())
+            .collect();
+        assert_eq!(ids, ["2", "0", "1", "2"]);
+        let want = v.expected_data.as_ref().unwrap().as_array().unwrap();
+        assert_eq!(want.len(), 4);
+        assert_eq!(want[1], serde_json::json!({"user": {"id": "0"}}));
     }
 
     #[test]

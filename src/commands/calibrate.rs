@@ -101,6 +101,9 @@ fn static_op() -> Operation {
             body: bytes::Bytes::from_static(br#"{"query":"{ __typename }"}"#),
             expected_data: Some(serde_json::json!({"__typename": "Query"})),
             unique: None,
+            batch: None,
+            incremental: None,
+            persisted: None,
         }],
     }
 }

@@ -155,6 +155,12 @@ pub trait Kind: std::fmt::Debug + Send + Sync {
         self.inner().is_none_or(|k| k.reads_operations())
     }
 
+    /// How the scenario's operations are sent: in batches, as persisted queries, as
+    /// distinct copies (each decorator sets its part over its inner kind's).
+    fn form(&self) -> crate::catalog::forms::OperationForm {
+        self.inner().map(|k| k.form()).unwrap_or_default()
+    }
+
     /// Every load a trial may run, checked against the engine before anything starts.
     fn loads(&self, load: &Load) -> Vec<Load> {
         match self.inner() {

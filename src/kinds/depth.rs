@@ -143,6 +143,9 @@ pub fn check(endpoint: &Endpoint, plan: &Depth, timeout: Duration) -> DepthCheck
         body: request_body(&plan.rejected_document, None).into(),
         expected_data: None,
         unique: None,
+        batch: None,
+        incremental: None,
+        persisted: None,
     };
     let v = check_once(endpoint, &probe, timeout);
     let (rejected, detail) = judge_refusal(v.status, &v.body, &v.detail);

@@ -7,13 +7,17 @@
 //!
 //! Adding a kind: one file here, and one line in [`REGISTRY`].
 pub mod ab;
+pub mod batching;
 pub mod cold_start;
 pub mod connection_sweep;
 pub mod database;
 pub mod depth;
+pub mod distinct;
+pub mod incremental;
 pub mod latency_at_rate;
 pub mod long_run;
 pub mod overhead;
+pub mod persisted;
 pub mod rate_sweep;
 pub mod response_cache;
 pub mod subscriptions;
@@ -33,6 +37,10 @@ pub const REGISTRY: &[&KindDef] = &[
     &cold_start::DEF,
     &database::DEF,
     &depth::DEF,
+    &batching::DEF,
+    &incremental::DEF,
+    &persisted::DEF,
+    &distinct::DEF,
     &long_run::DEF,
     &overhead::DEF,
     &response_cache::DEF,

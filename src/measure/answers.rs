@@ -91,6 +91,8 @@ mod tests {
                 document_path: PathBuf::from(format!("queries/{name}.graphql")),
                 expected_path: PathBuf::from(format!("expected/{name}.json")),
                 cases: Vec::new(),
+                incremental: false,
+                form: Default::default(),
             },
             1,
         )

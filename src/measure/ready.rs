@@ -47,6 +47,9 @@ pub fn typename_variant() -> Variant {
         body: Bytes::from_static(br#"{"query":"{ __typename }"}"#),
         expected_data: None,
         unique: None,
+        batch: None,
+        incremental: None,
+        persisted: None,
     }
 }
 

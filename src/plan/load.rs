@@ -263,6 +263,9 @@ pub fn placeholder_operation() -> gqlbench_engine::Operation {
             body: bytes::Bytes::from_static(b"{}"),
             expected_data: None,
             unique: None,
+            batch: None,
+            incremental: None,
+            persisted: None,
         }],
     }
 }

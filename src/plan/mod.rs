@@ -30,6 +30,9 @@ pub struct ScenarioPlan<K: ?Sized> {
     pub workload: String,
     pub operations: Vec<(OperationDef, u32)>,
     pub targets: Vec<TargetDef>,
+    /// Targets that say they cannot serve the workload (`[unsupported]`), with why: listed
+    /// in the results, never started.
+    pub not_supported: Vec<(String, String)>,
     pub load: Load,
     /// Trials per target always run (the minimum rounds).
     pub trials: u32,

@@ -93,11 +93,11 @@ pub fn resolve(
     let mut operations = Vec::new();
     if kind.reads_operations() {
         for o in &f.operations {
-            operations.push((
-                cat.operation(&o.name)
-                    .map_err(|e| bad(format!("operation '{}': {e:#}", o.name)))?,
-                o.weight,
-            ));
+            let mut def = cat
+                .operation(&o.name)
+                .map_err(|e| bad(format!("operation '{}': {e:#}", o.name)))?;
+            def.form = kind.form();
+            operations.push((def, o.weight));
         }
     }
     let mut targets: Vec<TargetDef> = match &f.targets {
@@ -119,6 +119,17 @@ pub fn resolve(
     if !args.targets.is_empty() {
         targets.retain(|t| args.targets.contains(&t.name));
     }
+    let not_supported: Vec<(String, String)> = cat
+        .targets
+        .iter()
+        .filter(|t| t.base.is_none() && !targets.iter().any(|r| r.name == t.name))
+        .filter(|t| args.targets.is_empty() || args.targets.contains(&t.name))
+        .filter(|t| f.targets.as_ref().is_none_or(|n| n.contains(&t.name)))
+        .filter_map(|t| {
+            let why = t.unsupported.get(&f.workload)?;
+            Some((t.name.clone(), why.clone()))
+        })
+        .collect();
     let graph = def.graph()?;
     if let Some(sg) = &f.subgraphs {
         for (name, spec) in &sg.delays {
@@ -169,6 +180,7 @@ pub fn resolve(
         workload: f.workload.clone(),
         operations,
         targets,
+        not_supported,
         trials: kind.trials(trials),
         precision: crate::plan::Precision {
             min_rounds: kind.trials(trials),

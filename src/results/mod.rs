@@ -149,6 +149,17 @@ pub struct ScenarioResult {
     pub by_kind: KindData,
 }
 
+/// A target that says it cannot serve a scenario's workload (its `[unsupported]` table):
+/// listed, not run, not a failure.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct NotSupported {
+    pub target: String,
+    pub why: String,
+}
+
+/// The scenario's targets that cannot serve its workload.
+pub const NOT_SUPPORTED: Key<Vec<NotSupported>> = Key::new("not_supported");
+
 /// The rounds of a scenario: each measures every target once (see `summary::rounds`).
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
 pub struct RoundsInfo {
@@ -372,5 +383,6 @@ pub fn kind_name(k: gqlbench_engine::FailureKind) -> &'static str {
         K::GraphqlError => "graphql_error",
         K::WrongData => "wrong_data",
         K::Headers => "headers",
+        K::Protocol => "protocol",
     }
 }

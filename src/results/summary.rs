@@ -10,7 +10,7 @@ use super::{GcStats, MemoryTrend};
 
 /// Summary of a target's valid trials in one scenario. Derived from the trials; stored so
 /// that scripts need not recompute it.
-#[derive(Serialize, Deserialize, Debug, Clone)]
+#[derive(Serialize, Deserialize, Debug, Clone, Default)]
 pub struct TargetSummary {
     pub trials: u32,
     pub valid_trials: u32,

@@ -54,6 +54,17 @@ pub fn result(sp: &ScenarioPlan) -> ScenarioResult {
         load: sp.load.info(),
         ..Default::default()
     };
+    if !sp.not_supported.is_empty() {
+        let list: Vec<_> = sp
+            .not_supported
+            .iter()
+            .map(|(target, why)| crate::results::NotSupported {
+                target: target.clone(),
+                why: why.clone(),
+            })
+            .collect();
+        s.by_kind.set(&crate::results::NOT_SUPPORTED, &list);
+    }
     sp.kind.describe(&mut s);
     s
 }

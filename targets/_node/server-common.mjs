@@ -75,6 +75,38 @@ export function serveHttp(name, server, { alsoClose } = {}) {
   return server;
 }
 
+// GQLBENCH_BATCHING=<n> (a scenario's [batching]): the server turns on its own batching of
+// operations sent as a JSON array, for batches of at least n; unset (every other scenario)
+// it stays off, each server's default. Returns n, or 0 when off.
+export function batchingFromEnv() {
+  const v = process.env.GQLBENCH_BATCHING;
+  if (v === undefined || v === '') return 0;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1) {
+    console.error(`invalid GQLBENCH_BATCHING ${JSON.stringify(v)}: a whole number of operations per batch`);
+    process.exit(2);
+  }
+  return n;
+}
+
+// Yoga's (and Hive Gateway's) option for it: its default limit is 10 per request.
+export function yogaBatching() {
+  const n = batchingFromEnv();
+  return n ? { batching: { limit: n } } : {};
+}
+
+// GQLBENCH_INCREMENTAL=1 (a scenario's [incremental]): the server turns on incremental
+// delivery (@defer/@stream, answered in multipart/mixed parts); unset, it stays as shipped.
+export function incrementalFromEnv() {
+  return process.env.GQLBENCH_INCREMENTAL === '1';
+}
+
+// GQLBENCH_APQ=1 (a scenario's [persisted]): the server turns on automatic persisted
+// queries where they are off by default; unset, it stays as shipped.
+export function apqFromEnv() {
+  return process.env.GQLBENCH_APQ === '1';
+}
+
 // Read a request body as a UTF-8 string (for the targets without a framework).
 export const MAX_BODY_BYTES = 1 << 20;
 export function readBody(req) {

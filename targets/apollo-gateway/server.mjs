@@ -17,7 +17,7 @@ import {
   ApolloServerPluginSchemaReportingDisabled,
 } from '@apollo/server/plugin/disabled';
 import { ApolloGateway } from '@apollo/gateway';
-import { HOST, PORT, GRAPHQL_PATH, readBody, sendError, logReady, onShutdown, closeHttpServer } from '../_node/server-common.mjs';
+import { HOST, PORT, GRAPHQL_PATH, batchingFromEnv, readBody, sendError, logReady, onShutdown, closeHttpServer } from '../_node/server-common.mjs';
 import { readSupergraph } from '../_federation/gateway-common.mjs';
 
 // Only warnings and errors (no per-request lines).
@@ -27,6 +27,8 @@ const gateway = new ApolloGateway({ supergraphSdl: readSupergraph(), logger: qui
 const server = new ApolloServer({
   gateway,
   logger: quiet,
+  // Off unless a batching scenario asks (the default).
+  allowBatchedHttpRequests: batchingFromEnv() > 0,
   plugins: [
     ApolloServerPluginLandingPageDisabled(),
     ApolloServerPluginUsageReportingDisabled(),

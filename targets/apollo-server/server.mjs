@@ -31,7 +31,7 @@ import { WebSocketServer } from 'ws';
 import { typeDefs, DEPTH_LIMIT } from '../_node/index.mjs';
 import { dataSourceFromEnv } from '../_node/db.mjs';
 import { TICKS_TOPIC, closeWebSockets, tickerFromEnv } from '../_node/subscriptions.mjs';
-import { GRAPHQL_PATH, serveHttp } from '../_node/server-common.mjs';
+import { GRAPHQL_PATH, batchingFromEnv, serveHttp } from '../_node/server-common.mjs';
 import { responseCacheFromEnv } from '../_node/response-cache.mjs';
 
 const ticker = tickerFromEnv('apollo-server');
@@ -59,7 +59,13 @@ if (cache) {
   plugins.push(ApolloServerPluginCacheControl({ defaultMaxAge: cache.ttlMs / 1000 }), responseCachePlugin());
 }
 
-const apollo = new ApolloServer({ schema, validationRules: [depthRule], plugins });
+const apollo = new ApolloServer({
+  schema,
+  validationRules: [depthRule],
+  plugins,
+  // Off unless a batching scenario asks (Apollo Server's default; it has no size limit).
+  allowBatchedHttpRequests: batchingFromEnv() > 0,
+});
 await apollo.start();
 
 const app = express();

@@ -24,7 +24,7 @@ import { WebSocketServer } from 'ws';
 import { typeDefs, DEPTH_LIMIT } from '../_node/index.mjs';
 import { dataSourceFromEnv } from '../_node/db.mjs';
 import { TICKS_TOPIC, closeWebSockets, tickerFromEnv } from '../_node/subscriptions.mjs';
-import { GRAPHQL_PATH, serveHttp } from '../_node/server-common.mjs';
+import { GRAPHQL_PATH, incrementalFromEnv, serveHttp, yogaBatching } from '../_node/server-common.mjs';
 import { responseCacheFromEnv } from '../_node/response-cache.mjs';
 
 const ticker = tickerFromEnv('graphql-yoga');
@@ -37,6 +37,14 @@ const data = await dataSourceFromEnv({
 const eventTarget = new EventTarget();
 setMaxListeners(0, eventTarget);
 const pubsub = createPubSub({ eventTarget });
+
+// Incremental delivery: Yoga's own plugin (it adds @defer and @stream to the schema and
+// answers them in multipart/mixed parts, or SSE), only when a scenario asks.
+const incrementalPlugins = [];
+if (incrementalFromEnv()) {
+  const { useDeferStream } = await import('@graphql-yoga/plugin-defer-stream');
+  incrementalPlugins.push(useDeferStream());
+}
 
 const cache = responseCacheFromEnv('graphql-yoga');
 const cachePlugins = [];
@@ -53,7 +61,8 @@ const yoga = createYoga({
   graphqlEndpoint: GRAPHQL_PATH,
   graphiql: false,
   landingPage: false,
-  plugins: [maxDepthPlugin({ n: DEPTH_LIMIT }), ...cachePlugins],
+  plugins: [maxDepthPlugin({ n: DEPTH_LIMIT }), ...cachePlugins, ...incrementalPlugins],
+  ...yogaBatching(),
   ...(data.makeContext ? { context: () => data.makeContext() } : {}),
 });
 

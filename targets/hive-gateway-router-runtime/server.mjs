@@ -11,7 +11,7 @@
 import { createServer } from 'node:http';
 import { createGatewayRuntime } from '@graphql-hive/gateway';
 import { unifiedGraphHandler } from '@graphql-hive/router-runtime';
-import { serveHttp } from '../_node/server-common.mjs';
+import { serveHttp, yogaBatching } from '../_node/server-common.mjs';
 import { supergraphPath } from '../_federation/gateway-common.mjs';
 
 const gateway = createGatewayRuntime({
@@ -21,6 +21,7 @@ const gateway = createGatewayRuntime({
   landingPage: false,
   graphiql: false,
   logging: 'warn',
+  ...yogaBatching(),
 });
 
 const server = serveHttp('hive-gateway-router-runtime', createServer(gateway));

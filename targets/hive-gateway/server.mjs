@@ -14,7 +14,7 @@
 
 import { createServer } from 'node:http';
 import { createGatewayRuntime } from '@graphql-hive/gateway';
-import { serveHttp } from '../_node/server-common.mjs';
+import { incrementalFromEnv, serveHttp, yogaBatching } from '../_node/server-common.mjs';
 import { makeGateway } from '../_federation/hive-runtime.mjs';
 import { selectedPlugins } from './plugins.mjs';
 import { responseCacheFromEnv } from '../_node/response-cache.mjs';
@@ -53,6 +53,9 @@ if (cache) {
 
 const gateway = makeGateway(createGatewayRuntime, {
   ...caching,
+  ...yogaBatching(),
+  // Incremental delivery (@defer/@stream) only when a scenario asks: off by default.
+  ...(incrementalFromEnv() ? { deferStream: true } : {}),
   // The extensibility suite's variants (targets/hive-gateway-*) load one customization.
   plugins: (ctx) => [...(tracing ? [tracing(ctx)] : []), ...selectedPlugins(), countExecutions],
 });

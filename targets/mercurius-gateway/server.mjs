@@ -13,7 +13,7 @@
 
 import Fastify from 'fastify';
 import mercuriusGateway from '@mercuriusjs/gateway';
-import { HOST, PORT, GRAPHQL_PATH, logReady, onShutdown } from '../_node/server-common.mjs';
+import { HOST, PORT, GRAPHQL_PATH, batchingFromEnv, logReady, onShutdown } from '../_node/server-common.mjs';
 import { subgraphUrls } from '../_federation/gateway-common.mjs';
 
 const app = Fastify({ logger: false, forceCloseConnections: true });
@@ -21,6 +21,8 @@ const app = Fastify({ logger: false, forceCloseConnections: true });
 app.register(mercuriusGateway, {
   path: GRAPHQL_PATH,
   graphiql: false,
+  // Off unless a batching scenario asks (the default).
+  allowBatchedQueries: batchingFromEnv() > 0,
   gateway: {
     services: subgraphUrls().map(({ name, url }) => ({ name, url, mandatory: true })),
   },

@@ -18,7 +18,7 @@ import mercurius from 'mercurius';
 import { typeDefs, mergeResolvers, DEPTH_LIMIT } from '../_node/index.mjs';
 import { dataSourceFromEnv } from '../_node/db.mjs';
 import { TICKS_TOPIC, closeWebSockets, tickerFromEnv } from '../_node/subscriptions.mjs';
-import { HOST, PORT, GRAPHQL_PATH, logReady, onShutdown } from '../_node/server-common.mjs';
+import { HOST, PORT, GRAPHQL_PATH, apqFromEnv, batchingFromEnv, logReady, onShutdown } from '../_node/server-common.mjs';
 
 const ticker = tickerFromEnv('mercurius');
 const data = await dataSourceFromEnv({
@@ -49,6 +49,11 @@ app.register(mercurius, {
   jit: process.env.GQLBENCH_MERCURIUS_JIT === '0' ? 0 : 1,
   queryDepth: DEPTH_LIMIT,
   subscription: true,
+  // Off unless a batching scenario asks (Mercurius' default; no size limit).
+  allowBatchedQueries: batchingFromEnv() > 0,
+  // Automatic persisted queries only when a scenario asks (off by default): Mercurius' own
+  // provider, an LRU of 1024 documents.
+  ...(apqFromEnv() ? { persistedQueryProvider: mercurius.persistedQueryDefaults.automatic() } : {}),
   ...(data.makeContext ? { context: () => data.makeContext() } : {}),
 });
 

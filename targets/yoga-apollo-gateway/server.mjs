@@ -8,7 +8,7 @@ import { createServer } from 'node:http';
 import { ApolloGateway } from '@apollo/gateway';
 import { useApolloFederation } from '@envelop/apollo-federation';
 import { createYoga } from 'graphql-yoga';
-import { GRAPHQL_PATH, serveHttp } from '../_node/server-common.mjs';
+import { GRAPHQL_PATH, serveHttp, yogaBatching } from '../_node/server-common.mjs';
 import { readSupergraph } from '../_federation/gateway-common.mjs';
 
 const quiet = { debug() {}, info() {}, warn: console.warn, error: console.error };
@@ -20,5 +20,6 @@ const yoga = createYoga({
   graphqlEndpoint: GRAPHQL_PATH,
   graphiql: false,
   landingPage: false,
+  ...yogaBatching(),
 });
 serveHttp('yoga-apollo-gateway', createServer(yoga), { alsoClose: () => gateway.stop() });

@@ -17,7 +17,7 @@ import { stitchSchemas } from '@graphql-tools/stitch';
 import { federationToStitchingSDL, stitchingDirectives } from '@graphql-tools/stitching-directives';
 import { buildSchema } from 'graphql';
 import { createYoga } from 'graphql-yoga';
-import { GRAPHQL_PATH, serveHttp } from '../_node/server-common.mjs';
+import { GRAPHQL_PATH, serveHttp, yogaBatching } from '../_node/server-common.mjs';
 import { subgraphUrls } from '../_federation/gateway-common.mjs';
 
 const NAME = 'yoga-stitching';
@@ -60,5 +60,6 @@ const yoga = createYoga({
   graphqlEndpoint: GRAPHQL_PATH,
   graphiql: false,
   landingPage: false,
+  ...yogaBatching(),
 });
 serveHttp(NAME, createServer(yoga));

@@ -4,6 +4,12 @@
 //! cargo run --release -p gqlbench-engine --example static_load -- [connections] [seconds] [pipelining] [rate]
 //! (rate > 0 selects the open model at that rate, rate < 0 only serves for `seconds`;
 //! server CPU 1, engine CPU 0.)
+//!
+//! PARTS=3 makes it an incremental request: the same answer comes as three
+//! `multipart/mixed` parts (chunked, each part written on its own), read part by part,
+//! checked and merged by the engine. Comparing its req per CPU-second with PARTS=1's (the
+//! default, one JSON answer) is the cost of the incremental reader; ONE_WRITE=1 sends an
+//! answer's parts in one write, leaving out the cost of reading them one by one.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -22,8 +28,32 @@ fn pin(cpu: usize) {
     }
 }
 
-/// Answers every complete request in the buffer with the same response.
-async fn serve(mut s: tokio::net::TcpStream, resp: Arc<Vec<u8>>) {
+/// The answer in three parts: head and first part, then each later part as its own chunk.
+fn three_parts() -> Vec<Vec<u8>> {
+    let part = |json: &str| {
+        let p = format!("\r\n---\r\nContent-Type: application/json; charset=utf-8\r\n\r\n{json}");
+        format!("{:x}\r\n{p}\r\n", p.len())
+    };
+    let first =
+        part(r#"{"data":{"user":{"id":"123","email":"user123@example.com"}},"hasNext":true}"#);
+    let second = part(
+        r#"{"incremental":[{"data":{"firstName":"First123","lastName":"Last123"},"path":["user"]}],"hasNext":true}"#,
+    );
+    let last = r#"{"incremental":[{"data":{"createdAt":"2024-01-01T00:00:00Z"},"path":["user"]}],"hasNext":false}"#;
+    let last = format!(
+        "\r\n---\r\nContent-Type: application/json; charset=utf-8\r\n\r\n{last}\r\n-----\r\n"
+    );
+    let last = format!("{:x}\r\n{last}\r\n0\r\n\r\n", last.len());
+    vec![
+        format!("HTTP/1.1 200 OK\r\nContent-Type: multipart/mixed; boundary=\"-\"\r\nTransfer-Encoding: chunked\r\n\r\n{first}").into_bytes(),
+        second.into_bytes(),
+        last.into_bytes(),
+    ]
+}
+
+/// Answers every complete request in the buffer with the same response, written in its
+/// pieces (one piece: all pending answers in one write).
+async fn serve(mut s: tokio::net::TcpStream, resp: Arc<Vec<Vec<u8>>>) {
     let mut buf = vec![0u8; 4096];
     let mut have = 0;
     let mut out = Vec::new();
@@ -50,7 +80,15 @@ async fn serve(mut s: tokio::net::TcpStream, resp: Arc<Vec<u8>>) {
                 break;
             }
             pos += head + len;
-            out.extend_from_slice(&resp);
+            if resp.len() == 1 {
+                out.extend_from_slice(&resp[0]);
+                continue;
+            }
+            for piece in resp.iter() {
+                if s.write_all(piece).await.is_err() {
+                    return;
+                }
+            }
         }
         buf.copy_within(pos..have, 0);
         have -= pos;
@@ -75,13 +113,23 @@ fn main() {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
     listener.set_nonblocking(true).expect("nonblocking");
     let addr = listener.local_addr().expect("addr");
-    let resp = Arc::new(
-        format!(
+    let parts = std::env::var("PARTS")
+        .ok()
+        .and_then(|p| p.parse::<u32>().ok())
+        .unwrap_or(1);
+    // ONE_WRITE=1 writes the parts of an answer together (the reader's parsing alone).
+    let together = std::env::var("ONE_WRITE").is_ok_and(|v| v == "1");
+    let resp = Arc::new(if parts == 3 && together {
+        vec![three_parts().concat()]
+    } else if parts == 3 {
+        three_parts()
+    } else {
+        vec![format!(
             "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{BODY}",
             BODY.len()
         )
-        .into_bytes(),
-    );
+        .into_bytes()]
+    });
     std::thread::spawn(move || {
         pin(1);
         let rt = tokio::runtime::Builder::new_current_thread()
@@ -116,6 +164,9 @@ fn main() {
                 serde_json::from_str::<serde_json::Value>(BODY).expect("json")["data"].clone(),
             ),
             unique: None,
+            batch: None,
+            incremental: (parts == 3).then(|| "multipart/mixed".to_string()),
+            persisted: None,
         }],
     };
     let schedule = if rate > 0.0 {
@@ -153,6 +204,9 @@ fn main() {
         "latency p50 {}us p99 {}us max {}us; pinned {:?}",
         r.latency.p50_us, r.latency.p99_us, r.latency.max_us, r.pinned_cpus
     );
+    if let Some(f) = &r.first_part {
+        println!("first part p50 {}us p99 {}us", f.p50_us, f.p99_us);
+    }
     if r.failed > 0 {
         println!(
             "failures {:?}; examples {:?}",

@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 use crate::conn;
 use crate::endpoint::Endpoint;
 use crate::plan::Variant;
-use crate::validate::{judge, FailureKind};
+use crate::validate::{judge_variant, FailureKind};
 
 /// The outcome of [`check_once`].
 #[derive(Debug, Clone, PartialEq)]
@@ -76,8 +76,9 @@ pub fn check_with_headers(
             .iter()
             .map(|(k, v)| format!("{k}: {v}\r\n"))
             .collect();
+        let accept = variant.incremental.as_deref().unwrap_or("application/json");
         let mut req = format!(
-            "POST {} HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nAccept: application/json\r\n{extra}Content-Length: {}\r\n\r\n",
+            "POST {} HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nAccept: {accept}\r\n{extra}Content-Length: {}\r\n\r\n",
             endpoint.path,
             endpoint.host,
             variant.body.len()
@@ -95,7 +96,13 @@ pub fn check_with_headers(
             Ok(r) => {
                 let body = c.body(&r).to_vec();
                 let head = c.head(&r).to_vec();
-                let verdict = judge(r.status, &body, variant.expected_data.as_ref());
+                let verdict = judge_variant(
+                    r.status,
+                    &head,
+                    &body,
+                    variant.expected_data.as_ref(),
+                    variant.shape(),
+                );
                 let (failure, detail) = match verdict {
                     Ok(()) => (None, String::new()),
                     Err((k, d)) => (Some(k), d),

@@ -184,11 +184,27 @@ impl Conn {
     pub async fn next_response(
         &mut self,
         deadline: Instant,
+        timer: Pin<&mut Sleep>,
+    ) -> Result<Response, ReadError> {
+        self.next_response_with(deadline, timer, |_, _| {}).await
+    }
+
+    /// [`Conn::next_response`], telling `progress` the head and the body received so far
+    /// each time more of an incomplete response has arrived (an incremental response's
+    /// parts are timed as they come).
+    pub async fn next_response_with(
+        &mut self,
+        deadline: Instant,
         mut timer: Pin<&mut Sleep>,
+        mut progress: impl FnMut(&[u8], &[u8]),
     ) -> Result<Response, ReadError> {
         loop {
             if let Some(r) = self.parse_buffered()? {
                 return Ok(r);
+            }
+            let pending = &self.buf[self.start..self.end];
+            if let Some((head_len, body)) = self.parser.partial(pending) {
+                progress(&pending[..head_len], body);
             }
             self.make_room()?;
             let space = self.buf.len() - self.end;

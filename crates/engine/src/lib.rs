@@ -24,12 +24,14 @@ mod check;
 mod conn;
 mod endpoint;
 mod error;
+mod failure;
 mod harness;
 mod headers;
 mod hist;
 mod limits;
 mod live;
 mod load;
+mod multipart;
 pub mod net;
 mod parse;
 mod plan;
@@ -40,6 +42,7 @@ mod slicing;
 mod subscribe;
 mod timer;
 mod validate;
+mod variant;
 pub mod wsio;
 
 pub use canonical::{canonical_eq, diff as canonical_diff, to_canonical_string};
@@ -51,12 +54,12 @@ pub use hist::{decode_hist, encode_hist, new_latency, summarize as summarize_his
 pub use live::{LiveStats, Phase};
 pub use load::{run, LATE_THRESHOLD};
 pub use plan::{
-    Control, Extend, LoadPlan, Operation, Schedule, Stop, UniqueNumber, Variant, MAX_PIPELINING,
-    MAX_SPAN,
+    Control, Extend, LoadPlan, Operation, Persisted, Schedule, Stop, UniqueNumber, Variant,
+    MAX_BATCH, MAX_PIPELINING, MAX_SPAN,
 };
 pub use result::{
-    ConnectionSpread, FailureExample, LatencySummary, LoadResult, OperationCounts, SecondSample,
-    SliceSample, SLICE_PROFILE_BIN,
+    ConnectionSpread, FailureExample, LatencySummary, LoadResult, OperationCounts, PersistedCounts,
+    SecondSample, SliceSample, SLICE_PROFILE_BIN,
 };
 pub use schedule::{Curve, Stage, Stages};
 pub use slicing::{Slicing, MAX_ARMS, MAX_SLICE, MIN_SLICE};
@@ -65,4 +68,4 @@ pub use subscribe::{
     SubscribeConnections, SubscribeControl, SubscribeFailureExample, SubscribeLive, SubscribePhase,
     SubscribePlan, SubscribeResult, SubscribeSecond, SubscribeTransport, GRAPHQL_TRANSPORT_WS,
 };
-pub use validate::{judge, FailureKind};
+pub use validate::{judge, judge_variant, FailureKind};

@@ -93,6 +93,19 @@ impl Parser {
         }
     }
 
+    /// The response in progress as received so far: its head's length and the body bytes
+    /// that have arrived (decoded, for a chunked body: whole chunks only). None before its
+    /// head is complete. `buf` starts at the response's first byte.
+    pub fn partial<'a>(&'a self, buf: &'a [u8]) -> Option<(usize, &'a [u8])> {
+        let h = self.head?;
+        let body = match h.framing {
+            Framing::Chunked => &self.chunked_body[..],
+            Framing::Length(n) => &buf[h.len.min(buf.len())..(h.len + n).min(buf.len())],
+            Framing::UntilClose => &buf[h.len.min(buf.len())..],
+        };
+        Some((h.len, body))
+    }
+
     /// True when a response head has been read but not the whole response.
     pub fn in_progress(&self) -> bool {
         self.head.is_some()

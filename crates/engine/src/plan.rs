@@ -9,8 +9,6 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
 
-use bytes::Bytes;
-
 use crate::endpoint::Endpoint;
 use crate::error::EngineError;
 use crate::headers::HeaderRule;
@@ -18,28 +16,7 @@ use crate::live::LiveStats;
 use crate::schedule::{Curve, Stages};
 use crate::slicing::Slicing;
 
-/// One concrete request of an operation (one set of variables) and its expected answer.
-#[derive(Debug, Clone)]
-pub struct Variant {
-    /// Full JSON request body, e.g. `{"query":"...","variables":{...}}`.
-    pub body: Bytes,
-    /// Expected value of `data`; `None` checks only status, JSON, no errors, data non-null.
-    pub expected_data: Option<serde_json::Value>,
-    /// A number in the body that every request replaces with one no other request of this
-    /// process has sent (a response cache then sees a new request each time).
-    pub unique: Option<UniqueNumber>,
-}
-
-/// Where a variant's body holds a decimal number to be made unique per request: the
-/// `len` bytes at `at` (the number the body was written with, so the body as it stands is
-/// a valid request) are replaced by `from + n`, with `n` counting up over the whole
-/// process (every run, every worker). The answer must not depend on the number.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct UniqueNumber {
-    pub at: usize,
-    pub len: usize,
-    pub from: u64,
-}
+pub use crate::variant::{Persisted, UniqueNumber, Variant, MAX_BATCH};
 
 /// A named GraphQL operation; its variants are used in turn so variables vary per request.
 #[derive(Debug, Clone)]
@@ -167,6 +144,9 @@ impl LoadPlan {
                 return bad(format!("operation {:?} has no variants", op.name));
             }
             for v in &op.variants {
+                v.check_form().map_err(|m| {
+                    EngineError::InvalidPlan(format!("operation {:?}: {m}", op.name))
+                })?;
                 if let Some(u) = v.unique {
                     let digits = v.body.get(u.at..u.at.saturating_add(u.len));
                     if u.len == 0 || !digits.is_some_and(|d| d.iter().all(u8::is_ascii_digit)) {
@@ -283,6 +263,16 @@ impl LoadPlan {
                 check_stages(connections, "connections")?;
                 if *pipelining == 0 {
                     return bad("pipelining must be at least 1".into());
+                }
+                let persisted = self
+                    .operations
+                    .iter()
+                    .flat_map(|o| &o.variants)
+                    .any(|v| v.persisted.is_some());
+                if persisted && *pipelining > 1 {
+                    return bad(
+                        "persisted queries are sent one at a time per connection (a miss is answered by sending the document): pipelining must be 1".into(),
+                    );
                 }
                 if *pipelining > MAX_PIPELINING {
                     return bad(format!(

@@ -8,6 +8,10 @@ use serde_json::Value;
 
 use crate::headers::HeaderRule;
 use crate::plan::LoadPlan;
+use crate::validate::Shape;
+
+/// The Accept line of every request but incremental ones.
+const JSON_ACCEPT: &str = "Accept: application/json\r\n";
 
 /// One variant ready to send.
 #[derive(Debug)]
@@ -23,6 +27,18 @@ pub struct ReadyVariant {
     /// The body around its unique number, when it has one.
     pub number: Option<NumberedBody>,
     pub expected: Option<Value>,
+    /// How its answer is read and judged (one response, a batch, incremental parts).
+    pub shape: Shape,
+    /// A persisted query's short form, sent first (the full request is `head`/`tail`).
+    pub short: Option<ShortForm>,
+}
+
+/// The short form of a persisted query ready to send: the bytes before and after the
+/// place of the unique header (all in `head` when there is none).
+#[derive(Debug)]
+pub struct ShortForm {
+    pub head: Vec<u8>,
+    pub tail: Vec<u8>,
 }
 
 /// A body whose number changes per request: the bytes before and after it, and the
@@ -71,7 +87,7 @@ pub struct Prepared {
 impl Prepared {
     pub fn new(plan: &LoadPlan) -> Arc<Prepared> {
         let mut fixed = format!(
-            "POST {} HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nAccept: application/json\r\n",
+            "POST {} HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\n{JSON_ACCEPT}",
             plan.endpoint.path, plan.endpoint.host
         );
         for (k, v) in &plan.headers {
@@ -91,7 +107,13 @@ impl Prepared {
         for op in &plan.operations {
             let mut variants = Vec::new();
             for v in &op.variants {
-                let mut head = fixed.clone().into_bytes();
+                let mut head = match &v.incremental {
+                    // Every other header as for the rest; the Accept line names the parts.
+                    Some(accept) => fixed
+                        .replacen(JSON_ACCEPT, &format!("Accept: {accept}\r\n"), 1)
+                        .into_bytes(),
+                    None => fixed.clone().into_bytes(),
+                };
                 let number = v.unique.map(|u| NumberedBody {
                     before: v.body[..u.at].to_vec(),
                     after: v.body[u.at + u.len..].to_vec(),
@@ -106,12 +128,31 @@ impl Prepared {
                         tail.clear();
                     }
                 }
+                let short = v.persisted.as_ref().map(|p| {
+                    let (mut head, mut tail) = if p.get {
+                        let query = String::from_utf8_lossy(&p.short);
+                        let line = format!("GET {}?{query} HTTP/1.1\r\n", plan.endpoint.path);
+                        let rest = fixed.split_once("\r\n").map_or("", |(_, r)| r);
+                        (format!("{line}{rest}").into_bytes(), b"\r\n".to_vec())
+                    } else {
+                        let mut tail =
+                            format!("Content-Length: {}\r\n\r\n", p.short.len()).into_bytes();
+                        tail.extend_from_slice(&p.short);
+                        (fixed.clone().into_bytes(), tail)
+                    };
+                    if unique_header.is_none() {
+                        head.append(&mut tail);
+                    }
+                    ShortForm { head, tail }
+                });
                 variants.push(ReadyVariant {
                     id,
                     head,
                     tail,
                     number,
                     expected: v.expected_data.clone(),
+                    shape: v.shape(),
+                    short,
                 });
                 id += 1;
             }
@@ -150,9 +191,31 @@ impl Prepared {
         self.ops[op].variants[variant].number.is_some()
     }
 
-    /// Appends the request for (op, variant) to `out`; with a unique header, `unique` is
-    /// written as its value; a numbered body gets `from + number`.
+    /// Appends the request for (op, variant) to `out`: a persisted query's short form,
+    /// else the full request ([`Prepared::write_full`]).
     pub fn write_request(
+        &self,
+        op: usize,
+        variant: usize,
+        unique: &[u8],
+        number: u64,
+        out: &mut Vec<u8>,
+    ) {
+        let Some(short) = &self.ops[op].variants[variant].short else {
+            return self.write_full(op, variant, unique, number, out);
+        };
+        out.extend_from_slice(&short.head);
+        if let Some(h) = &self.unique_header {
+            out.extend_from_slice(h);
+            out.extend_from_slice(unique);
+            out.extend_from_slice(b"\r\n");
+            out.extend_from_slice(&short.tail);
+        }
+    }
+
+    /// Appends the full request for (op, variant) to `out`; with a unique header,
+    /// `unique` is written as its value; a numbered body gets `from + number`.
+    pub fn write_full(
         &self,
         op: usize,
         variant: usize,
@@ -239,6 +302,9 @@ mod tests {
                 body: Bytes::from_static(br#"{"query":"{a}"}"#),
                 expected_data: None,
                 unique: None,
+                batch: None,
+                incremental: None,
+                persisted: None,
             }],
         };
         let mut p = LoadPlan::new(
@@ -292,6 +358,9 @@ mod tests {
                 len: 2,
                 from: 10,
             }),
+            batch: None,
+            incremental: None,
+            persisted: None,
         };
         let prep = Prepared::new(&p);
         assert!(prep.numbered(0, 0) && !prep.numbered(2, 0));

@@ -48,6 +48,19 @@ pub struct LoadResult {
     pub latency: LatencySummary,
     /// The merged latency histogram (HdrHistogram V2 + deflate, base64; see `decode_hist`).
     pub latency_hist: String,
+    /// Incremental requests (`@defer`/`@stream`): time to the first part, from the same
+    /// start as `latency` (whose end is the last part), over the answers that passed
+    /// validation. An answer whose parts all arrived in one read counts its whole latency.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_part: Option<LatencySummary>,
+    /// Persisted queries answered in the window: how many the server knew (`hits`) and
+    /// did not (`misses`, each answered by sending the document), as the server's answers
+    /// said. Absent when no request was a persisted query.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub persisted: Option<PersistedCounts>,
+    /// Histogram of `first_part`, encoded as `latency_hist`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_part_hist: Option<String>,
     /// Open model: latency from the actual send time (what a coordinated-omission-prone
     /// tool would report).
     pub uncorrected_latency: Option<LatencySummary>,
@@ -248,12 +261,26 @@ pub struct FailureExample {
     pub detail: String,
 }
 
+/// How a server answered persisted queries (see `LoadResult::persisted`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PersistedCounts {
+    pub hits: u64,
+    pub misses: u64,
+}
+
 /// Counts of one operation.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct OperationCounts {
     pub requests: u64,
     pub ok: u64,
     pub failures: u64,
+    /// Latency of this operation's answers (as `LoadResult::latency`), when the load sent
+    /// more than one operation or an incremental one: operations of one mix compared.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency: Option<LatencySummary>,
+    /// Incremental operations: time to the first part (as `LoadResult::first_part`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_part: Option<LatencySummary>,
 }
 
 /// One second of the measured window.

@@ -6,74 +6,19 @@
 //! their verdict: identical bytes give an identical verdict, so a byte-equal response is
 //! judged by one memcmp. Only a body that differs from the previous one is parsed.
 
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::canonical;
+pub use crate::failure::{excerpt, FailureKind, BODY_EXCERPT};
 
-/// Why a request failed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum FailureKind {
-    /// The TCP connection could not be opened.
-    Connect,
-    /// No complete response within the timeout.
-    Timeout,
-    /// The connection was closed or reset before a complete response arrived.
-    Closed,
-    /// HTTP status other than 200.
-    HttpStatus,
-    /// A response arrived but is not JSON, or its HTTP framing is malformed.
-    BadBody,
-    /// The response carries GraphQL `errors`.
-    GraphqlError,
-    /// `data` is null, missing, or differs from the expected answer.
-    WrongData,
-    /// The response lacks the headers the plan requires (see [`crate::HeaderRule`]).
-    Headers,
-}
-
-impl FailureKind {
-    pub const ALL: [FailureKind; 8] = [
-        FailureKind::Connect,
-        FailureKind::Timeout,
-        FailureKind::Closed,
-        FailureKind::HttpStatus,
-        FailureKind::BadBody,
-        FailureKind::GraphqlError,
-        FailureKind::WrongData,
-        FailureKind::Headers,
-    ];
-    /// Number of kinds (length of per-kind arrays).
-    pub const COUNT: usize = Self::ALL.len();
-
-    /// Dense index for per-kind arrays.
-    pub fn index(self) -> usize {
-        self as usize
-    }
-
-    /// Whether a failure of this kind came with a response. Requests without one
-    /// (connect failures, timeouts, closed connections) are counted by kind only: they add
-    /// no latency sample and no throughput, since nothing was served.
-    pub fn answered(self) -> bool {
-        !matches!(
-            self,
-            FailureKind::Connect | FailureKind::Timeout | FailureKind::Closed
-        )
-    }
-}
-
-/// Bytes of a body quoted in failure details.
-pub const BODY_EXCERPT: usize = 300;
-
-/// The first bytes of a body as text, for failure details.
-pub fn excerpt(body: &[u8]) -> String {
-    let cut = body.len().min(BODY_EXCERPT);
-    let mut s = String::from_utf8_lossy(&body[..cut]).into_owned();
-    if body.len() > cut {
-        s.push_str("...");
-    }
-    s
+/// What a request's answer must be: one response, a batch of `n` (a JSON array of as many
+/// responses), or incremental parts (`multipart/mixed`, merged).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Shape {
+    #[default]
+    Single,
+    Batch(usize),
+    Incremental,
 }
 
 /// Full judgement of one response (no cache). `Err` carries the kind and a short detail.
@@ -82,12 +27,33 @@ pub fn judge(
     body: &[u8],
     expected: Option<&Value>,
 ) -> Result<(), (FailureKind, String)> {
+    judge_variant(status, &[], body, expected, Shape::Single)
+}
+
+/// [`judge`] of a response of any [`Shape`]: a batch of `n` must be a JSON array of
+/// exactly that many responses, each judged as one (against element `i` of `expected`,
+/// an array) and named by its place in a failure; incremental parts are read with the
+/// boundary the response `head` names, checked in order, and their merged `data` judged.
+pub fn judge_variant(
+    status: u16,
+    head: &[u8],
+    body: &[u8],
+    expected: Option<&Value>,
+    shape: Shape,
+) -> Result<(), (FailureKind, String)> {
     if status != 200 {
         return Err((
             FailureKind::HttpStatus,
             format!("HTTP {status}: {}", excerpt(body)),
         ));
     }
+    if shape == Shape::Incremental {
+        return judge_incremental(head, body, expected);
+    }
+    let batch = match shape {
+        Shape::Batch(n) => Some(n),
+        _ => None,
+    };
     let v: Value = match serde_json::from_slice(body) {
         Ok(v) => v,
         Err(e) => {
@@ -97,6 +63,70 @@ pub fn judge(
             ))
         }
     };
+    let Some(n) = batch else {
+        return judge_value(v, expected, body);
+    };
+    let Value::Array(elements) = v else {
+        return Err((
+            FailureKind::BadBody,
+            format!(
+                "a batch of {n} operations was answered by one JSON value, not an array: {}",
+                excerpt(body)
+            ),
+        ));
+    };
+    if elements.len() != n {
+        return Err((
+            FailureKind::WrongData,
+            format!(
+                "a batch of {n} operations was answered with {} elements",
+                elements.len()
+            ),
+        ));
+    }
+    let wanted = expected.and_then(Value::as_array);
+    for (i, e) in elements.into_iter().enumerate() {
+        let want = wanted.and_then(|w| w.get(i)).filter(|w| !w.is_null());
+        judge_value(e, want, body).map_err(|(kind, detail)| {
+            let mut detail = format!("batch element {i}: {detail}");
+            detail.truncate(BODY_EXCERPT);
+            (kind, detail)
+        })?;
+    }
+    Ok(())
+}
+
+/// The parts of an incremental answer, in order, merged and judged as one response.
+fn judge_incremental(
+    head: &[u8],
+    body: &[u8],
+    expected: Option<&Value>,
+) -> Result<(), (FailureKind, String)> {
+    let Some(boundary) = crate::multipart::boundary(head) else {
+        return Err((
+            FailureKind::Protocol,
+            format!(
+                "an incremental request was not answered with multipart/mixed parts: {}",
+                excerpt(body)
+            ),
+        ));
+    };
+    let assembled = crate::multipart::read(body, &boundary)?;
+    if let Some(expected) = expected {
+        if let Some(d) = canonical::diff("data", expected, &assembled.data) {
+            return Err((FailureKind::WrongData, format!("parts merged: {d}")));
+        }
+    }
+    Ok(())
+}
+
+/// One GraphQL response already parsed: an object, no `errors`, `data` non-null and equal
+/// to `expected` when given. `body` is quoted in details.
+fn judge_value(
+    v: Value,
+    expected: Option<&Value>,
+    body: &[u8],
+) -> Result<(), (FailureKind, String)> {
     let Value::Object(mut obj) = v else {
         return Err((
             FailureKind::BadBody,
@@ -166,18 +196,22 @@ impl Validator {
         }
     }
 
+    /// Judges a response to `variant`, whose answer has `shape` (`head`: its status line
+    /// and headers, read for an incremental answer's boundary).
     pub fn judge(
         &mut self,
         variant: usize,
         status: u16,
+        head: &[u8],
         body: &[u8],
         expected: Option<&Value>,
+        shape: Shape,
     ) -> Judged<'_> {
         let memo = &mut self.memos[variant];
         if memo.filled && memo.status == status && memo.body == body {
             self.hits += 1;
         } else {
-            memo.verdict = judge(status, body, expected).err();
+            memo.verdict = judge_variant(status, head, body, expected, shape).err();
             memo.status = status;
             memo.body.clear();
             memo.body.extend_from_slice(body);
@@ -251,33 +285,119 @@ mod tests {
     fn memo_gives_same_verdict_without_parsing() {
         let mut v = Validator::new(2);
         let exp = json!({"a": 1});
-        assert!(v.judge(0, 200, br#"{"data":{"a":1}}"#, Some(&exp)).is_ok());
-        assert!(v.judge(0, 200, br#"{"data":{"a":1}}"#, Some(&exp)).is_ok());
+        assert!(v
+            .judge(
+                0,
+                200,
+                b"",
+                br#"{"data":{"a":1}}"#,
+                Some(&exp),
+                Shape::Single
+            )
+            .is_ok());
+        assert!(v
+            .judge(
+                0,
+                200,
+                b"",
+                br#"{"data":{"a":1}}"#,
+                Some(&exp),
+                Shape::Single
+            )
+            .is_ok());
         assert_eq!(v.hits, 1);
         // Same bytes under another status are judged again.
         assert_eq!(
-            v.judge(0, 500, br#"{"data":{"a":1}}"#, Some(&exp))
-                .unwrap_err()
-                .0,
+            v.judge(
+                0,
+                500,
+                b"",
+                br#"{"data":{"a":1}}"#,
+                Some(&exp),
+                Shape::Single
+            )
+            .unwrap_err()
+            .0,
             FailureKind::HttpStatus
         );
         assert_eq!(v.hits, 1);
         // A different body is judged in full; wrong data is remembered too.
         assert_eq!(
-            v.judge(0, 200, br#"{"data":{"a":2}}"#, Some(&exp))
-                .unwrap_err()
-                .0,
+            v.judge(
+                0,
+                200,
+                b"",
+                br#"{"data":{"a":2}}"#,
+                Some(&exp),
+                Shape::Single
+            )
+            .unwrap_err()
+            .0,
             FailureKind::WrongData
         );
         assert_eq!(
-            v.judge(0, 200, br#"{"data":{"a":2}}"#, Some(&exp))
-                .unwrap_err()
-                .0,
+            v.judge(
+                0,
+                200,
+                b"",
+                br#"{"data":{"a":2}}"#,
+                Some(&exp),
+                Shape::Single
+            )
+            .unwrap_err()
+            .0,
             FailureKind::WrongData
         );
         assert_eq!(v.hits, 2);
         // Variants do not share memory.
-        assert!(v.judge(1, 200, br#"{"data":{"a":1}}"#, Some(&exp)).is_ok());
+        assert!(v
+            .judge(
+                1,
+                200,
+                b"",
+                br#"{"data":{"a":1}}"#,
+                Some(&exp),
+                Shape::Single
+            )
+            .is_ok());
         assert_eq!(v.hits, 2);
+    }
+
+    #[test]
+    fn batches_are_judged_element_by_element() {
+        let exp = json!([{"a": 1}, {"a": 2}]);
+        let b = |body: &str| judge_variant(200, b"", body.as_bytes(), Some(&exp), Shape::Batch(2));
+        assert!(b(r#"[{"data":{"a":1}},{"data":{"a":2}}]"#).is_ok());
+        // A short batch is invalid, and says so.
+        let e = b(r#"[{"data":{"a":1}}]"#).unwrap_err();
+        assert_eq!(e.0, FailureKind::WrongData);
+        assert!(
+            e.1.contains("batch of 2") && e.1.contains("1 elements"),
+            "{}",
+            e.1
+        );
+        // One object instead of an array.
+        assert_eq!(
+            b(r#"{"data":{"a":1}}"#).unwrap_err().0,
+            FailureKind::BadBody
+        );
+        // A wrong or failed element is named by its place.
+        let e = b(r#"[{"data":{"a":1}},{"data":{"a":3}}]"#).unwrap_err();
+        assert_eq!(e.0, FailureKind::WrongData);
+        assert!(e.1.starts_with("batch element 1: data.a"), "{}", e.1);
+        let e = b(r#"[{"errors":[{"message":"no"}]},{"data":{"a":2}}]"#).unwrap_err();
+        assert_eq!(
+            (e.0, e.1.as_str()),
+            (FailureKind::GraphqlError, "batch element 0: errors: no")
+        );
+        // A null expected element checks only that the element is a valid response.
+        let loose = json!([null, {"a": 2}]);
+        let body = br#"[{"data":{"z":9}},{"data":{"a":2}}]"#;
+        assert!(judge_variant(200, b"", body, Some(&loose), Shape::Batch(2)).is_ok());
+        // Not a batch: an array body is not a response.
+        assert_eq!(
+            judge(200, br#"[{"data":{"a":1}}]"#, None).unwrap_err().0,
+            FailureKind::BadBody
+        );
     }
 }

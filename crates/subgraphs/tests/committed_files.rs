@@ -82,7 +82,9 @@ async fn expected_answers_are_current() {
     for entry in std::fs::read_dir(&dir).unwrap() {
         let path = entry.unwrap().path();
         let op = path.file_stem().unwrap().to_str().unwrap().to_string();
-        let query = read(scenarios().join(format!("queries/federation/{op}.graphql")));
+        // A deferred query's expected answer is the same query's without @defer.
+        let query = read(scenarios().join(format!("queries/federation/{op}.graphql")))
+            .replace(" @defer", "");
         let cases: serde_json::Value = serde_json::from_str(&read(path.clone())).unwrap();
         let cases = cases.as_array().unwrap();
         assert!(!cases.is_empty(), "{op}");

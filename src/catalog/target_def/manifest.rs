@@ -50,6 +50,11 @@ pub struct TargetFile {
     pub description: String,
     #[serde(default)]
     pub workloads: Vec<String>,
+    /// Workloads this target cannot serve, each with why (a batch, a transport it lacks): a
+    /// scenario of such a workload lists it as "not supported: <why>" instead of running
+    /// it. A variant (`base`) inherits the table but is never listed.
+    #[serde(default)]
+    pub unsupported: std::collections::BTreeMap<String, String>,
     /// The package whose version reports show, read from the lockfile.
     pub package: Option<String>,
     /// The version, for targets without an npm lockfile (native builds).

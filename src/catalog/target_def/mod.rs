@@ -81,6 +81,26 @@ impl TargetDef {
             ))
             .into());
         }
+        if let Some(w) = file
+            .workloads
+            .iter()
+            .find(|w| file.unsupported.contains_key(*w))
+        {
+            return Err(bad(format!(
+                "workload '{w}' is both in `workloads` and in `[unsupported]`; keep one"
+            ))
+            .into());
+        }
+        if let Some((w, _)) = file
+            .unsupported
+            .iter()
+            .find(|(_, why)| why.trim().is_empty())
+        {
+            return Err(bad(format!(
+                "`[unsupported]` {w}: say why the target cannot serve it"
+            ))
+            .into());
+        }
         if let Some(f) = &file.federation {
             if f.version != "v1" && f.version != "v2" {
                 return Err(bad(format!(

@@ -203,6 +203,9 @@ pub fn run(a: &LoadArgs) -> Result<ExitCode> {
                     body: body.into(),
                     expected_data: data.clone(),
                     unique,
+                    batch: None,
+                    incremental: None,
+                    persisted: None,
                 }
             })
             .collect(),

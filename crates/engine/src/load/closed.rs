@@ -10,6 +10,7 @@ use std::collections::VecDeque;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
+use super::answer::Arrival;
 use super::ctx::{seed, Ctx, Pending};
 use crate::conn::{self, Conn};
 use crate::prepare::Rng;
@@ -121,18 +122,24 @@ pub async fn run_connection(ctx: Rc<Ctx>, cfg: ClosedConn, conn: Option<Conn>) {
             continue;
         };
         let deadline = oldest.sent + ctx.timeout;
-        let outcome = match c.write_all(&wbuf, deadline, timer.as_mut()).await {
-            Ok(()) => c.next_response(deadline, timer.as_mut()).await,
-            Err(e) => Err(e),
+        let (outcome, arrival) = match c.write_all(&wbuf, deadline, timer.as_mut()).await {
+            Ok(()) => {
+                ctx.read_response(c, &oldest, deadline, timer.as_mut())
+                    .await
+            }
+            Err(e) => (Err(e), Arrival::default()),
         };
         match outcome {
             Ok(first) => {
                 let done = Instant::now();
                 let mut next = Some(first);
+                let mut arrival = Some(arrival);
                 let mut close = false;
                 while let Some(r) = next {
                     let Some(p) = inflight.pop_front() else { break };
-                    ctx.complete(cfg.slot, &p, c, &r, done);
+                    // Pipelined answers after the first were read whole already.
+                    let a = arrival.take().unwrap_or_default();
+                    ctx.complete(cfg.slot, &p, c, &r, done, a);
                     c.consume(&r);
                     if r.close {
                         close = true;

@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::Notify;
 
+use super::answer::Arrival;
 use super::record::{Recorder, Sample};
 use super::slices::profile_bin;
 use super::window::Window;
@@ -22,7 +23,7 @@ use crate::live::LIVE_COUNTERS;
 use crate::parse::Response;
 use crate::prepare::{fmt_u64, Prepared, Rng};
 use crate::slicing::Slicing;
-use crate::validate::{FailureKind, Validator};
+use crate::validate::{FailureKind, Shape, Validator};
 
 /// Slack after the last timeout before a worker gives up on stragglers.
 const GRACE: Duration = Duration::from_millis(200);
@@ -180,6 +181,12 @@ impl Ctx {
     /// Appends a request; with a unique header its value is `<worker>-<counter>`, and a
     /// numbered body gets the next of this worker's unique numbers.
     pub fn write_request(&self, op: usize, variant: usize, out: &mut Vec<u8>) {
+        self.write(op, variant, false, out)
+    }
+
+    /// Appends a request: a persisted query's short form, or with `full` (and for every
+    /// other request) the full one.
+    pub(super) fn write(&self, op: usize, variant: usize, full: bool, out: &mut Vec<u8>) {
         let number = if self.prep.numbered(op, variant) {
             let (mut next, mut end) = self.numbers.get();
             if next >= end {
@@ -202,21 +209,36 @@ impl Ctx {
             tmp[..w.len()].copy_from_slice(w);
             tmp[w.len()] = b'-';
             tmp[w.len() + 1..w.len() + 1 + c.len()].copy_from_slice(c);
-            self.prep
-                .write_request(op, variant, &tmp[..w.len() + 1 + c.len()], number, out);
+            let unique = &tmp[..w.len() + 1 + c.len()];
+            if full {
+                self.prep.write_full(op, variant, unique, number, out);
+            } else {
+                self.prep.write_request(op, variant, unique, number, out);
+            }
+        } else if full {
+            self.prep.write_full(op, variant, b"", number, out);
         } else {
             self.prep.write_request(op, variant, b"", number, out);
         }
     }
 
-    /// Judges and records the response `r` that arrived on `c`.
+    /// Judges and records the response `r` that arrived on `c`, with what reading it
+    /// found (`arrival`: an incremental answer's first part, a persisted query's miss).
     ///
     /// A request outside the counted time (warm-up, or the guard of an own slice) counts
     /// only in `warmup_requests`. With slicing one sent in the window's guard is judged too,
     /// for the profile of answers within slices; a failure there is, like a warm-up
     /// failure, counted nowhere: the guard is the switch's transient, and the counted part
     /// of the slices shows what fails for good.
-    pub fn complete(&self, slot: usize, p: &Pending, c: &Conn, r: &Response, done: Instant) {
+    pub fn complete(
+        &self,
+        slot: usize,
+        p: &Pending,
+        c: &Conn,
+        r: &Response,
+        done: Instant,
+        arrival: Arrival,
+    ) {
         let mut rec = self.rec.borrow_mut();
         let bin = self.profile_bin(p.intended.unwrap_or(p.sent));
         if !p.in_window {
@@ -237,7 +259,12 @@ impl Ctx {
             Ok(()) => Ok(()),
             Err((kind, detail)) => Err((*kind, detail.as_ref())),
         };
-        rec.record(&sample(slot, p, r.wire_len as u64, done), verdict);
+        let mut s = sample(slot, p, r.wire_len as u64, done);
+        if self.prep.ops[p.op].variants[p.variant].shape == Shape::Incremental {
+            s.first_part = Some(arrival.first_part.unwrap_or(done));
+        }
+        s.persisted = arrival.persisted;
+        rec.record(&s, verdict);
     }
 
     /// The verdict on a response, without recording it.
@@ -256,7 +283,14 @@ impl Ctx {
         r: &Response,
     ) -> Result<(), (FailureKind, Cow<'v, str>)> {
         let variant = &self.prep.ops[p.op].variants[p.variant];
-        let verdict = validator.judge(variant.id, r.status, c.body(r), variant.expected.as_ref());
+        let verdict = validator.judge(
+            variant.id,
+            r.status,
+            c.head(r),
+            c.body(r),
+            variant.expected.as_ref(),
+            variant.shape,
+        );
         // The body is judged first: a wrong answer says more than missing headers.
         let headers = match (&verdict, &self.prep.response_headers) {
             (Ok(()), Some(rule)) => rule.check(c.head(r)).err(),
@@ -293,6 +327,8 @@ fn sample(slot: usize, p: &Pending, bytes_in: u64, done: Instant) -> Sample {
         intended: p.intended,
         sent: p.sent,
         done,
+        first_part: None,
+        persisted: None,
         bytes_in,
         bytes_out: p.bytes_out,
     }

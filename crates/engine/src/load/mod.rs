@@ -11,6 +11,7 @@
 //! Progress for the caller goes to the crate's `live` board, which the plan's `Control`
 //! carries in.
 
+mod answer;
 mod closed;
 mod ctx;
 mod open;

@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::Notify;
 
+use super::answer::Arrival;
 use super::ctx::{seed, Ctx, Pending};
 use super::slices::owed_counted;
 use crate::conn::{self, Conn, ReadError};
@@ -209,10 +210,10 @@ async fn run_connection(ctx: Rc<Ctx>, pool: Rc<Pool>, index: usize, slot: Rc<Slo
             p.sent = Instant::now();
             let deadline = p.sent + ctx.timeout;
             let r = match c.write_all(&wbuf, deadline, timer.as_mut()).await {
-                Ok(()) => c.next_response(deadline, timer.as_mut()).await,
-                Err(e) => Err(e),
+                Ok(()) => ctx.read_response(c, &p, deadline, timer.as_mut()).await,
+                Err(e) => (Err(e), Arrival::default()),
             };
-            let stale = r.as_ref().is_err_and(ReadError::never_answered);
+            let stale = r.0.as_ref().is_err_and(ReadError::never_answered);
             if stale && !fresh && attempt == 1 {
                 conn = None;
                 ctx.count_reconnect(p.in_window);
@@ -220,7 +221,7 @@ async fn run_connection(ctx: Rc<Ctx>, pool: Rc<Pool>, index: usize, slot: Rc<Slo
             }
             break Attempt::Done(r);
         };
-        let outcome = match outcome {
+        let (outcome, arrival) = match outcome {
             Attempt::Done(r) => r,
             Attempt::Connect(e) => {
                 ctx.fail(
@@ -238,7 +239,7 @@ async fn run_connection(ctx: Rc<Ctx>, pool: Rc<Pool>, index: usize, slot: Rc<Slo
         let done = Instant::now();
         match outcome {
             Ok(r) => {
-                ctx.complete(index, &p, c, &r, done);
+                ctx.complete(index, &p, c, &r, done, arrival);
                 c.consume(&r);
                 if r.close || c.buffered() > 0 {
                     // Closed by the server, or it sent more than one response to one
@@ -262,8 +263,9 @@ async fn run_connection(ctx: Rc<Ctx>, pool: Rc<Pool>, index: usize, slot: Rc<Slo
 enum Attempt {
     /// No connection could be opened.
     Connect(std::io::Error),
-    /// Sent on a connection: its response or why there is none.
-    Done(Result<crate::parse::Response, ReadError>),
+    /// Sent on a connection: its response or why there is none, and what reading it
+    /// found.
+    Done((Result<crate::parse::Response, ReadError>, Arrival)),
 }
 
 fn release(pool: &Pool, index: usize) {

@@ -31,6 +31,10 @@ pub struct Sample {
     pub intended: Option<Instant>,
     pub sent: Instant,
     pub done: Instant,
+    /// An incremental answer: when its first part had arrived.
+    pub first_part: Option<Instant>,
+    /// A persisted query: whether the server did not know it (a miss).
+    pub persisted: Option<bool>,
     pub bytes_in: u64,
     pub bytes_out: u64,
 }
@@ -41,6 +45,20 @@ pub(super) struct ConnStat {
     pub(super) hist: Option<Histogram<u32>>,
     /// Meant to be active at some time in the window (closed model).
     pub(super) expected: bool,
+}
+
+/// One operation's histograms (made on its first sample).
+#[derive(Debug, Default)]
+pub(super) struct OpHists {
+    pub(super) latency: Option<Histogram<u64>>,
+    pub(super) first_part: Option<Histogram<u64>>,
+}
+
+impl Merge for OpHists {
+    fn merge(&mut self, o: OpHists) {
+        self.latency.merge(o.latency);
+        self.first_part.merge(o.first_part);
+    }
 }
 
 #[derive(Debug, Default)]
@@ -58,6 +76,10 @@ pub struct Recorder {
     open: bool,
     keep_examples: usize,
     pub(super) latency: Histogram<u64>,
+    /// Incremental answers that passed: time to the first part.
+    pub(super) first_part: Histogram<u64>,
+    /// Answered persisted queries the server knew, and did not know (registered).
+    pub(super) persisted: Option<[u64; 2]>,
     pub(super) uncorrected: Histogram<u64>,
     pub(super) lag: Histogram<u64>,
     pub(super) late: u64,
@@ -68,6 +90,8 @@ pub struct Recorder {
     pub(super) unanswered: u64,
     pub(super) examples: Vec<(FailureKind, usize, String)>,
     pub(super) per_op: Vec<OperationCounts>,
+    /// Per operation, when there is more than one: latency, and time to the first part.
+    pub(super) per_op_hists: Vec<OpHists>,
     pub(super) seconds: Vec<Second>,
     pub(super) conns: Vec<ConnStat>,
     pub(super) bytes_received: u64,
@@ -106,6 +130,8 @@ impl Recorder {
             open,
             keep_examples,
             latency: hist::new_latency(),
+            first_part: hist::new_latency(),
+            persisted: None,
             uncorrected: hist::new_latency(),
             lag: hist::new_latency(),
             late: 0,
@@ -115,6 +141,7 @@ impl Recorder {
             unanswered: 0,
             examples: Vec::new(),
             per_op: vec![OperationCounts::default(); ops],
+            per_op_hists: (0..ops).map(|_| OpHists::default()).collect(),
             seconds: Vec::new(),
             conns: (0..conns).map(|_| ConnStat::default()).collect(),
             bytes_received: 0,
@@ -184,14 +211,28 @@ impl Recorder {
                 return;
             }
         }
+        if let Some(miss) = s.persisted {
+            self.persisted.get_or_insert([0; 2])[usize::from(miss)] += 1;
+        }
         let ok = outcome.is_ok();
         op.requests += 1;
         if ok {
             op.ok += 1;
             self.ok += 1;
+            if let Some(first) = s.first_part {
+                let t = micros(first.saturating_duration_since(start));
+                hist::record(&mut self.first_part, t);
+                let h = &mut self.per_op_hists[s.op].first_part;
+                hist::record(h.get_or_insert_with(hist::new_latency), t);
+            }
         }
         let lat = micros(s.done.saturating_duration_since(start));
         hist::record(&mut self.latency, lat);
+        // One operation's latency is the whole run's: kept per operation only in a mix.
+        if self.per_op_hists.len() > 1 || s.first_part.is_some() {
+            let h = &mut self.per_op_hists[s.op].latency;
+            hist::record(h.get_or_insert_with(hist::new_latency), lat);
+        }
         if self.open {
             hist::record(
                 &mut self.uncorrected,
@@ -247,6 +288,12 @@ impl Merge for Recorder {
     /// Another worker's records: its connections are appended (they are other slots).
     fn merge(&mut self, o: Recorder) {
         self.latency.merge(o.latency);
+        self.first_part.merge(o.first_part);
+        if let Some(o) = o.persisted {
+            let p = self.persisted.get_or_insert([0; 2]);
+            p[0] += o[0];
+            p[1] += o[1];
+        }
         self.uncorrected.merge(o.uncorrected);
         self.lag.merge(o.lag);
         self.late += o.late;
@@ -256,6 +303,7 @@ impl Merge for Recorder {
         self.unanswered += o.unanswered;
         self.examples.extend(o.examples);
         self.per_op.merge(o.per_op);
+        self.per_op_hists.merge(o.per_op_hists);
         self.seconds.merge(o.seconds);
         self.conns.extend(o.conns);
         self.bytes_received += o.bytes_received;

@@ -78,8 +78,13 @@ pub fn finish(rec: Recorder, facts: RunFacts) -> LoadResult {
         .op_names
         .iter()
         .cloned()
-        .zip(rec.per_op)
-        .filter(|(_, c)| c.requests > 0)
+        .zip(rec.per_op.into_iter().zip(rec.per_op_hists))
+        .filter(|(_, (c, _))| c.requests > 0)
+        .map(|(name, (mut c, h))| {
+            c.latency = h.latency.as_ref().map(hist::summarize);
+            c.first_part = h.first_part.as_ref().map(hist::summarize);
+            (name, c)
+        })
         .collect();
     r.elapsed_s = facts.elapsed.as_secs_f64();
     if r.elapsed_s > 0.0 {
@@ -88,6 +93,13 @@ pub fn finish(rec: Recorder, facts: RunFacts) -> LoadResult {
     }
     r.latency = hist::summarize(&rec.latency);
     r.latency_hist = hist::encode_hist(&rec.latency);
+    r.persisted = rec
+        .persisted
+        .map(|[hits, misses]| crate::result::PersistedCounts { hits, misses });
+    if !rec.first_part.is_empty() {
+        r.first_part = Some(hist::summarize(&rec.first_part));
+        r.first_part_hist = Some(hist::encode_hist(&rec.first_part));
+    }
     if open {
         r.uncorrected_latency = Some(hist::summarize(&rec.uncorrected));
         r.uncorrected_latency_hist = Some(hist::encode_hist(&rec.uncorrected));
@@ -161,6 +173,8 @@ mod tests {
             intended: Some(t0 + ms(i)),
             sent: t0 + ms(i + lag),
             done: t0 + ms(i + lag + lat),
+            first_part: None,
+            persisted: None,
             bytes_in: 10,
             bytes_out: 5,
         };

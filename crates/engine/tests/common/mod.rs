@@ -270,6 +270,9 @@ pub fn variant(body: &str, expected: Option<serde_json::Value>) -> Variant {
         body: bytes::Bytes::from(body.to_string()),
         expected_data: expected,
         unique: None,
+        batch: None,
+        incremental: None,
+        persisted: None,
     }
 }
 

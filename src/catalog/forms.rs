@@ -1,0 +1,95 @@
+//! An operation's requests in the forms beside one request per case: batches of cases
+//! (a scenario's `[batching]`) and distinct copies of its document (`[distinct]`). Both
+//! keep every answer checked against the case it came from.
+use serde_json::Value;
+
+use super::operation::{request_body, OperationCase, OperationDef};
+use super::persisted::Method;
+
+/// How a scenario's kinds have its operations sent (each `None`: as written, one request
+/// per case).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct OperationForm {
+    /// In batches of this many operations per request (`[batching]`).
+    pub batch: Option<usize>,
+    /// As persisted queries, their short form by this method (`[persisted]`).
+    pub persisted: Option<Method>,
+    /// As this many distinct documents (`[distinct]`).
+    pub distinct: Option<usize>,
+}
+
+impl OperationDef {
+    /// `n` distinct documents, copy `i` with case `i mod cases` (None when the document
+    /// cannot be copied: the scenario's check refused it before).
+    pub(super) fn copied(&self, weight: u32, n: usize) -> Option<gqlbench_engine::Operation> {
+        let k = self.cases.len();
+        let copies =
+            super::distinct::copies(&self.document, n, |i| self.cases[i % k].data.clone()).ok()?;
+        let variants = copies
+            .into_iter()
+            .enumerate()
+            .map(|(i, (document, data))| {
+                let vars = self.cases[i % k].variables.as_ref();
+                let (body, persisted) = match self.form.persisted {
+                    Some(m) => {
+                        let (full, p) = super::persisted::forms(&document, vars, m);
+                        (full, Some(p))
+                    }
+                    None => (request_body(&document, vars), None),
+                };
+                gqlbench_engine::Variant {
+                    body: body.into(),
+                    expected_data: Some(data),
+                    unique: None,
+                    batch: None,
+                    incremental: None,
+                    persisted,
+                }
+            })
+            .collect();
+        Some(gqlbench_engine::Operation {
+            name: self.name.clone(),
+            weight,
+            variants,
+        })
+    }
+
+    /// Batches of `n`: a JSON array of `n` request objects, the answer an array of as
+    /// many responses (a unique variable keeps its case's own value: the engine makes only
+    /// single requests unique).
+    pub(super) fn batched(&self, weight: u32, n: usize) -> gqlbench_engine::Operation {
+        let k = self.cases.len();
+        let variants = (0..k)
+            .map(|first| {
+                let cases: Vec<&OperationCase> =
+                    (0..n).map(|j| &self.cases[(first + j) % k]).collect();
+                let mut body = b"[".to_vec();
+                for (j, c) in cases.iter().enumerate() {
+                    if j > 0 {
+                        body.push(b',');
+                    }
+                    body.extend(request_body(&self.document, c.variables.as_ref()));
+                }
+                body.push(b']');
+                let expected = cases.iter().map(|c| c.data.clone()).collect();
+                gqlbench_engine::Variant {
+                    body: body.into(),
+                    expected_data: Some(Value::Array(expected)),
+                    unique: None,
+                    batch: Some(n),
+                    // A batch is one JSON array: an incremental operation in one is
+                    // refused by the engine's plan check.
+                    incremental: self
+                        .incremental
+                        .then(|| super::incremental::ACCEPT.to_string()),
+                    persisted: None,
+                }
+            })
+            .collect();
+        gqlbench_engine::Operation {
+            name: self.name.clone(),
+            weight,
+            variants,
+        }
+    }
+}

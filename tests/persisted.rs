@@ -1,0 +1,139 @@
+//! Persisted queries (APQ) end to end on the fixture server: the short form (the hash
+//! alone) by POST and by GET, a miss answered by sending the document on the same
+//! connection and counted, the hit ratio as the server's answers said; a server that
+//! ignores APQ or answers a hash with the wrong data has its trial invalid; a method or a
+//! pipelining that cannot work is refused naming the file.
+mod common;
+
+use common::*;
+use gqlbench_engine::FailureKind;
+
+/// A fixture target serving `mode` for the persisted scenario.
+fn target(root: &std::path::Path, name: &str, mode: &str) {
+    let server = root.join("targets/_fixture/server.mjs");
+    let dir = root.join("targets").join(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("target.toml"),
+        format!(
+            "name = \"{name}\"\nkind = \"server\"\nworkloads = [\"fixture-apq\"]\n\n[start]\ncommand = [\"node\", \"{}\", \"{mode}\"]\nready_timeout = \"10s\"\n",
+            server.display()
+        ),
+    )
+    .unwrap();
+}
+
+/// The scenario file with `from` replaced by `to`.
+fn edit(root: &std::path::Path, from: &str, to: &str) {
+    let file = root.join("scenarios/e2e/persisted.toml");
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert!(text.contains(from));
+    std::fs::write(&file, text.replace(from, to)).unwrap();
+}
+
+fn run(root: &std::path::Path, out: &std::path::Path) -> Outcome {
+    Gqlbench::run("e2e")
+        .root(root)
+        .scenarios("persisted")
+        .trials(1)
+        .args([
+            "--warmup",
+            "300ms",
+            "--duration",
+            "800ms",
+            "--one-at-a-time",
+        ])
+        .out(out)
+        .go()
+}
+
+#[test]
+fn hits_and_misses_are_counted_and_wrong_servers_fail() {
+    let dir = fixture_copy();
+    target(dir.path(), "fx-apq", "good");
+    target(dir.path(), "fx-apq-forget", "apq-forget");
+    target(dir.path(), "fx-apq-off", "apq-off");
+    target(dir.path(), "fx-apq-mixup", "apq-mixup");
+    let out = dir.path().join("run");
+    let o = run(dir.path(), &out);
+    assert_eq!(o.code, Some(1), "{}\n{}", o.stdout, o.stderr);
+    let r = read_results(&out);
+    let s = &r.scenarios[0];
+    let trial = |n: &str| s.targets.iter().find(|t| t.name == n).unwrap().trials[0].clone();
+
+    // Registered by the answer check before the load: every short form a hit.
+    let t = trial("fx-apq");
+    assert!(t.valid, "{:?}", t.problems);
+    let p = t.load.persisted.expect("counted");
+    assert!(p.hits > 0 && p.misses == 0, "{p:?}");
+    assert_eq!(p.hits, t.load.requests);
+
+    // Forgotten now and then: misses answered with the document, every answer right.
+    let t = trial("fx-apq-forget");
+    assert!(t.valid, "{:?}", t.problems);
+    let p = t.load.persisted.expect("counted");
+    assert!(p.hits > 0 && p.misses > 0, "{p:?}");
+    assert_eq!(p.hits + p.misses, t.load.requests);
+
+    for (name, kind) in [
+        ("fx-apq-off", FailureKind::GraphqlError),
+        ("fx-apq-mixup", FailureKind::WrongData),
+    ] {
+        let t = trial(name);
+        assert!(!t.valid, "{name}");
+        assert!(
+            t.load.failures.get(&kind).is_some_and(|n| *n > 0),
+            "{name}: {:?}",
+            t.load.failures
+        );
+    }
+    let report = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(
+        report.contains("persisted queries (APQ) by POST"),
+        "{report}"
+    );
+}
+
+#[test]
+fn the_short_form_goes_by_get_when_asked() {
+    let dir = fixture_copy();
+    target(dir.path(), "fx-apq-forget", "apq-forget");
+    edit(dir.path(), "method = \"post\"", "method = \"get\"");
+    let out = dir.path().join("run");
+    let o = run(dir.path(), &out);
+    assert_eq!(o.code, Some(0), "{}\n{}", o.stdout, o.stderr);
+    let t = &read_results(&out).scenarios[0].targets[0].trials[0];
+    let p = t.load.persisted.expect("counted");
+    assert!(p.hits > 0 && p.misses > 0, "{p:?}");
+    assert!(std::fs::read_to_string(out.join("report.md"))
+        .unwrap()
+        .contains("by GET"));
+}
+
+#[test]
+fn a_method_or_pipelining_that_cannot_work_is_refused() {
+    let dir = fixture_copy();
+    edit(dir.path(), "method = \"post\"", "method = \"put\"");
+    let o = Gqlbench::run("e2e")
+        .root(dir.path())
+        .scenarios("persisted")
+        .go();
+    assert_eq!(o.code, Some(2), "{}", o.stderr);
+    assert!(
+        o.stderr.contains("persisted.toml") && o.stderr.contains("put"),
+        "{}",
+        o.stderr
+    );
+    edit(dir.path(), "method = \"put\"", "method = \"post\"");
+    edit(
+        dir.path(),
+        "connections = 4",
+        "connections = 4\npipelining = 2",
+    );
+    let o = Gqlbench::run("e2e")
+        .root(dir.path())
+        .scenarios("persisted")
+        .go();
+    assert_eq!(o.code, Some(2), "{}", o.stderr);
+    assert!(o.stderr.contains("pipelining must be 1"), "{}", o.stderr);
+}
