@@ -8,34 +8,18 @@ mod common;
 use common::*;
 use gqlbench::results::{TargetStatus, NOT_SUPPORTED};
 
-/// A fixture target serving `mode`, implementing `workloads`, with `extra` lines after its
-/// manifest's start section.
-fn target(root: &std::path::Path, name: &str, mode: &str, workloads: &str, extra: &str) {
-    let server = root.join("targets/_fixture/server.mjs");
-    let dir = root.join("targets").join(name);
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(
-        dir.join("target.toml"),
-        format!(
-            "name = \"{name}\"\nkind = \"server\"\nworkloads = [{workloads}]\n\n[start]\ncommand = [\"node\", \"{}\", \"{mode}\"]\nready_timeout = \"10s\"\n{extra}",
-            server.display()
-        ),
-    )
-    .unwrap();
-}
-
 #[test]
 fn batches_are_checked_per_element_and_unsupported_targets_are_listed() {
     let dir = fixture_copy();
-    target(dir.path(), "fx-batch", "good", "\"fixture-batching\"", "");
-    target(
+    workload_target(dir.path(), "fx-batch", "good", "\"fixture-batching\"", "");
+    workload_target(
         dir.path(),
         "fx-short",
         "short-batch",
         "\"fixture-batching\"",
         "",
     );
-    target(
+    workload_target(
         dir.path(),
         "fx-single",
         "good",
@@ -43,19 +27,7 @@ fn batches_are_checked_per_element_and_unsupported_targets_are_listed() {
         "\n[unsupported]\nfixture-batching = \"reads one operation per request\"\n",
     );
     let out = dir.path().join("run");
-    let o = Gqlbench::run("e2e")
-        .root(dir.path())
-        .scenarios("batching")
-        .trials(1)
-        .args([
-            "--warmup",
-            "300ms",
-            "--duration",
-            "800ms",
-            "--one-at-a-time",
-        ])
-        .out(&out)
-        .go();
+    let o = one_short_trial(dir.path(), "batching", &out);
     // The short batches make a row invalid: exit 1.
     assert_eq!(o.code, Some(1), "{}\n{}", o.stdout, o.stderr);
     let r = read_results(&out);

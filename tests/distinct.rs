@@ -8,42 +8,18 @@ mod common;
 use common::*;
 use gqlbench_engine::FailureKind;
 
-fn target(root: &std::path::Path, name: &str, mode: &str, workload: &str) {
-    let server = root.join("targets/_fixture/server.mjs");
-    let dir = root.join("targets").join(name);
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(
-        dir.join("target.toml"),
-        format!(
-            "name = \"{name}\"\nkind = \"server\"\nworkloads = [\"{workload}\"]\n\n[start]\ncommand = [\"node\", \"{}\", \"{mode}\"]\nready_timeout = \"10s\"\n",
-            server.display()
-        ),
-    )
-    .unwrap();
-}
-
-fn run(root: &std::path::Path, scenario: &str, out: &std::path::Path) -> Outcome {
-    Gqlbench::run("e2e")
-        .root(root)
-        .scenarios(scenario)
-        .trials(1)
-        .args([
-            "--warmup",
-            "300ms",
-            "--duration",
-            "800ms",
-            "--one-at-a-time",
-        ])
-        .out(out)
-        .go()
-}
-
 #[test]
 fn copies_are_checked_under_their_own_keys() {
     let dir = fixture_copy();
-    target(dir.path(), "fx-distinct", "good", "fixture-distinct");
+    workload_target(
+        dir.path(),
+        "fx-distinct",
+        "good",
+        "\"fixture-distinct\"",
+        "",
+    );
     let out = dir.path().join("run");
-    let o = run(dir.path(), "distinct", &out);
+    let o = one_short_trial(dir.path(), "distinct", &out);
     assert_eq!(o.code, Some(0), "{}\n{}", o.stdout, o.stderr);
     let t = &read_results(&out).scenarios[0].targets[0].trials[0];
     assert!(t.valid && t.load.requests > 7, "{:?}", t.problems);
@@ -56,14 +32,15 @@ fn copies_are_checked_under_their_own_keys() {
     // A server that answers under the field's name instead of the alias is caught at the
     // check before the load: every copy's answer is its own.
     let dir = fixture_copy();
-    target(
+    workload_target(
         dir.path(),
         "fx-no-alias",
         "ignore-alias",
-        "fixture-distinct",
+        "\"fixture-distinct\"",
+        "",
     );
     let out = dir.path().join("run");
-    let o = run(dir.path(), "distinct", &out);
+    let o = one_short_trial(dir.path(), "distinct", &out);
     assert_eq!(o.code, Some(1), "{}", o.stderr);
     let tr = &read_results(&out).scenarios[0].targets[0];
     let problem = tr.problem.clone().unwrap_or_default();
@@ -73,17 +50,18 @@ fn copies_are_checked_under_their_own_keys() {
 #[test]
 fn persisted_copies_each_have_their_own_hash() {
     let dir = fixture_copy();
-    target(
+    workload_target(
         dir.path(),
         "fx-apq-forget",
         "apq-forget",
-        "fixture-distinct",
+        "\"fixture-distinct\"",
+        "",
     );
     let file = dir.path().join("scenarios/e2e/distinct.toml");
     let text = std::fs::read_to_string(&file).unwrap();
     std::fs::write(&file, format!("{text}\n[persisted]\nmethod = \"post\"\n")).unwrap();
     let out = dir.path().join("run");
-    let o = run(dir.path(), "distinct", &out);
+    let o = one_short_trial(dir.path(), "distinct", &out);
     assert_eq!(o.code, Some(0), "{}\n{}", o.stdout, o.stderr);
     let t = &read_results(&out).scenarios[0].targets[0].trials[0];
     let p = t.load.persisted.expect("persisted counts");

@@ -9,42 +9,33 @@ use common::*;
 use gqlbench::results::TargetStatus;
 use gqlbench_engine::FailureKind;
 
-/// A fixture target serving `mode` for the defer scenario.
-fn target(root: &std::path::Path, name: &str, mode: &str) {
-    let server = root.join("targets/_fixture/server.mjs");
-    let dir = root.join("targets").join(name);
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(
-        dir.join("target.toml"),
-        format!(
-            "name = \"{name}\"\nkind = \"server\"\nworkloads = [\"fixture-defer\"]\n\n[start]\ncommand = [\"node\", \"{}\", \"{mode}\"]\nready_timeout = \"10s\"\n",
-            server.display()
-        ),
-    )
-    .unwrap();
-}
-
 #[test]
 fn parts_are_read_as_they_arrive_and_broken_ones_fail_by_kind() {
     let dir = fixture_copy();
-    target(dir.path(), "fx-defer", "good");
-    target(dir.path(), "fx-truncated", "defer-truncated");
-    target(dir.path(), "fx-no-boundary", "defer-no-boundary");
-    target(dir.path(), "fx-defer-wrong", "defer-wrong");
+    workload_target(dir.path(), "fx-defer", "good", "\"fixture-defer\"", "");
+    workload_target(
+        dir.path(),
+        "fx-truncated",
+        "defer-truncated",
+        "\"fixture-defer\"",
+        "",
+    );
+    workload_target(
+        dir.path(),
+        "fx-no-boundary",
+        "defer-no-boundary",
+        "\"fixture-defer\"",
+        "",
+    );
+    workload_target(
+        dir.path(),
+        "fx-defer-wrong",
+        "defer-wrong",
+        "\"fixture-defer\"",
+        "",
+    );
     let out = dir.path().join("run");
-    let o = Gqlbench::run("e2e")
-        .root(dir.path())
-        .scenarios("defer")
-        .trials(1)
-        .args([
-            "--warmup",
-            "300ms",
-            "--duration",
-            "800ms",
-            "--one-at-a-time",
-        ])
-        .out(&out)
-        .go();
+    let o = one_short_trial(dir.path(), "defer", &out);
     assert_eq!(o.code, Some(1), "{}\n{}", o.stdout, o.stderr);
     let r = read_results(&out);
     let s = &r.scenarios[0];

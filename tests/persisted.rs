@@ -8,21 +8,6 @@ mod common;
 use common::*;
 use gqlbench_engine::FailureKind;
 
-/// A fixture target serving `mode` for the persisted scenario.
-fn target(root: &std::path::Path, name: &str, mode: &str) {
-    let server = root.join("targets/_fixture/server.mjs");
-    let dir = root.join("targets").join(name);
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(
-        dir.join("target.toml"),
-        format!(
-            "name = \"{name}\"\nkind = \"server\"\nworkloads = [\"fixture-apq\"]\n\n[start]\ncommand = [\"node\", \"{}\", \"{mode}\"]\nready_timeout = \"10s\"\n",
-            server.display()
-        ),
-    )
-    .unwrap();
-}
-
 /// The scenario file with `from` replaced by `to`.
 fn edit(root: &std::path::Path, from: &str, to: &str) {
     let file = root.join("scenarios/e2e/persisted.toml");
@@ -31,31 +16,27 @@ fn edit(root: &std::path::Path, from: &str, to: &str) {
     std::fs::write(&file, text.replace(from, to)).unwrap();
 }
 
-fn run(root: &std::path::Path, out: &std::path::Path) -> Outcome {
-    Gqlbench::run("e2e")
-        .root(root)
-        .scenarios("persisted")
-        .trials(1)
-        .args([
-            "--warmup",
-            "300ms",
-            "--duration",
-            "800ms",
-            "--one-at-a-time",
-        ])
-        .out(out)
-        .go()
-}
-
 #[test]
 fn hits_and_misses_are_counted_and_wrong_servers_fail() {
     let dir = fixture_copy();
-    target(dir.path(), "fx-apq", "good");
-    target(dir.path(), "fx-apq-forget", "apq-forget");
-    target(dir.path(), "fx-apq-off", "apq-off");
-    target(dir.path(), "fx-apq-mixup", "apq-mixup");
+    workload_target(dir.path(), "fx-apq", "good", "\"fixture-apq\"", "");
+    workload_target(
+        dir.path(),
+        "fx-apq-forget",
+        "apq-forget",
+        "\"fixture-apq\"",
+        "",
+    );
+    workload_target(dir.path(), "fx-apq-off", "apq-off", "\"fixture-apq\"", "");
+    workload_target(
+        dir.path(),
+        "fx-apq-mixup",
+        "apq-mixup",
+        "\"fixture-apq\"",
+        "",
+    );
     let out = dir.path().join("run");
-    let o = run(dir.path(), &out);
+    let o = one_short_trial(dir.path(), "persisted", &out);
     assert_eq!(o.code, Some(1), "{}\n{}", o.stdout, o.stderr);
     let r = read_results(&out);
     let s = &r.scenarios[0];
@@ -97,10 +78,16 @@ fn hits_and_misses_are_counted_and_wrong_servers_fail() {
 #[test]
 fn the_short_form_goes_by_get_when_asked() {
     let dir = fixture_copy();
-    target(dir.path(), "fx-apq-forget", "apq-forget");
+    workload_target(
+        dir.path(),
+        "fx-apq-forget",
+        "apq-forget",
+        "\"fixture-apq\"",
+        "",
+    );
     edit(dir.path(), "method = \"post\"", "method = \"get\"");
     let out = dir.path().join("run");
-    let o = run(dir.path(), &out);
+    let o = one_short_trial(dir.path(), "persisted", &out);
     assert_eq!(o.code, Some(0), "{}\n{}", o.stdout, o.stderr);
     let t = &read_results(&out).scenarios[0].targets[0].trials[0];
     let p = t.load.persisted.expect("counted");

@@ -40,6 +40,41 @@ pub fn abs_fixture_target(root: &Path, name: &str, kind: &str, mode: &str, env: 
     server.display().to_string()
 }
 
+/// A fixture target `name` in the catalogue at `root` serving `mode`, implementing
+/// `workloads` (written as in TOML, e.g. `"\"fixture-apq\""`), with `extra` lines after its
+/// start section.
+pub fn workload_target(root: &Path, name: &str, mode: &str, workloads: &str, extra: &str) {
+    let server = root.join("targets/_fixture/server.mjs");
+    let dir = root.join("targets").join(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("target.toml"),
+        format!(
+            "name = \"{name}\"\nkind = \"server\"\nworkloads = [{workloads}]\n\n[start]\ncommand = [\"node\", \"{}\", \"{mode}\"]\nready_timeout = \"10s\"\n{extra}",
+            server.display()
+        ),
+    )
+    .unwrap();
+}
+
+/// One short trial of each target of the e2e `scenario` in the catalogue at `root`, one
+/// target at a time (300 ms of warm-up, 800 ms measured), written to `out`.
+pub fn one_short_trial(root: &Path, scenario: &str, out: &Path) -> super::Outcome {
+    super::Gqlbench::run("e2e")
+        .root(root)
+        .scenarios(scenario)
+        .trials(1)
+        .args([
+            "--warmup",
+            "300ms",
+            "--duration",
+            "800ms",
+            "--one-at-a-time",
+        ])
+        .out(out)
+        .go()
+}
+
 fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
     for e in std::fs::read_dir(from).unwrap() {

@@ -13,7 +13,9 @@ mod results;
 mod server;
 
 pub use cmd::{Gqlbench, Outcome};
-pub use fixtures::{abs_fixture_target, fixture_copy, fixtures, repo};
+pub use fixtures::{
+    abs_fixture_target, fixture_copy, fixtures, one_short_trial, repo, workload_target,
+};
 pub use k6::{k6_binary, run_testrun};
 pub use prereq::{in_ci, require, require_in};
 pub use procs::{assert_no_process, cgroups_of, parent_pid, pids_with, processes_with, wait_for};

@@ -71,3 +71,30 @@ pub fn excerpt(body: &[u8]) -> String {
     }
     s
 }
+
+/// A response's `errors` when present and not empty: "errors: <the first one's message>"
+/// (its canonical JSON when it has no message), cut to [`BODY_EXCERPT`] bytes.
+pub(crate) fn errors_detail(errors: Option<&serde_json::Value>) -> Option<String> {
+    use serde_json::Value;
+    let errors = match errors {
+        None | Some(Value::Null) => return None,
+        Some(Value::Array(a)) if a.is_empty() => return None,
+        Some(e) => e,
+    };
+    let first = match errors {
+        Value::Array(a) => a.first().unwrap_or(errors),
+        other => other,
+    };
+    let msg = first
+        .get("message")
+        .and_then(Value::as_str)
+        .map(str::to_string)
+        .unwrap_or_else(|| crate::canonical::to_canonical_string(first));
+    let mut detail = format!("errors: {msg}");
+    let mut cut = detail.len().min(BODY_EXCERPT);
+    while !detail.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    detail.truncate(cut);
+    Some(detail)
+}

@@ -133,23 +133,8 @@ fn judge_value(
             format!("JSON but not an object: {}", excerpt(body)),
         ));
     };
-    match obj.get("errors") {
-        None | Some(Value::Null) => {}
-        Some(Value::Array(a)) if a.is_empty() => {}
-        Some(errors) => {
-            let first = match errors {
-                Value::Array(a) => a.first().unwrap_or(errors),
-                other => other,
-            };
-            let msg = first
-                .get("message")
-                .and_then(Value::as_str)
-                .map(str::to_string)
-                .unwrap_or_else(|| canonical::to_canonical_string(first));
-            let mut detail = format!("errors: {msg}");
-            detail.truncate(BODY_EXCERPT);
-            return Err((FailureKind::GraphqlError, detail));
-        }
+    if let Some(detail) = crate::failure::errors_detail(obj.get("errors")) {
+        return Err((FailureKind::GraphqlError, detail));
     }
     let data = match obj.remove("data") {
         None | Some(Value::Null) => {

@@ -13,7 +13,6 @@
 
 use serde_json::Value;
 
-use crate::canonical;
 use crate::failure::{FailureKind, BODY_EXCERPT};
 
 type Failure = (FailureKind, String);
@@ -51,21 +50,9 @@ fn show(path: &[Value]) -> String {
 
 /// `errors` present and non-empty: the first one's message, as `validate::judge` words it.
 fn graphql_errors(errors: Option<&Value>) -> Result<(), Failure> {
-    match errors {
-        None | Some(Value::Null) => Ok(()),
-        Some(Value::Array(a)) if a.is_empty() => Ok(()),
-        Some(errors) => {
-            let first = match errors {
-                Value::Array(a) => a.first().unwrap_or(errors),
-                other => other,
-            };
-            let msg = first
-                .get("message")
-                .and_then(Value::as_str)
-                .map(str::to_string)
-                .unwrap_or_else(|| canonical::to_canonical_string(first));
-            fail!(GraphqlError, "errors: {msg}")
-        }
+    match crate::failure::errors_detail(errors) {
+        None => Ok(()),
+        Some(detail) => Err((FailureKind::GraphqlError, detail)),
     }
 }
 
