@@ -24,10 +24,17 @@ use crate::plan::alternation::Alternation;
 use crate::results::SlicesInfo;
 
 /// The alternation a scenario's rounds plan, before its targets are started: the run's,
-/// when its kind is plain load in the closed model.
+/// when its kind is plain load in the closed model and its targets need no helpers.
 pub fn planned(plan: &RunPlan, sp: &ScenarioPlan) -> Option<Alternation> {
     let alt = plan.alternation?;
-    (sp.kind.alternates() && !sp.load.is_open()).then_some(alt)
+    // What `applies` finds in the started sessions, known from the plan: per-trial
+    // helpers (subgraphs, execution counters, a collector, a coprocessor) keep a scenario's
+    // targets one at a time, and its progress header must say so.
+    let helpers = sp.subgraphs.is_some()
+        || sp.needs.counts_executions
+        || sp.needs.trace_collector.is_some()
+        || sp.targets.iter().any(|t| t.coprocessor.is_some());
+    (sp.kind.alternates() && !sp.load.is_open() && !helpers).then_some(alt)
 }
 
 /// The alternation round `order`'s targets take, if they alternate (see the module).
