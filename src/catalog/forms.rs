@@ -19,6 +19,34 @@ pub struct OperationForm {
 }
 
 impl OperationDef {
+    /// One request of `document` with `vars`, answered by `data`: a persisted query when
+    /// the form asks, else a plain POST; never a unique number (a persisted query's hash
+    /// names its text, and a copy's document is already unique).
+    pub(super) fn request(
+        &self,
+        document: &str,
+        vars: Option<&Value>,
+        data: Value,
+    ) -> gqlbench_engine::Variant {
+        let (body, persisted) = match self.form.persisted {
+            Some(m) => {
+                let (full, p) = super::persisted::forms(document, vars, m);
+                (full, Some(p))
+            }
+            None => (request_body(document, vars), None),
+        };
+        gqlbench_engine::Variant {
+            body: body.into(),
+            expected_data: Some(data),
+            unique: None,
+            batch: None,
+            incremental: self
+                .incremental
+                .then(|| super::incremental::ACCEPT.to_string()),
+            persisted,
+        }
+    }
+
     /// `n` distinct documents, copy `i` with case `i mod cases` (None when the document
     /// cannot be copied: the scenario's check refused it before).
     pub(super) fn copied(&self, weight: u32, n: usize) -> Option<gqlbench_engine::Operation> {
@@ -29,22 +57,7 @@ impl OperationDef {
             .into_iter()
             .enumerate()
             .map(|(i, (document, data))| {
-                let vars = self.cases[i % k].variables.as_ref();
-                let (body, persisted) = match self.form.persisted {
-                    Some(m) => {
-                        let (full, p) = super::persisted::forms(&document, vars, m);
-                        (full, Some(p))
-                    }
-                    None => (request_body(&document, vars), None),
-                };
-                gqlbench_engine::Variant {
-                    body: body.into(),
-                    expected_data: Some(data),
-                    unique: None,
-                    batch: None,
-                    incremental: None,
-                    persisted,
-                }
+                self.request(&document, self.cases[i % k].variables.as_ref(), data)
             })
             .collect();
         Some(gqlbench_engine::Operation {

@@ -87,18 +87,10 @@ impl OperationDef {
                 .cases
                 .iter()
                 .map(|c| {
-                    let (body, unique, persisted) = match self.form.persisted {
-                        // A persisted query's requests are its case's own: no unique number.
-                        Some(m) => {
-                            let (full, p) =
-                                super::persisted::forms(&self.document, c.variables.as_ref(), m);
-                            (full, None, Some(p))
-                        }
-                        None => {
-                            let (body, unique) = c.body(&self.document);
-                            (body, unique, None)
-                        }
-                    };
+                    if self.form.persisted.is_some() {
+                        return self.request(&self.document, c.variables.as_ref(), c.data.clone());
+                    }
+                    let (body, unique) = c.body(&self.document);
                     gqlbench_engine::Variant {
                         body: body.into(),
                         expected_data: Some(c.data.clone()),
@@ -107,7 +99,7 @@ impl OperationDef {
                         incremental: self
                             .incremental
                             .then(|| super::incremental::ACCEPT.to_string()),
-                        persisted,
+                        persisted: None,
                     }
                 })
                 .collect(),
