@@ -124,3 +124,122 @@ fn a_method_or_pipelining_that_cannot_work_is_refused() {
     assert_eq!(o.code, Some(2), "{}", o.stderr);
     assert!(o.stderr.contains("pipelining must be 1"), "{}", o.stderr);
 }
+
+/// The documents scenario with `from` replaced by `to`.
+fn edit_documents(root: &std::path::Path, from: &str, to: &str) {
+    let file = root.join("scenarios/e2e/documents.toml");
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert!(text.contains(from));
+    std::fs::write(&file, text.replace(from, to)).unwrap();
+}
+
+#[test]
+fn documents_go_by_id_from_the_manifest_the_run_wrote_and_unknown_ids_fail() {
+    let dir = fixture_copy();
+    workload_target(dir.path(), "fx-docs", "good", "\"fixture-documents\"", "");
+    workload_target(
+        dir.path(),
+        "fx-docs-forget",
+        "documents-forget",
+        "\"fixture-documents\"",
+        "",
+    );
+    let out = dir.path().join("run");
+    let o = one_short_trial(dir.path(), "documents", &out);
+    assert_eq!(o.code, Some(1), "{}\n{}", o.stdout, o.stderr);
+    let r = read_results(&out);
+    let s = &r.scenarios[0];
+    let trial = |n: &str| s.targets.iter().find(|t| t.name == n).unwrap().trials[0].clone();
+    let t = trial("fx-docs");
+    assert!(t.valid, "{:?}", t.problems);
+    assert!(t.load.requests > 0);
+    // Not APQ: nothing registered, nothing counted as a hit or a miss.
+    assert!(t.load.persisted.is_none());
+    let t = trial("fx-docs-forget");
+    assert!(!t.valid);
+    assert!(
+        t.load
+            .failures
+            .get(&FailureKind::GraphqlError)
+            .is_some_and(|n| *n > 0),
+        "{:?}",
+        t.load.failures
+    );
+    // The manifest the targets read stays with the results: the document by its SHA-256.
+    let m: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(out.join("documents.persisted-documents.json")).unwrap(),
+    )
+    .unwrap();
+    let ops = m["operations"].as_array().unwrap();
+    assert_eq!(ops.len(), 1);
+    assert_eq!(ops[0]["body"].as_str().unwrap().trim(), "{ hello }");
+    assert_eq!(ops[0]["id"].as_str().unwrap().len(), 64);
+    let report = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(report.contains("persisted documents by id"), "{report}");
+}
+
+#[test]
+fn a_users_manifest_names_the_ids_and_a_bad_one_is_refused_naming_it() {
+    let dir = fixture_copy();
+    workload_target(dir.path(), "fx-docs", "good", "\"fixture-documents\"", "");
+    let manifest = dir.path().join("scenarios/e2e/ops.json");
+    std::fs::write(&manifest, r#"{"app~1~hello": "{\n  hello\n}"}"#).unwrap();
+    edit_documents(
+        dir.path(),
+        "protocol = \"documents\"",
+        "protocol = \"documents\"\nmanifest = \"ops.json\"",
+    );
+    let out = dir.path().join("run");
+    let o = one_short_trial(dir.path(), "documents", &out);
+    assert_eq!(o.code, Some(0), "{}\n{}", o.stdout, o.stderr);
+    let m: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(out.join("documents.persisted-documents.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(m["operations"][0]["id"], "app~1~hello");
+
+    // A manifest that does not parse, one without the operation, GET, a manifest for APQ.
+    for (text, expect) in [
+        (
+            "{ not json",
+            vec!["ops.json", "not a persisted-documents manifest"],
+        ),
+        (
+            r#"{"x": "{ other }"}"#,
+            vec!["fixture/hello", "is not in the manifest", "ops.json"],
+        ),
+    ] {
+        std::fs::write(&manifest, text).unwrap();
+        let o = Gqlbench::run("e2e")
+            .root(dir.path())
+            .scenarios("documents")
+            .go();
+        assert_eq!(o.code, Some(2), "{}", o.stderr);
+        for e in expect {
+            assert!(o.stderr.contains(e), "{e}: {}", o.stderr);
+        }
+    }
+    edit_documents(dir.path(), "manifest = \"ops.json\"", "method = \"get\"");
+    let o = Gqlbench::run("e2e")
+        .root(dir.path())
+        .scenarios("documents")
+        .go();
+    assert_eq!(o.code, Some(2), "{}", o.stderr);
+    assert!(
+        o.stderr.contains("documents.toml") && o.stderr.contains("POST"),
+        "{}",
+        o.stderr
+    );
+    edit(dir.path(), "method = \"post\"", "manifest = \"ops.json\"");
+    let o = Gqlbench::run("e2e")
+        .root(dir.path())
+        .scenarios("persisted")
+        .go();
+    assert_eq!(o.code, Some(2), "{}", o.stderr);
+    assert!(
+        o.stderr.contains("protocol = \\\"documents\\\"")
+            || o.stderr.contains("protocol = \"documents\""),
+        "{}",
+        o.stderr
+    );
+}

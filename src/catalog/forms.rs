@@ -8,32 +8,42 @@ use super::persisted::Method;
 
 /// How a scenario's kinds have its operations sent (each `None`: as written, one request
 /// per case).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct OperationForm {
     /// In batches of this many operations per request (`[batching]`).
     pub batch: Option<usize>,
     /// As persisted queries, their short form by this method (`[persisted]`).
     pub persisted: Option<Method>,
+    /// As persisted documents, by these ids (`[persisted] protocol = "documents"`).
+    pub documents: Option<super::documents::Ids>,
     /// As this many distinct documents (`[distinct]`).
     pub distinct: Option<usize>,
 }
 
 impl OperationDef {
-    /// One request of `document` with `vars`, answered by `data`: a persisted query when
-    /// the form asks, else a plain POST; never a unique number (a persisted query's hash
-    /// names its text, and a copy's document is already unique).
+    /// One request of `document` with `vars`, answered by `data`: a persisted query or a
+    /// persisted document's id when the form asks, else a plain POST; never a unique
+    /// number (a persisted query's hash names its text, and a copy's document is already
+    /// unique). A document the user's manifest lacks is sent by its hash (the planner
+    /// refused that before).
     pub(super) fn request(
         &self,
         document: &str,
         vars: Option<&Value>,
         data: Value,
     ) -> gqlbench_engine::Variant {
-        let (body, persisted) = match self.form.persisted {
-            Some(m) => {
+        let (body, persisted) = match (&self.form.documents, self.form.persisted) {
+            (Some(ids), _) => {
+                let id = ids
+                    .of(document)
+                    .unwrap_or_else(|| super::persisted::hash(document));
+                (super::documents::request_body(&id, vars), None)
+            }
+            (None, Some(m)) => {
                 let (full, p) = super::persisted::forms(document, vars, m);
                 (full, Some(p))
             }
-            None => (request_body(document, vars), None),
+            (None, None) => (request_body(document, vars), None),
         };
         gqlbench_engine::Variant {
             body: body.into(),
@@ -45,6 +55,44 @@ impl OperationDef {
                 .then(|| super::incremental::ACCEPT.to_string()),
             persisted,
         }
+    }
+
+    /// The documents it sends as persisted documents (its copies' when copied), with their
+    /// ids; an Err names the first document the user's manifest lacks.
+    pub fn documents_checked(&self) -> Result<Vec<super::documents::Entry>, String> {
+        let Some(ids) = &self.form.documents else {
+            return Ok(Vec::new());
+        };
+        let texts: Vec<String> = match self.form.distinct {
+            Some(n) => super::distinct::copies(&self.document, n, |_| Value::Null)
+                .map(|c| c.into_iter().map(|(d, _)| d).collect())
+                .unwrap_or_else(|_| vec![self.document.clone()]),
+            None => vec![self.document.clone()],
+        };
+        texts
+            .into_iter()
+            .enumerate()
+            .map(|(i, body)| {
+                let id = ids.of(&body).ok_or_else(|| {
+                    let what = match self.form.distinct {
+                        Some(_) => format!("copy {i} of operation '{}' ([distinct] makes documents no manifest holds; leave `manifest` out and gqlbench names them by SHA-256)", self.name),
+                        None => format!("operation '{}' ({})", self.name, self.document_path.display()),
+                    };
+                    let file = ids.manifest.as_ref().map(|m| m.path.display().to_string());
+                    format!("{what} is not in the manifest {}", file.unwrap_or_default())
+                })?;
+                Ok(super::documents::Entry {
+                    id,
+                    name: self.name.clone(),
+                    body,
+                })
+            })
+            .collect()
+    }
+
+    /// `documents_checked`, for a plan already checked.
+    pub fn documents(&self) -> Vec<super::documents::Entry> {
+        self.documents_checked().unwrap_or_default()
     }
 
     /// `n` distinct documents, copy `i` with case `i mod cases` (None when the document

@@ -3,6 +3,7 @@
 //! `scenarios/expected`). Adding a target or a scenario is adding files; nothing here
 //! lists them by name.
 pub mod distinct;
+pub mod documents;
 pub mod forms;
 pub mod humantime_serde_compat;
 pub mod incremental;

@@ -87,7 +87,7 @@ impl OperationDef {
                 .cases
                 .iter()
                 .map(|c| {
-                    if self.form.persisted.is_some() {
+                    if self.form.persisted.is_some() || self.form.documents.is_some() {
                         return self.request(&self.document, c.variables.as_ref(), c.data.clone());
                     }
                     let (body, unique) = c.body(&self.document);

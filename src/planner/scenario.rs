@@ -97,6 +97,7 @@ pub fn resolve(
                 .operation(&o.name)
                 .map_err(|e| bad(format!("operation '{}': {e:#}", o.name)))?;
             def.form = kind.form();
+            def.documents_checked().map_err(&bad)?;
             operations.push((def, o.weight));
         }
     }

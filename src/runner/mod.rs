@@ -215,6 +215,14 @@ pub fn run_plan(
         let si = results.scenarios.len() - 1;
         let mut env = std::collections::BTreeMap::new();
         sp.kind.env(&mut env);
+        for f in sp.kind.run_files(sp) {
+            // Beside the results, so the file the targets read stays with what they measured.
+            let path = out.join(&f.name);
+            std::fs::write(&path, &f.text)
+                .with_context(|| format!("writing {}", path.display()))?;
+            let path = std::path::absolute(&path).unwrap_or(path);
+            env.insert(f.env.to_string(), path.display().to_string());
+        }
         if let (Some(resolvers), Some(dp)) = (sp.kind.database(), &plan.database) {
             if db.is_none() && db_error.is_none() {
                 match database::RunDatabase::start(dp, plan, progress, &|| ctx.cancelled()) {

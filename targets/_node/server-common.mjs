@@ -6,6 +6,8 @@
 // trial's time and be SIGKILLed (losing the gc-probe's final write), so shutdown closes
 // every connection and exits within SHUTDOWN_GRACE_MS at the latest.
 
+import { readFileSync } from 'node:fs';
+
 export const HOST = process.env.HOST || '127.0.0.1';
 export const PORT = parsePort(process.env.PORT);
 export const GRAPHQL_PATH = '/graphql';
@@ -105,6 +107,29 @@ export function incrementalFromEnv() {
 // queries where they are off by default; unset, it stays as shipped.
 export function apqFromEnv() {
   return process.env.GQLBENCH_APQ === '1';
+}
+
+// GQLBENCH_PERSISTED_DOCUMENTS=<path> (a [persisted] protocol = "documents" scenario): the
+// manifest, in Apollo's persisted query manifest format, of the documents clients send by id
+// (`{"documentId": ..., "variables": ...}`). Returns a Map of id -> document, or null when
+// unset (every other scenario: the server stays as shipped). A manifest that cannot be read
+// stops the server with the reason, before it says it is ready.
+export function persistedDocumentsFromEnv() {
+  const path = process.env.GQLBENCH_PERSISTED_DOCUMENTS;
+  if (!path) return null;
+  try {
+    const manifest = JSON.parse(readFileSync(path, 'utf8'));
+    return new Map(manifest.operations.map((op) => [op.id, op.body]));
+  } catch (e) {
+    console.error(`cannot load the persisted documents manifest ${path}: ${e.message}`);
+    process.exit(2);
+  }
+}
+
+// The id a request names, read from `documentId` (the persisted-documents form gqlbench
+// sends), or null.
+export function documentIdOf(params) {
+  return typeof params?.documentId === 'string' ? params.documentId : null;
 }
 
 // Read a request body as a UTF-8 string (for the targets without a framework).

@@ -24,7 +24,14 @@ import { WebSocketServer } from 'ws';
 import { typeDefs, DEPTH_LIMIT } from '../_node/index.mjs';
 import { dataSourceFromEnv } from '../_node/db.mjs';
 import { TICKS_TOPIC, closeWebSockets, tickerFromEnv } from '../_node/subscriptions.mjs';
-import { GRAPHQL_PATH, incrementalFromEnv, serveHttp, yogaBatching } from '../_node/server-common.mjs';
+import {
+  GRAPHQL_PATH,
+  documentIdOf,
+  incrementalFromEnv,
+  persistedDocumentsFromEnv,
+  serveHttp,
+  yogaBatching,
+} from '../_node/server-common.mjs';
 import { responseCacheFromEnv } from '../_node/response-cache.mjs';
 
 const ticker = tickerFromEnv('graphql-yoga');
@@ -46,6 +53,22 @@ if (incrementalFromEnv()) {
   incrementalPlugins.push(useDeferStream());
 }
 
+// Persisted documents by id: Yoga's own plugin, its documents from gqlbench's manifest,
+// only when a scenario asks. Arbitrary documents stay allowed, so readiness checks and
+// other clients' plain queries still work (an allow-list would refuse them).
+const documentPlugins = [];
+const documents = persistedDocumentsFromEnv();
+if (documents) {
+  const { usePersistedOperations } = await import('@graphql-yoga/plugin-persisted-operations');
+  documentPlugins.push(
+    usePersistedOperations({
+      getPersistedOperation: (id) => documents.get(id) ?? null,
+      extractPersistedOperationId: documentIdOf,
+      allowArbitraryOperations: true,
+    }),
+  );
+}
+
 const cache = responseCacheFromEnv('graphql-yoga');
 const cachePlugins = [];
 if (cache) {
@@ -61,7 +84,7 @@ const yoga = createYoga({
   graphqlEndpoint: GRAPHQL_PATH,
   graphiql: false,
   landingPage: false,
-  plugins: [maxDepthPlugin({ n: DEPTH_LIMIT }), ...cachePlugins, ...incrementalPlugins],
+  plugins: [maxDepthPlugin({ n: DEPTH_LIMIT }), ...cachePlugins, ...incrementalPlugins, ...documentPlugins],
   ...yogaBatching(),
   ...(data.makeContext ? { context: () => data.makeContext() } : {}),
 });

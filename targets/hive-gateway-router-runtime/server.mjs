@@ -13,6 +13,7 @@ import { createGatewayRuntime } from '@graphql-hive/gateway';
 import { unifiedGraphHandler } from '@graphql-hive/router-runtime';
 import { serveHttp, yogaBatching } from '../_node/server-common.mjs';
 import { supergraphPath } from '../_federation/gateway-common.mjs';
+import { hivePersistedDocuments } from '../_federation/hive-persisted.mjs';
 
 const gateway = createGatewayRuntime({
   supergraph: supergraphPath(),
@@ -22,6 +23,7 @@ const gateway = createGatewayRuntime({
   graphiql: false,
   logging: 'warn',
   ...yogaBatching(),
+  ...hivePersistedDocuments(),
 });
 
 const server = serveHttp('hive-gateway-router-runtime', createServer(gateway));

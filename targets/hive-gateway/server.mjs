@@ -16,6 +16,7 @@ import { createServer } from 'node:http';
 import { createGatewayRuntime } from '@graphql-hive/gateway';
 import { incrementalFromEnv, serveHttp, yogaBatching } from '../_node/server-common.mjs';
 import { makeGateway } from '../_federation/hive-runtime.mjs';
+import { hivePersistedDocuments } from '../_federation/hive-persisted.mjs';
 import { selectedPlugins } from './plugins.mjs';
 import { responseCacheFromEnv } from '../_node/response-cache.mjs';
 import { countExecution } from '../_node/counters.mjs';
@@ -53,6 +54,7 @@ if (cache) {
 
 const gateway = makeGateway(createGatewayRuntime, {
   ...caching,
+  ...hivePersistedDocuments(),
   ...yogaBatching(),
   // Incremental delivery (@defer/@stream) only when a scenario asks: off by default.
   ...(incrementalFromEnv() ? { deferStream: true } : {}),

@@ -18,13 +18,25 @@ import mercurius from 'mercurius';
 import { typeDefs, mergeResolvers, DEPTH_LIMIT } from '../_node/index.mjs';
 import { dataSourceFromEnv } from '../_node/db.mjs';
 import { TICKS_TOPIC, closeWebSockets, tickerFromEnv } from '../_node/subscriptions.mjs';
-import { HOST, PORT, GRAPHQL_PATH, apqFromEnv, batchingFromEnv, logReady, onShutdown } from '../_node/server-common.mjs';
+import {
+  HOST,
+  PORT,
+  GRAPHQL_PATH,
+  apqFromEnv,
+  batchingFromEnv,
+  documentIdOf,
+  logReady,
+  onShutdown,
+  persistedDocumentsFromEnv,
+} from '../_node/server-common.mjs';
 
 const ticker = tickerFromEnv('mercurius');
 const data = await dataSourceFromEnv({
   name: 'mercurius',
   load: async () => ({ pg: (await import('pg')).default, DataLoader: (await import('dataloader')).default }),
 });
+
+const documents = persistedDocumentsFromEnv();
 
 const app = Fastify({ logger: false, forceCloseConnections: true });
 app.register(fastifyWebsocket, {
@@ -54,6 +66,18 @@ app.register(mercurius, {
   // Automatic persisted queries only when a scenario asks (off by default): Mercurius' own
   // provider, an LRU of 1024 documents.
   ...(apqFromEnv() ? { persistedQueryProvider: mercurius.persistedQueryDefaults.automatic() } : {}),
+  // Persisted documents by id only when a scenario asks: Mercurius' provider interface, its
+  // prepared documents from gqlbench's manifest, the id read from `documentId` (its
+  // built-in `prepared` provider reads a hash from `query`). Other queries still run.
+  ...(documents
+    ? {
+        persistedQueryProvider: {
+          isPersistedQuery: (body) => documentIdOf(body) !== null,
+          getHash: documentIdOf,
+          getQueryFromHash: async (id) => documents.get(id),
+        },
+      }
+    : {}),
   ...(data.makeContext ? { context: () => data.makeContext() } : {}),
 });
 
