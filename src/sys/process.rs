@@ -268,29 +268,76 @@ pub fn failure_log(path: &Path, lines: usize) -> String {
 
 /// A free port on 127.0.0.1 (bound and released; the target binds it right after).
 ///
-/// The kernel may hand the same released port to the next bind, and a run asks for
-/// several before any is taken (four subgraphs, then the gateway): CI once saw two
-/// subgraphs given one port. So the ports handed out lately are remembered and never
-/// given twice within this process.
+/// Between the release and the target's bind the port is anybody's. Ports the kernel
+/// hands to `bind(:0)` come from the ephemeral range, the same range every outgoing
+/// connection's local port is taken from: a load test running beside the start (CI runs
+/// tests in parallel) once took a target's port in that window (EADDRINUSE). So ports are
+/// drawn from below the ephemeral range, where no connection is given a local port, at a
+/// start that differs per process and call; the kernel's `bind(:0)` only when that range is
+/// too small. A run asks for several ports before any is taken (four subgraphs, then the
+/// gateway), so the ports handed out lately are remembered and never given twice within
+/// this process.
 pub fn free_port() -> Result<u16> {
+    use std::sync::atomic::{AtomicU64, Ordering};
     use std::sync::Mutex;
     static RECENT: Mutex<std::collections::VecDeque<u16>> =
         Mutex::new(std::collections::VecDeque::new());
+    static CALLS: AtomicU64 = AtomicU64::new(0);
     const REMEMBERED: usize = 256;
     let mut recent = RECENT.lock().unwrap_or_else(|p| p.into_inner());
+    let remember = |recent: &mut std::collections::VecDeque<u16>, port: u16| {
+        if recent.len() == REMEMBERED {
+            recent.pop_front();
+        }
+        recent.push_back(port);
+    };
+    let (low, _) = ephemeral_range();
+    // Well above the ports services are commonly configured on (1024-10000).
+    const FLOOR: u16 = 10_000;
+    if low > FLOOR + 1_000 {
+        let span = u64::from(low - FLOOR);
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.subsec_nanos() as u64)
+            .unwrap_or(0);
+        let seed = (u64::from(std::process::id()) << 20)
+            ^ nanos
+            ^ CALLS.fetch_add(1, Ordering::Relaxed).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        // A multiplicative hash spreads neighbouring seeds over the range.
+        let start = seed.wrapping_mul(0x2545_F491_4F6C_DD1D) % span;
+        for i in 0..span.min(2_000) {
+            let port = FLOOR + ((start + i * 7_919) % span) as u16;
+            if recent.contains(&port) {
+                continue;
+            }
+            if std::net::TcpListener::bind(("127.0.0.1", port)).is_ok() {
+                remember(&mut recent, port);
+                return Ok(port);
+            }
+        }
+    }
     for _ in 0..64 {
         let l = std::net::TcpListener::bind("127.0.0.1:0").context("finding a free port")?;
         let port = l.local_addr()?.port();
         if recent.contains(&port) {
             continue;
         }
-        if recent.len() == REMEMBERED {
-            recent.pop_front();
-        }
-        recent.push_back(port);
+        remember(&mut recent, port);
         return Ok(port);
     }
     anyhow::bail!("finding a free port: the kernel kept handing out ports given out moments ago")
+}
+
+/// The kernel's range of local ports for outgoing connections (Linux'
+/// ip_local_port_range), or its default when it cannot be read.
+fn ephemeral_range() -> (u16, u16) {
+    std::fs::read_to_string("/proc/sys/net/ipv4/ip_local_port_range")
+        .ok()
+        .and_then(|t| {
+            let mut it = t.split_whitespace().map(|x| x.parse::<u16>().ok());
+            Some((it.next()??, it.next()??))
+        })
+        .unwrap_or((32_768, 60_999))
 }
 
 /// The path that starts this very program again, for helpers gqlbench runs as child
@@ -340,6 +387,12 @@ mod tests {
         let ports: Vec<u16> = (0..200).map(|_| free_port().unwrap()).collect();
         let distinct: std::collections::HashSet<u16> = ports.iter().copied().collect();
         assert_eq!(distinct.len(), ports.len(), "{ports:?}");
+        // Never where outgoing connections take their local ports (when there is room
+        // below that range, as on every Linux default).
+        let (low, _) = ephemeral_range();
+        if low > 11_000 {
+            assert!(ports.iter().all(|p| (10_000..low).contains(p)), "{ports:?}");
+        }
     }
 
     #[test]
