@@ -6,11 +6,16 @@
 use async_graphql_parser::types::{Directive, Selection, SelectionSet};
 use async_graphql_parser::Positioned;
 
-/// What an incremental request accepts: the multipart form every server here answers.
-/// Apollo Router needs `deferSpec=20220824` (it refuses a bare `multipart/mixed` with 406);
-/// GraphQL Yoga and Hive Gateway accept either; the JSON fallback is refused by them all
-/// for a deferred query, so it is not offered.
-pub const ACCEPT: &str = "multipart/mixed;deferSpec=20220824, multipart/mixed";
+/// What an incremental request accepts: each multipart format the engine reads, as a
+/// client that reads them all would say.
+/// - `incrementalSpec=v0.2`, graphql 17.0.0-alpha.9's format: Apollo Server serves @defer
+///   only in it (it refuses the 2022 format with 406 when running on graphql 17).
+/// - `deferSpec=20220824`: Apollo Router needs it (it refuses a bare `multipart/mixed`).
+/// - a bare `multipart/mixed`: GraphQL Yoga and Hive Gateway accept any of these.
+/// - `application/json`, last and least preferred: Apollo Server refuses a request whose
+///   Accept could not take a single JSON result, before it knows whether the operation
+///   is incremental. A deferred query is still answered in parts by every server here.
+pub const ACCEPT: &str = "multipart/mixed;incrementalSpec=v0.2, multipart/mixed;deferSpec=20220824, multipart/mixed, application/json;q=0.5";
 
 /// Whether `document` uses `@defer` or `@stream` (a document that does not parse is not:
 /// its check refuses it elsewhere).

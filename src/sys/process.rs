@@ -302,7 +302,9 @@ pub fn free_port() -> Result<u16> {
             .unwrap_or(0);
         let seed = (u64::from(std::process::id()) << 20)
             ^ nanos
-            ^ CALLS.fetch_add(1, Ordering::Relaxed).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+            ^ CALLS
+                .fetch_add(1, Ordering::Relaxed)
+                .wrapping_mul(0x9E37_79B9_7F4A_7C15);
         // A multiplicative hash spreads neighbouring seeds over the range.
         let start = seed.wrapping_mul(0x2545_F491_4F6C_DD1D) % span;
         for i in 0..span.min(2_000) {
