@@ -10,6 +10,9 @@
 //! checked and merged by the engine. Comparing its req per CPU-second with PARTS=1's (the
 //! default, one JSON answer) is the cost of the incremental reader; ONE_WRITE=1 sends an
 //! answer's parts in one write, leaving out the cost of reading them one by one.
+//! SPLIT=3 (with PARTS=1) writes the one JSON answer in three pieces: the cost of reading
+//! an answer that arrives in three writes, without the incremental reader, i.e. what the
+//! kernel and the wake-ups alone cost.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -119,16 +122,23 @@ fn main() {
         .unwrap_or(1);
     // ONE_WRITE=1 writes the parts of an answer together (the reader's parsing alone).
     let together = std::env::var("ONE_WRITE").is_ok_and(|v| v == "1");
+    let split = std::env::var("SPLIT")
+        .ok()
+        .and_then(|p| p.parse::<usize>().ok())
+        .unwrap_or(1)
+        .max(1);
     let resp = Arc::new(if parts == 3 && together {
         vec![three_parts().concat()]
     } else if parts == 3 {
         three_parts()
     } else {
-        vec![format!(
+        let whole = format!(
             "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{BODY}",
             BODY.len()
         )
-        .into_bytes()]
+        .into_bytes();
+        let size = whole.len().div_ceil(split);
+        whole.chunks(size).map(<[u8]>::to_vec).collect()
     });
     std::thread::spawn(move || {
         pin(1);
