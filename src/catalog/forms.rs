@@ -16,6 +16,9 @@ pub struct OperationForm {
     pub persisted: Option<Method>,
     /// As this many distinct documents (`[distinct]`).
     pub distinct: Option<usize>,
+    /// Incremental answers (for operations that use `@defer`/`@stream`) asked for over
+    /// this transport (`[incremental] transport`).
+    pub incremental: super::incremental::Transport,
 }
 
 impl OperationDef {
@@ -40,9 +43,7 @@ impl OperationDef {
             expected_data: Some(data),
             unique: None,
             batch: None,
-            incremental: self
-                .incremental
-                .then(|| super::incremental::ACCEPT.to_string()),
+            incremental: self.accept(),
             persisted,
         }
     }
@@ -92,9 +93,7 @@ impl OperationDef {
                     batch: Some(n),
                     // A batch is one JSON array: an incremental operation in one is
                     // refused by the engine's plan check.
-                    incremental: self
-                        .incremental
-                        .then(|| super::incremental::ACCEPT.to_string()),
+                    incremental: self.accept(),
                     persisted: None,
                 }
             })
