@@ -18,6 +18,9 @@ pub struct OperationForm {
     pub documents: Option<super::documents::Ids>,
     /// As this many distinct documents (`[distinct]`).
     pub distinct: Option<usize>,
+    /// Incremental answers (for operations that use `@defer`/`@stream`) asked for over
+    /// this transport (`[incremental] transport`).
+    pub incremental: super::incremental::Transport,
 }
 
 impl OperationDef {
@@ -50,9 +53,7 @@ impl OperationDef {
             expected_data: Some(data),
             unique: None,
             batch: None,
-            incremental: self
-                .incremental
-                .then(|| super::incremental::ACCEPT.to_string()),
+            incremental: self.accept(),
             persisted,
         }
     }
@@ -140,9 +141,7 @@ impl OperationDef {
                     batch: Some(n),
                     // A batch is one JSON array: an incremental operation in one is
                     // refused by the engine's plan check.
-                    incremental: self
-                        .incremental
-                        .then(|| super::incremental::ACCEPT.to_string()),
+                    incremental: self.accept(),
                     persisted: None,
                 }
             })

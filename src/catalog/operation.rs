@@ -96,14 +96,21 @@ impl OperationDef {
                         expected_data: Some(c.data.clone()),
                         unique,
                         batch: None,
-                        incremental: self
-                            .incremental
-                            .then(|| super::incremental::ACCEPT.to_string()),
+                        incremental: self.accept(),
                         persisted: None,
                     }
                 })
                 .collect(),
         }
+    }
+}
+
+impl OperationDef {
+    /// The `Accept` header of its requests when it asks for incremental delivery (in the
+    /// transport the scenario's form names).
+    pub(super) fn accept(&self) -> Option<String> {
+        self.incremental
+            .then(|| self.form.incremental.accept().to_string())
     }
 }
 

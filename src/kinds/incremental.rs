@@ -1,12 +1,15 @@
 //! Incremental delivery (`@defer`, `@stream`), a decorating kind. An operation whose
-//! document uses either directive is sent with a multipart `Accept` header, and its parts
-//! are read as they arrive: each checked in order, their merged `data` judged against the
-//! expected answer (the same query's without the directives), the time to the first part
-//! recorded beside the time to the last (the latency). This kind starts targets with
-//! GQLBENCH_INCREMENTAL=1, so that each turns on its server's incremental delivery (a
-//! plugin in Yoga, `deferStream` in Hive Gateway; Apollo Router has it on by default). It
-//! also adds the report's table that sets each deferred operation beside the same query
-//! without `@defer`, measured in the same load.
+//! document uses either directive is sent with an `Accept` header asking for parts, over
+//! the section's `transport`: `multipart/mixed` (the default, what every server here with
+//! @defer answers) or `text/event-stream` (`sse`: GraphQL over SSE, as Yoga and Hive
+//! Gateway serve it). Its parts (or events) are read as they arrive: each checked in
+//! order, their merged `data` judged against the expected answer (the same query's without
+//! the directives), the time to the first part recorded beside the time to the last (the
+//! latency). This kind starts targets with GQLBENCH_INCREMENTAL=1, so that each turns on
+//! its server's incremental delivery (a plugin in Yoga, `deferStream` in Hive Gateway;
+//! Apollo Router has it on by default). It also adds the report's table that sets each
+//! deferred operation beside the same query without `@defer`, measured in the same load,
+//! its title naming the transport.
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -14,6 +17,8 @@ use anyhow::Result;
 use gqlbench_engine::LatencySummary;
 use serde::{Deserialize, Serialize};
 
+use crate::catalog::forms::OperationForm;
+use crate::catalog::incremental::Transport;
 use crate::kind::{Kind, KindDef, ResolveCx};
 use crate::results::{Key, ScenarioResult, TargetResult};
 use crate::view::cells::{dash, not_installed};
@@ -22,17 +27,24 @@ use crate::view::Table;
 /// The pairs compared: deferred operation -> the same query without `@defer`.
 pub const PAIRS: Key<BTreeMap<String, String>> = Key::new("incremental");
 
+/// The transport the parts came over (`multipart` or `sse`); absent in results written
+/// before SSE was measured, which all came over multipart.
+pub const TRANSPORT: Key<String> = Key::new("incremental_transport");
+
 /// The environment variable that asks a target for incremental delivery.
 pub const ENV: &str = "GQLBENCH_INCREMENTAL";
 
 pub const DEF: KindDef = KindDef {
     tables: |s| table(s).into_iter().collect(),
-    list: |_, _, line| format!("{line}, incremental parts timed"),
+    list: |section, _, line| match section.get("transport").and_then(|t| t.as_str()) {
+        Some("sse") => format!("{line}, incremental events (SSE) timed"),
+        _ => format!("{line}, incremental parts timed"),
+    },
     // Its targets serve @defer only when started with its environment; its run checks
     // every answer of every target before the load, as `check` would.
     skip_in_check: crate::kind::always,
     not_in_k6: Some(
-        "k6 cannot read multipart/mixed parts as they arrive (grafana/k6#4086), so it cannot time the first part",
+        "k6 cannot read multipart/mixed parts or SSE events as they arrive (grafana/k6#4086), so it cannot time the first part",
     ),
     ..KindDef::decorator("incremental", resolve)
 };
@@ -44,17 +56,30 @@ pub struct IncrementalSpec {
     /// Each deferred operation of the scenario, and the same query without `@defer`, also
     /// one of its operations.
     pub compare: BTreeMap<String, String>,
+    /// How the parts are asked for: "multipart" (the default) or "sse".
+    #[serde(default)]
+    pub transport: Option<String>,
 }
 
 #[derive(Debug)]
 pub struct Incremental {
     pub compare: BTreeMap<String, String>,
+    pub transport: Transport,
     inner: Arc<dyn Kind>,
 }
 
 fn resolve(cx: &ResolveCx<'_>, inner: Option<Arc<dyn Kind>>) -> Result<Option<Arc<dyn Kind>>> {
     let (Some(spec), Some(inner)) = (cx.spec::<IncrementalSpec>("incremental")?, inner) else {
         return Ok(None);
+    };
+    let transport = match spec.transport.as_deref() {
+        None => Transport::default(),
+        Some(name) => Transport::parse(name).ok_or_else(|| {
+            cx.bad(format!(
+                "[incremental] transport: '{name}' is not a transport; give {}",
+                Transport::NAMES
+            ))
+        })?,
     };
     let ops = &cx.def.file.operations;
     let named = |n: &str| ops.iter().any(|o| o.name == n);
@@ -84,6 +109,7 @@ fn resolve(cx: &ResolveCx<'_>, inner: Option<Arc<dyn Kind>>) -> Result<Option<Ar
     }
     Ok(Some(Arc::new(Incremental {
         compare: spec.compare,
+        transport,
         inner,
     })))
 }
@@ -100,6 +126,15 @@ impl Kind for Incremental {
     fn describe(&self, s: &mut ScenarioResult) {
         self.inner.describe(s);
         s.by_kind.set(&PAIRS, &self.compare);
+        s.by_kind
+            .set(&TRANSPORT, &self.transport.name().to_string());
+    }
+
+    fn form(&self) -> OperationForm {
+        OperationForm {
+            incremental: self.transport,
+            ..self.inner.form()
+        }
     }
 
     fn env(&self, env: &mut BTreeMap<String, String>) {
@@ -135,6 +170,10 @@ fn median_of(
 /// Per target and deferred operation: first part, last part, and the plain query.
 fn table(s: &ScenarioResult) -> Option<Table> {
     let pairs = s.by_kind.get(&PAIRS)?;
+    let over = match s.by_kind.get(&TRANSPORT).as_deref() {
+        Some("sse") => "over SSE (text/event-stream, each part a next event)",
+        _ => "over multipart/mixed",
+    };
     let ms = |v: Option<f64>| v.map(crate::units::fmt_ms).unwrap_or_else(dash);
     let mut rows = Vec::new();
     for t in s.targets.iter().filter(|t| !not_installed(t)) {
@@ -154,7 +193,7 @@ fn table(s: &ScenarioResult) -> Option<Table> {
         }
     }
     Some(Table {
-        title: "incremental delivery: time to the first part and to the last, beside the same query without @defer in the same load (medians over valid trials; every part checked, the merged answer judged)".into(),
+        title: format!("incremental delivery {over}: time to the first part and to the last, beside the same query without @defer in the same load (medians over valid trials; every part checked, the merged answer judged)"),
         headers: [
             "target",
             "operation",

@@ -9,7 +9,9 @@
 //! `multipart/mixed` parts (chunked, each part written on its own), read part by part,
 //! checked and merged by the engine. Comparing its req per CPU-second with PARTS=1's (the
 //! default, one JSON answer) is the cost of the incremental reader; ONE_WRITE=1 sends an
-//! answer's parts in one write, leaving out the cost of reading them one by one.
+//! answer's parts in one write, leaving out the cost of reading them one by one. SSE=1
+//! sends the same three payloads as `text/event-stream` events instead (as Yoga writes
+//! them: a `:` keep-alive, `event: next` per payload, `event: complete`).
 //! SPLIT=3 (with PARTS=1) writes the one JSON answer in three pieces: the cost of reading
 //! an answer that arrives in three writes, without the incremental reader, i.e. what the
 //! kernel and the wake-ups alone cost.
@@ -31,26 +33,42 @@ fn pin(cpu: usize) {
     }
 }
 
-/// The answer in three parts: head and first part, then each later part as its own chunk.
-fn three_parts() -> Vec<Vec<u8>> {
-    let part = |json: &str| {
-        let p = format!("\r\n---\r\nContent-Type: application/json; charset=utf-8\r\n\r\n{json}");
-        format!("{:x}\r\n{p}\r\n", p.len())
+/// The three payloads of the incremental answer.
+const PAYLOADS: [&str; 3] = [
+    r#"{"data":{"user":{"id":"123","email":"user123@example.com"}},"hasNext":true}"#,
+    r#"{"incremental":[{"data":{"firstName":"First123","lastName":"Last123"},"path":["user"]}],"hasNext":true}"#,
+    r#"{"incremental":[{"data":{"createdAt":"2024-01-01T00:00:00Z"},"path":["user"]}],"hasNext":false}"#,
+];
+
+/// The answer in three parts: head and first part, then each later part as its own chunk;
+/// multipart parts, or with `sse` event-stream events.
+fn three_parts(sse: bool) -> Vec<Vec<u8>> {
+    let chunk = |p: String| format!("{:x}\r\n{p}\r\n", p.len());
+    let piece = |i: usize| {
+        let json = PAYLOADS[i];
+        match (sse, i) {
+            (true, 0) => format!(":\n\nevent: next\ndata: {json}\n\n"),
+            (true, 2) => format!("event: next\ndata: {json}\n\nevent: complete\ndata:\n\n"),
+            (true, _) => format!("event: next\ndata: {json}\n\n"),
+            (false, 2) => format!(
+                "\r\n---\r\nContent-Type: application/json; charset=utf-8\r\n\r\n{json}\r\n-----\r\n"
+            ),
+            (false, _) => {
+                format!("\r\n---\r\nContent-Type: application/json; charset=utf-8\r\n\r\n{json}")
+            }
+        }
     };
-    let first =
-        part(r#"{"data":{"user":{"id":"123","email":"user123@example.com"}},"hasNext":true}"#);
-    let second = part(
-        r#"{"incremental":[{"data":{"firstName":"First123","lastName":"Last123"},"path":["user"]}],"hasNext":true}"#,
-    );
-    let last = r#"{"incremental":[{"data":{"createdAt":"2024-01-01T00:00:00Z"},"path":["user"]}],"hasNext":false}"#;
-    let last = format!(
-        "\r\n---\r\nContent-Type: application/json; charset=utf-8\r\n\r\n{last}\r\n-----\r\n"
-    );
-    let last = format!("{:x}\r\n{last}\r\n0\r\n\r\n", last.len());
+    let kind = if sse {
+        "text/event-stream"
+    } else {
+        "multipart/mixed; boundary=\"-\""
+    };
+    let head =
+        format!("HTTP/1.1 200 OK\r\nContent-Type: {kind}\r\nTransfer-Encoding: chunked\r\n\r\n");
     vec![
-        format!("HTTP/1.1 200 OK\r\nContent-Type: multipart/mixed; boundary=\"-\"\r\nTransfer-Encoding: chunked\r\n\r\n{first}").into_bytes(),
-        second.into_bytes(),
-        last.into_bytes(),
+        format!("{head}{}", chunk(piece(0))).into_bytes(),
+        chunk(piece(1)).into_bytes(),
+        format!("{}0\r\n\r\n", chunk(piece(2))).into_bytes(),
     ]
 }
 
@@ -127,10 +145,11 @@ fn main() {
         .and_then(|p| p.parse::<usize>().ok())
         .unwrap_or(1)
         .max(1);
+    let sse = std::env::var("SSE").is_ok_and(|v| v == "1");
     let resp = Arc::new(if parts == 3 && together {
-        vec![three_parts().concat()]
+        vec![three_parts(sse).concat()]
     } else if parts == 3 {
-        three_parts()
+        three_parts(sse)
     } else {
         let whole = format!(
             "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{BODY}",
@@ -163,10 +182,11 @@ fn main() {
         return;
     }
     let endpoint = Endpoint::from_url(&format!("http://{addr}/graphql")).expect("url");
-    let op = Operation {
-        name: "simple".into(),
-        weight: 1,
-        variants: vec![Variant {
+    let op =
+        Operation {
+            name: "simple".into(),
+            weight: 1,
+            variants: vec![Variant {
             body: bytes::Bytes::from_static(
                 br#"{"query":"{ user(id: \"123\") { id email firstName lastName createdAt } }"}"#,
             ),
@@ -175,10 +195,12 @@ fn main() {
             ),
             unique: None,
             batch: None,
-            incremental: (parts == 3).then(|| "multipart/mixed".to_string()),
+            incremental: (parts == 3).then(|| {
+                if sse { "text/event-stream" } else { "multipart/mixed" }.to_string()
+            }),
             persisted: None,
         }],
-    };
+        };
     let schedule = if rate > 0.0 {
         Schedule::Open {
             rate: Stages::constant(rate),

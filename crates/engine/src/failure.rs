@@ -1,6 +1,6 @@
 //! Why a request failed: the kinds every failure is counted by, whether a kind came with
 //! a response, and their dense index for per-kind arrays. Plain data, below the code that
-//! judges (`validate`) and reads (`multipart`) responses.
+//! judges (`validate`) and reads (`multipart`, `sse`) responses.
 use serde::{Deserialize, Serialize};
 
 /// Why a request failed.
@@ -23,8 +23,8 @@ pub enum FailureKind {
     WrongData,
     /// The response lacks the headers the plan requires (see [`crate::HeaderRule`]).
     Headers,
-    /// An incremental (multipart) response whose framing is malformed: no boundary, a
-    /// truncated or unparsable part, parts out of the protocol's order.
+    /// An incremental (multipart or SSE) response whose framing is malformed: no boundary,
+    /// a truncated or unparsable part or event stream, parts out of the protocol's order.
     Protocol,
 }
 

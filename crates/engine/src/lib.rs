@@ -39,6 +39,7 @@ mod prepare;
 mod result;
 mod schedule;
 mod slicing;
+mod sse;
 mod subscribe;
 mod timer;
 mod validate;

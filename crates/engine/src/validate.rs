@@ -12,7 +12,8 @@ use crate::canonical;
 pub use crate::failure::{excerpt, FailureKind, BODY_EXCERPT};
 
 /// What a request's answer must be: one response, a batch of `n` (a JSON array of as many
-/// responses), or incremental parts (`multipart/mixed`, merged).
+/// responses), or incremental parts (`multipart/mixed` parts or `text/event-stream` events,
+/// merged).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum Shape {
     #[default]
@@ -32,8 +33,9 @@ pub fn judge(
 
 /// [`judge`] of a response of any [`Shape`]: a batch of `n` must be a JSON array of
 /// exactly that many responses, each judged as one (against element `i` of `expected`,
-/// an array) and named by its place in a failure; incremental parts are read with the
-/// boundary the response `head` names, checked in order, and their merged `data` judged.
+/// an array) and named by its place in a failure; incremental parts are read in the
+/// framing the response `head` names (a multipart boundary, or an event stream), checked
+/// in order, and their merged `data` judged.
 pub fn judge_variant(
     status: u16,
     head: &[u8],
@@ -102,16 +104,20 @@ fn judge_incremental(
     body: &[u8],
     expected: Option<&Value>,
 ) -> Result<(), (FailureKind, String)> {
-    let Some(boundary) = crate::multipart::boundary(head) else {
-        return Err((
-            FailureKind::Protocol,
-            format!(
-                "an incremental request was not answered with multipart/mixed parts: {}",
-                excerpt(body)
-            ),
-        ));
+    let assembled = if crate::sse::is_event_stream(head) {
+        crate::sse::read(body)?
+    } else {
+        let Some(boundary) = crate::multipart::boundary(head) else {
+            return Err((
+                FailureKind::Protocol,
+                format!(
+                    "an incremental request was answered neither with multipart/mixed parts nor with a text/event-stream: {}",
+                    excerpt(body)
+                ),
+            ));
+        };
+        crate::multipart::read(body, &boundary)?
     };
-    let assembled = crate::multipart::read(body, &boundary)?;
     if let Some(expected) = expected {
         if let Some(d) = canonical::diff("data", expected, &assembled.data) {
             return Err((FailureKind::WrongData, format!("parts merged: {d}")));
@@ -384,5 +390,40 @@ mod tests {
             judge(200, br#"[{"data":{"a":1}}]"#, None).unwrap_err().0,
             FailureKind::BadBody
         );
+    }
+
+    #[test]
+    fn incremental_answers_are_read_in_the_framing_their_head_names() {
+        let want = json!({"a": 1, "b": 2});
+        let first = r#"{"data":{"a":1},"hasNext":true}"#;
+        let last = |b: u8| {
+            format!(r#"{{"incremental":[{{"data":{{"b":{b}}},"path":[]}}],"hasNext":false}}"#)
+        };
+        let sse = |b: u8| {
+            format!(
+                "event: next\ndata: {first}\n\nevent: next\ndata: {}\n\nevent: complete\n\n",
+                last(b)
+            )
+        };
+        let multipart = format!(
+            "\r\n---\r\n\r\n{first}\r\n---\r\n\r\n{}\r\n-----\r\n",
+            last(2)
+        );
+        let j = |head: &[u8], body: &str| {
+            judge_variant(200, head, body.as_bytes(), Some(&want), Shape::Incremental)
+        };
+        let es = b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\r\n";
+        let mp = b"HTTP/1.1 200 OK\r\ncontent-type: multipart/mixed; boundary=\"-\"\r\n\r\n";
+        assert_eq!(j(es, &sse(2)), Ok(()));
+        assert_eq!(j(mp, &multipart), Ok(()));
+        let (k, d) = j(es, &sse(3)).unwrap_err();
+        assert_eq!(k, FailureKind::WrongData);
+        assert!(d.starts_with("parts merged: data.b"), "{d}");
+        // The same events under another content type, and multipart parts under SSE's.
+        let plain = b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n\r\n";
+        let (k, d) = j(plain, &sse(2)).unwrap_err();
+        assert_eq!(k, FailureKind::Protocol);
+        assert!(d.contains("neither with multipart/mixed parts nor"), "{d}");
+        assert_eq!(j(es, &multipart).unwrap_err().0, FailureKind::Protocol);
     }
 }

@@ -22,8 +22,9 @@ pub struct Variant {
     /// null element checking only that the element is a valid response).
     pub batch: Option<usize>,
     /// An incremental request (`@defer`/`@stream`): sent with this `Accept` header (e.g.
-    /// `multipart/mixed`), answered in `multipart/mixed` parts that are checked in order
-    /// and merged, the merged `data` judged against `expected_data` (the answer of the same
+    /// `multipart/mixed` or `text/event-stream`), answered in `multipart/mixed` parts or
+    /// `text/event-stream` events (as the answer's Content-Type says) that are checked in
+    /// order and merged, the merged `data` judged against `expected_data` (the answer of the same
     /// query without `@defer`). The time to the first part is recorded beside the latency
     /// (to the last).
     pub incremental: Option<String>,

@@ -1,7 +1,8 @@
 //! Reading the answer to one request, beyond one HTTP response read whole: an incremental
-//! answer's parts timed as they arrive (when the first is in), and a persisted query's
-//! miss answered as clients answer it (the server does not know the hash: the full
-//! document is sent on the same connection, and that second answer is the request's).
+//! answer's parts timed as they arrive (when the first is in, over multipart or SSE), and
+//! a persisted query's miss answered as clients answer it (the server does not know the
+//! hash: the full document is sent on the same connection, and that second answer is the
+//! request's).
 
 use std::pin::Pin;
 use std::time::Instant;
@@ -12,6 +13,7 @@ use super::ctx::{Ctx, Pending};
 use crate::conn::{Conn, ReadError};
 use crate::multipart::{self, FirstPart};
 use crate::parse::Response;
+use crate::sse::{self, FirstEvent};
 use crate::validate::Shape;
 
 /// What reading an answer found besides the response itself.
@@ -80,7 +82,8 @@ impl Ctx {
         (c.next_response(deadline, timer).await, miss)
     }
 
-    /// An incremental answer, its first part timed as the body arrives.
+    /// An incremental answer, its first part timed as the body arrives, in the framing its
+    /// head names.
     async fn read_parts(
         &self,
         c: &mut Conn,
@@ -88,20 +91,11 @@ impl Ctx {
         timer: Pin<&mut Sleep>,
     ) -> (Result<Response, ReadError>, Arrival) {
         let mut first = None;
-        let mut scan = FirstPart::new();
-        let mut boundary: Option<Vec<u8>> = None;
+        let mut watch = Watch::Unknown;
         let r = c
             .next_response_with(deadline, timer, |head, body| {
-                if first.is_some() {
-                    return;
-                }
-                if boundary.is_none() {
-                    boundary = multipart::boundary(head);
-                }
-                if let Some(b) = &boundary {
-                    if scan.feed(body, b) {
-                        first = Some(Instant::now());
-                    }
+                if first.is_none() && watch.feed(head, body) {
+                    first = Some(Instant::now());
                 }
             })
             .await;
@@ -110,6 +104,33 @@ impl Ctx {
             persisted: None,
         };
         (r, arrival)
+    }
+}
+
+/// How an incremental answer's first part is watched for, once its head has told.
+enum Watch {
+    /// The head does not name a framing (yet).
+    Unknown,
+    Multipart(Vec<u8>, FirstPart),
+    Sse(FirstEvent),
+}
+
+impl Watch {
+    /// True once the first part of the body so far has arrived.
+    fn feed(&mut self, head: &[u8], body: &[u8]) -> bool {
+        if let Watch::Unknown = self {
+            // An event stream is told without allocating; a multipart boundary is kept.
+            if sse::is_event_stream(head) {
+                *self = Watch::Sse(FirstEvent::new());
+            } else if let Some(b) = multipart::boundary(head) {
+                *self = Watch::Multipart(b, FirstPart::new());
+            }
+        }
+        match self {
+            Watch::Unknown => false,
+            Watch::Multipart(b, scan) => scan.feed(body, b),
+            Watch::Sse(scan) => scan.feed(body),
+        }
     }
 }
 

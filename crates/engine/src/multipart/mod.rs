@@ -22,12 +22,7 @@ pub fn read(body: &[u8], boundary: &[u8]) -> Result<Assembled, (FailureKind, Str
 /// The boundary of a `multipart/mixed` response, from its head (status line and headers).
 /// None when the Content-Type is another type or names no boundary.
 pub fn boundary(head: &[u8]) -> Option<Vec<u8>> {
-    let value = head.split(|&c| c == b'\n').find_map(|line| {
-        let colon = line.iter().position(|&c| c == b':')?;
-        let name = line[..colon].trim_ascii();
-        name.eq_ignore_ascii_case(b"content-type")
-            .then(|| line[colon + 1..].trim_ascii())
-    })?;
+    let value = content_type(head)?;
     let end = value.iter().position(|&c| c == b';').unwrap_or(value.len());
     if !value[..end]
         .trim_ascii()
@@ -76,6 +71,17 @@ pub fn boundary(head: &[u8]) -> Option<Vec<u8>> {
         }
     }
     None
+}
+
+/// The value of a response head's Content-Type header, trimmed (the first one, when a
+/// server sends two). An incremental answer's framing is told by it.
+pub(crate) fn content_type(head: &[u8]) -> Option<&[u8]> {
+    head.split(|&c| c == b'\n').find_map(|line| {
+        let colon = line.iter().position(|&c| c == b':')?;
+        let name = line[..colon].trim_ascii();
+        name.eq_ignore_ascii_case(b"content-type")
+            .then(|| line[colon + 1..].trim_ascii())
+    })
 }
 
 /// Whether `bytes` is a prefix of `--boundary`.
