@@ -2,7 +2,7 @@
 //! Each target (a federation gateway, started with GQLBENCH_RELOAD=1 so that it watches its
 //! supergraph file) is warmed by one trial of the scenario's load; then its session's
 //! supergraph file is replaced, `reloads` times, by an equivalent one whose Query type has
-//! a new description (`"""gqlbench reload <trial>.<n>"""`), and introspection is polled on
+//! a new description (`"""gqlbench reload <count>"""`), and introspection is polled on
 //! loopback until the gateway serves it: the reload time. The scenario's operation follows
 //! at once (the first request after the reload, answer checked) and once more (the warm
 //! figure). Polls and requests that fail meanwhile are counted. A reload that is not served
@@ -225,7 +225,7 @@ impl Reloads {
             cx.progress
                 .message(format!("{}: reload {n}/{}", cx.label, self.reloads));
             std::thread::sleep(DESYNC.mul_f64(desync_fraction(n)));
-            let s = r.run(&mut cx.sess.process, n, &format!("{}.{n}", cx.trial));
+            let s = r.run(&mut cx.sess.process, n);
             let stop = !s.is_ok();
             out.push(s);
             if stop {

@@ -3,6 +3,7 @@
 //! gateway serves it (bounded in time), then the scenario's operation twice, answers
 //! checked. Also the supergraph edit itself, a pure function.
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
@@ -17,6 +18,11 @@ use crate::sys::process::TargetProcess;
 pub const PROBE: &str = "{ __type(name: \"Query\") { description } }";
 /// What every description this kind writes starts with (and what it removes again).
 const MARK: &str = "gqlbench reload ";
+/// Rewrites so far in this process: each rewrite's description is `gqlbench reload <count>`,
+/// never one the file already holds (a trial measured again rewrites a file that still has
+/// its first attempt's last description, which a per-trial count would write again and see
+/// at once).
+static REWRITES: AtomicU64 = AtomicU64::new(0);
 /// A single poll never waits longer than this for its answer (nor past the reload's bound).
 const POLL_TIMEOUT: Duration = Duration::from_secs(2);
 /// The operation after the reload may take as long as a cold-start's first request.
@@ -95,9 +101,9 @@ impl Reload<'_> {
         }
     }
 
-    /// Reload `n` (1-based), writing the description `gqlbench reload <tag>`.
-    pub fn run(&self, process: &mut TargetProcess, n: u32, tag: &str) -> ReloadSample {
-        let description = format!("{MARK}{tag}");
+    /// Reload `n` (1-based), writing the next description of this process.
+    pub fn run(&self, process: &mut TargetProcess, n: u32) -> ReloadSample {
+        let description = format!("{MARK}{}", REWRITES.fetch_add(1, Ordering::Relaxed) + 1);
         let mut s = ReloadSample {
             reload: n,
             description: description.clone(),
