@@ -227,3 +227,35 @@ fn a_profile_value_is_blamed_on_its_file_not_on_a_flag_never_passed() {
     out.assert_exit(2);
     assert!(out.stderr.contains("--trials"), "{}", out.stderr);
 }
+
+#[test]
+fn a_reload_scenario_without_reloads_is_refused_naming_its_file() {
+    let dir = fixture_copy();
+    let file = dir.path().join("scenarios/e2e/reload.toml");
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert!(text.contains("reloads = 3"));
+    std::fs::write(&file, text.replace("reloads = 3", "reloads = 0")).unwrap();
+    let out = Gqlbench::run("e2e")
+        .root(dir.path())
+        .scenarios("reload")
+        .go();
+    out.assert_exit(2);
+    let e = &out.stderr;
+    assert!(
+        e.contains("reload.toml") && e.contains("[reload] `reloads` must be at least 1"),
+        "{e}"
+    );
+    // An unbounded wait is refused too.
+    let unbounded = text.replace(
+        "reloads = 3\ntimeout = \"2s\"",
+        "reloads = 3\ntimeout = \"1h\"",
+    );
+    assert_ne!(unbounded, text);
+    std::fs::write(&file, unbounded).unwrap();
+    let out = Gqlbench::run("e2e")
+        .root(dir.path())
+        .scenarios("reload")
+        .go();
+    out.assert_exit(2);
+    assert!(out.stderr.contains("at most 300s"), "{}", out.stderr);
+}

@@ -19,6 +19,7 @@ pub mod long_run;
 pub mod overhead;
 pub mod persisted;
 pub mod rate_sweep;
+pub mod reload;
 pub mod response_cache;
 pub mod subscriptions;
 
@@ -35,6 +36,7 @@ pub const REGISTRY: &[&KindDef] = &[
     &latency_at_rate::DEF,
     &subscriptions::DEF,
     &cold_start::DEF,
+    &reload::DEF,
     &database::DEF,
     &depth::DEF,
     &batching::DEF,

@@ -6,9 +6,22 @@
 // own install (no dependencies here).
 import { supergraphPath } from './gateway-common.mjs';
 
+// The reload scenario (GQLBENCH_RELOAD=1, src/kinds/reload/) rewrites the supergraph file
+// while the gateway runs. The runtime polls a supergraph only when it is "dynamic": a plain
+// file path counts as static and its `pollingInterval` is dropped, so the path is given
+// through a function (read again on every poll) with a poll every 500 ms. Otherwise the
+// file is read once, as before.
+const RELOAD_POLL_MS = 500;
+
+export function supergraphOption() {
+  const path = supergraphPath();
+  if (process.env.GQLBENCH_RELOAD !== '1') return { supergraph: path };
+  return { supergraph: () => path, pollingInterval: RELOAD_POLL_MS };
+}
+
 export function makeGateway(createGatewayRuntime, extra = {}) {
   return createGatewayRuntime({
-    supergraph: supergraphPath(),
+    ...supergraphOption(),
     graphqlEndpoint: '/graphql',
     landingPage: false,
     graphiql: false,

@@ -2,8 +2,9 @@
 // graphql-tools federation runtime) on bare node:http, one process (the CLI's --fork is
 // not used: every gateway gets one Node process under the same CPU quota).
 //
-// Supergraph: the file in $GQLBENCH_SUPERGRAPH, read once (no polling, no Hive/GraphOS
-// registry, no usage reporting). Off: landing page, GraphiQL, logging (the logger stays at
+// Supergraph: the file in $GQLBENCH_SUPERGRAPH, read once (no Hive/GraphOS registry, no
+// usage reporting); polled every 500 ms only in the reload scenario (GQLBENCH_RELOAD=1,
+// ../_federation/hive-runtime.mjs). Off: landing page, GraphiQL, logging (the logger stays at
 // "warn": no per-request lines). Kept at defaults: Yoga's parse/validation caches, the
 // runtime's memoized delegation plans per document, batching off (`batching` unset), no
 // response cache (`responseCaching` unset), inbound in-flight request deduplication off
