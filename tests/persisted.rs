@@ -8,12 +8,17 @@ mod common;
 use common::*;
 use gqlbench_engine::FailureKind;
 
-/// The scenario file with `from` replaced by `to`.
-fn edit(root: &std::path::Path, from: &str, to: &str) {
-    let file = root.join("scenarios/e2e/persisted.toml");
+/// The e2e scenario file `scenario` with `from` replaced by `to`.
+fn edit_scenario(root: &std::path::Path, scenario: &str, from: &str, to: &str) {
+    let file = root.join(format!("scenarios/e2e/{scenario}.toml"));
     let text = std::fs::read_to_string(&file).unwrap();
     assert!(text.contains(from));
     std::fs::write(&file, text.replace(from, to)).unwrap();
+}
+
+/// The APQ scenario with `from` replaced by `to`.
+fn edit(root: &std::path::Path, from: &str, to: &str) {
+    edit_scenario(root, "persisted", from, to)
 }
 
 #[test]
@@ -127,10 +132,7 @@ fn a_method_or_pipelining_that_cannot_work_is_refused() {
 
 /// The documents scenario with `from` replaced by `to`.
 fn edit_documents(root: &std::path::Path, from: &str, to: &str) {
-    let file = root.join("scenarios/e2e/documents.toml");
-    let text = std::fs::read_to_string(&file).unwrap();
-    assert!(text.contains(from));
-    std::fs::write(&file, text.replace(from, to)).unwrap();
+    edit_scenario(root, "documents", from, to)
 }
 
 #[test]
