@@ -1,4 +1,4 @@
-//! Command line: `serve`, `sdl` and `expected`. Shared by the standalone binary and the
+//! Command line: `serve`, `mock`, `sdl` and `expected`. Shared by the standalone binary and the
 //! hidden `gqlbench subgraphs ...` subcommand, both of which call [`cli_main`].
 
 use std::io::Write as _;
@@ -27,6 +27,20 @@ struct Cli {
 enum Command {
     /// Serve a graph's subgraphs on 127.0.0.1, one port each; prints `ready` once listening.
     Serve(ServeArgs),
+    /// Serve mock subgraphs from Federation v2 SDL files (docs/own-graph.md): one per
+    /// DIR/*.graphql, named by its file stem; prints `ready` once listening.
+    Mock {
+        /// Directory of subgraph SDL files (*.graphql).
+        #[arg(long)]
+        dir: PathBuf,
+        /// One port per SDL file, by file stem, e.g. products=4001,reviews=4002
+        #[arg(long)]
+        ports: String,
+        /// A list field's length, e.g. Query.topProducts=10 (repeatable; default 3,
+        /// at most 1000).
+        #[arg(long = "list")]
+        lists: Vec<String>,
+    },
     /// Print one subgraph's SDL (what `_service { sdl }` returns).
     Sdl {
         /// A subgraph of the graph: accounts, products, reviews or inventory (demo).
@@ -120,6 +134,7 @@ enum Resolved {
     Sdl(Graph, usize, Federation),
     WalkQuery,
     Expected(Graph, PathBuf, Option<String>),
+    Mock(PathBuf, String, Vec<String>),
 }
 
 fn resolve(command: Command) -> Result<Resolved, String> {
@@ -154,6 +169,7 @@ fn resolve(command: Command) -> Result<Resolved, String> {
             federation,
         ),
         Command::WalkQuery => Resolved::WalkQuery,
+        Command::Mock { dir, ports, lists } => Resolved::Mock(dir, ports, lists),
         Command::Expected {
             graph,
             query,
@@ -176,6 +192,7 @@ fn run(command: Resolved) -> anyhow::Result<()> {
         Resolved::Expected(graph, query, variables) => {
             expected(graph, &query, variables.as_deref())
         }
+        Resolved::Mock(dir, ports, lists) => mock(&dir, &ports, &lists),
     }
 }
 
@@ -214,6 +231,33 @@ fn serve(args: ServeArgs, ports: Ports, delays: Vec<DelaySpec>) -> anyhow::Resul
         shutdown_signal().await
     });
     // Connections still open are dropped, not drained: the runner stops us between trials.
+    runtime.shutdown_background();
+    result
+}
+
+fn mock(dir: &std::path::Path, ports: &str, lists: &[String]) -> anyhow::Result<()> {
+    use crate::mock::{serve, MockSubgraph};
+    let config = serve::parse_lists(lists).context("--list")?;
+    let subgraphs = MockSubgraph::load_dir(dir, &config)?;
+    for s in &subgraphs {
+        for w in &s.warnings {
+            eprintln!("{}: warning: {w}", s.name);
+        }
+    }
+    let names: Vec<&str> = subgraphs.iter().map(|s| s.name.as_str()).collect();
+    let ports = serve::parse_ports(ports, &names).context("--ports")?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    let result = runtime.block_on(async {
+        serve::start(subgraphs, &ports).await?;
+        let mut stdout = std::io::stdout().lock();
+        writeln!(stdout, "ready")?;
+        stdout.flush()?;
+        drop(stdout);
+        shutdown_signal().await
+    });
     runtime.shutdown_background();
     result
 }

@@ -1,0 +1,13 @@
+//! Mock subgraphs from SDL: given Federation v2 subgraph SDL files, serve each as a subgraph
+//! whose every value is a pure function of a seed (docs/own-graph.md), so that a gateway
+//! can be benchmarked on a user's own graph without hand-written resolvers.
+
+pub mod model;
+pub mod resolve;
+pub mod schema;
+pub mod seed;
+pub mod serve;
+pub mod subgraph;
+pub mod values;
+
+pub use subgraph::{MockConfig, MockSubgraph, MAX_LIST};

@@ -1,0 +1,273 @@
+//! A Federation v2 subgraph SDL read into what the mock needs to serve it: its types, their
+//! fields (with arguments and types), their `@key`s, and the federation directives that
+//! change where a value comes from (`@external`, `@requires`). Directives the mock cannot
+//! honour are listed as warnings, one per field, so the rest of the graph is still served.
+
+use std::collections::BTreeMap;
+
+use async_graphql::parser::parse_schema;
+use async_graphql::parser::types::{
+    ConstDirective, FieldDefinition, InputValueDefinition, Type, TypeKind, TypeSystemDefinition,
+};
+use async_graphql::{Positioned, Value};
+
+/// Directives that change nothing in how a value is computed (the SDL is served as given,
+/// so composition still sees them) or that the mock honours itself.
+const KNOWN: &[&str] = &[
+    "key",
+    "external",
+    "requires",
+    "provides",
+    "shareable",
+    "deprecated",
+    "specifiedBy",
+    "tag",
+    "inaccessible",
+    "override",
+    "link",
+    "composeDirective",
+    "oneOf",
+];
+
+#[derive(Debug, Clone)]
+pub struct Model {
+    /// By name, in a stable order, so the schema is built the same way every time.
+    pub types: BTreeMap<String, TypeDef>,
+    pub mutation: Option<String>,
+    /// `Type.field: why`, one per directive not honoured.
+    pub warnings: Vec<String>,
+}
+
+#[derive(Debug, Clone)]
+pub enum Kind {
+    Object,
+    Interface,
+    Union(Vec<String>),
+    Enum(Vec<String>),
+    Input,
+    Scalar,
+}
+
+#[derive(Debug, Clone)]
+pub struct TypeDef {
+    pub name: String,
+    pub kind: Kind,
+    pub fields: Vec<FieldDef>,
+    pub implements: Vec<String>,
+    pub keys: Vec<Key>,
+    /// Input object fields (for input types only).
+    pub inputs: Vec<ArgDef>,
+}
+
+/// One `@key`: flat field names only (a nested selection is warned about and skipped).
+#[derive(Debug, Clone)]
+pub struct Key {
+    pub raw: String,
+    pub fields: Vec<String>,
+    pub resolvable: bool,
+}
+
+#[derive(Debug, Clone)]
+pub struct FieldDef {
+    pub name: String,
+    pub ty: Type,
+    pub args: Vec<ArgDef>,
+    /// The `@requires` field names: their values arrive in the representation.
+    pub requires: Vec<String>,
+}
+
+#[derive(Debug, Clone)]
+pub struct ArgDef {
+    pub name: String,
+    pub ty: Type,
+    pub default: Option<Value>,
+}
+
+/// Reads `sdl`; `file` only names it in the error.
+pub fn parse(file: &str, sdl: &str) -> anyhow::Result<Model> {
+    let doc = parse_schema(sdl).map_err(|e| {
+        let at = e
+            .positions()
+            .next()
+            .map(|p| format!("{}:{}", p.line, p.column))
+            .unwrap_or_else(|| "?".into());
+        anyhow::anyhow!("{file}:{at}: {e}")
+    })?;
+    let mut model = Model {
+        types: BTreeMap::new(),
+        mutation: None,
+        warnings: Vec::new(),
+    };
+    for def in doc.definitions {
+        let TypeSystemDefinition::Type(def) = def else {
+            // `schema`/`extend schema @link(...)` and directive definitions describe the
+            // federation machinery, not data; root types are found by name below.
+            continue;
+        };
+        let def = def.node;
+        let name = def.name.node.to_string();
+        // Federation's own types (`_Any`, `link__Import`, `federation__FieldSet`, ...)
+        // are declared by async-graphql itself or only name directive arguments.
+        if name.starts_with('_') || name.contains("__") || name == "FieldSet" {
+            continue;
+        }
+        let entry = model.types.entry(name.clone()).or_insert_with(|| TypeDef {
+            name: name.clone(),
+            kind: Kind::Object,
+            fields: Vec::new(),
+            implements: Vec::new(),
+            keys: Vec::new(),
+            inputs: Vec::new(),
+        });
+        for d in &def.directives {
+            if d.node.name.node == "key" {
+                match key_of(&d.node) {
+                    Ok(key) => entry.keys.push(key),
+                    Err(why) => model.warnings.push(format!("{name}: {why}")),
+                }
+            }
+        }
+        let (kind, fields, implements) = match def.kind {
+            TypeKind::Object(o) => (Kind::Object, o.fields, o.implements),
+            TypeKind::Interface(i) => (Kind::Interface, i.fields, i.implements),
+            TypeKind::Union(u) => (
+                Kind::Union(u.members.iter().map(|m| m.node.to_string()).collect()),
+                Vec::new(),
+                Vec::new(),
+            ),
+            TypeKind::Enum(e) => (
+                Kind::Enum(
+                    e.values
+                        .iter()
+                        .map(|v| v.node.value.node.to_string())
+                        .collect(),
+                ),
+                Vec::new(),
+                Vec::new(),
+            ),
+            TypeKind::InputObject(i) => {
+                entry.inputs.extend(i.fields.iter().map(arg_of));
+                (Kind::Input, Vec::new(), Vec::new())
+            }
+            TypeKind::Scalar => (Kind::Scalar, Vec::new(), Vec::new()),
+        };
+        // An `extend type` adds to what is there; only a full definition sets the kind.
+        if !def.extend || entry.fields.is_empty() {
+            entry.kind = kind;
+        }
+        entry
+            .implements
+            .extend(implements.iter().map(|i| i.node.to_string()));
+        for f in fields {
+            let field = field_of(&name, &f.node, &mut model.warnings);
+            if !entry.fields.iter().any(|g| g.name == field.name) {
+                entry.fields.push(field);
+            }
+        }
+    }
+    if model.types.contains_key("Mutation") {
+        model.mutation = Some("Mutation".into());
+    }
+    if model.types.remove("Subscription").is_some() {
+        model
+            .warnings
+            .push("Subscription: subscriptions are not served by the mock".into());
+    }
+    Ok(model)
+}
+
+fn key_of(d: &ConstDirective) -> Result<Key, String> {
+    let raw = match d.get_argument("fields").map(|v| &v.node) {
+        Some(Value::String(s)) => s.clone(),
+        _ => return Err("@key without a fields string is ignored".into()),
+    };
+    if raw.contains('{') {
+        return Err(format!(
+            "@key(fields: \"{raw}\") selects nested fields, which the mock does not serve"
+        ));
+    }
+    let resolvable = !matches!(
+        d.get_argument("resolvable").map(|v| &v.node),
+        Some(Value::Boolean(false))
+    );
+    Ok(Key {
+        fields: raw.split_whitespace().map(str::to_string).collect(),
+        raw,
+        resolvable,
+    })
+}
+
+fn arg_of(a: &Positioned<InputValueDefinition>) -> ArgDef {
+    ArgDef {
+        name: a.node.name.node.to_string(),
+        ty: a.node.ty.node.clone(),
+        default: a.node.default_value.as_ref().map(|v| v.node.clone()),
+    }
+}
+
+fn field_of(owner: &str, f: &FieldDefinition, warnings: &mut Vec<String>) -> FieldDef {
+    let name = f.name.node.to_string();
+    let mut requires = Vec::new();
+    for d in &f.directives {
+        let directive = d.node.name.node.as_str();
+        let fields = match d.node.get_argument("fields").map(|v| &v.node) {
+            Some(Value::String(s)) => s.clone(),
+            _ => String::new(),
+        };
+        match directive {
+            "requires" if fields.contains('{') => warnings.push(format!(
+                "{owner}.{name}: @requires(fields: \"{fields}\") selects nested fields; \
+                 only its top-level fields feed the value"
+            )),
+            _ if !KNOWN.contains(&directive) => warnings.push(format!(
+                "{owner}.{name}: unknown directive @{directive} is ignored"
+            )),
+            _ => {}
+        }
+        if directive == "requires" {
+            requires.extend(top_level(&fields));
+        }
+    }
+    FieldDef {
+        name,
+        ty: f.ty.node.clone(),
+        args: f.arguments.iter().map(arg_of).collect(),
+        requires,
+    }
+}
+
+/// The top-level names of a field set, e.g. `a b { c } d` → a, b, d.
+fn top_level(set: &str) -> Vec<String> {
+    let spaced = set.replace('{', " { ").replace('}', " } ");
+    let mut depth = 0usize;
+    let mut out = Vec::new();
+    for token in spaced.split_whitespace() {
+        match token {
+            "{" => depth += 1,
+            "}" => depth = depth.saturating_sub(1),
+            t if depth == 0 => out.push(t.to_string()),
+            _ => {}
+        }
+    }
+    out
+}
+
+impl TypeDef {
+    /// The key whose values are the entity's identity: the first flat one. Other keys'
+    /// fields are derived from it (see docs/own-graph.md).
+    pub fn identity(&self) -> Option<&Key> {
+        self.keys.first()
+    }
+
+    pub fn field(&self, name: &str) -> Option<&FieldDef> {
+        self.fields.iter().find(|f| f.name == name)
+    }
+}
+
+/// The named type under any list and non-null wrappers.
+pub fn base_name(ty: &Type) -> &str {
+    match &ty.base {
+        async_graphql::parser::types::BaseType::Named(n) => n.as_str(),
+        async_graphql::parser::types::BaseType::List(inner) => base_name(inner),
+    }
+}

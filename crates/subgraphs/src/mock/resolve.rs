@@ -1,0 +1,208 @@
+//! How each value of a mock subgraph is derived from its parent's seed (see
+//! docs/own-graph.md): an entity's fields from its type and identity key values, a plain
+//! object's from its parent's seed, the field name, the arguments and the list index.
+
+use std::collections::BTreeMap;
+
+use async_graphql::dynamic::FieldValue;
+use async_graphql::parser::types::{BaseType, Type};
+use async_graphql::Value;
+use serde_json::{Map, Value as Json};
+
+use super::model::{base_name, FieldDef, Kind, Model, TypeDef};
+use super::{seed, values};
+
+/// The parent value every field resolver reads.
+#[derive(Debug, Clone)]
+pub struct Node {
+    pub type_name: String,
+    pub seed: u64,
+    /// Values given rather than derived: an entity's key fields and, from a representation,
+    /// its `@requires` fields. Served as they are, so a key round-trips unchanged.
+    pub known: Map<String, Json>,
+}
+
+/// The parsed subgraph and its list lengths: everything a resolver needs.
+#[derive(Debug)]
+pub struct Mock {
+    pub model: Model,
+    pub default_list: usize,
+    /// By `Type.field`.
+    pub lists: BTreeMap<String, usize>,
+}
+
+type Res<T> = async_graphql::Result<T>;
+
+impl Mock {
+    /// The root object of type `name` (Query, Mutation): one fixed seed per root type.
+    pub fn root(name: &str) -> Node {
+        Node {
+            type_name: name.to_string(),
+            seed: seed::mix(0, name),
+            known: Map::new(),
+        }
+    }
+
+    pub fn field(
+        &self,
+        owner: &str,
+        field: &FieldDef,
+        node: &Node,
+        args: &Map<String, Json>,
+    ) -> Res<FieldValue<'static>> {
+        if let Some(v) = node.known.get(&field.name) {
+            if self.is_leaf(base_name(&field.ty)) {
+                return Ok(FieldValue::value(Value::from_json(v.clone())?));
+            }
+        }
+        let mut s = seed::mix(node.seed, &field.name);
+        if !args.is_empty() {
+            s = seed::mix(s, &seed::canonical(&Json::Object(args.clone())));
+        }
+        if !field.requires.is_empty() {
+            // The required (external) values come from the owner through the gateway, so a
+            // different value there gives a different value here, as a real computation would.
+            let required: Map<String, Json> = field
+                .requires
+                .iter()
+                .map(|r| (r.clone(), node.known.get(r).cloned().unwrap_or(Json::Null)))
+                .collect();
+            s = seed::mix(s, &seed::canonical(&Json::Object(required)));
+        }
+        let path = format!("{owner}.{}", field.name);
+        self.value(&path, owner, &field.name, &field.ty, s)
+    }
+
+    fn value(
+        &self,
+        path: &str,
+        owner: &str,
+        field: &str,
+        ty: &Type,
+        s: u64,
+    ) -> Res<FieldValue<'static>> {
+        match &ty.base {
+            BaseType::List(inner) => {
+                let n = self.lists.get(path).copied().unwrap_or(self.default_list);
+                let items: Res<Vec<_>> = (0..n)
+                    .map(|i| self.value(path, owner, field, inner, seed::mix_index(s, i)))
+                    .collect();
+                Ok(FieldValue::list(items?))
+            }
+            BaseType::Named(name) => self.named(name, owner, field, s),
+        }
+    }
+
+    fn named(&self, name: &str, owner: &str, field: &str, s: u64) -> Res<FieldValue<'static>> {
+        let Some(t) = self.model.types.get(name) else {
+            return Ok(FieldValue::value(Value::from_json(values::scalar(
+                name, owner, field, s,
+            ))?));
+        };
+        match &t.kind {
+            // An object's type is known from the field; async-graphql wants the bare value.
+            Kind::Object => Ok(FieldValue::owned_any(self.object(t, s))),
+            Kind::Interface | Kind::Union(_) => {
+                let options: Vec<&TypeDef> = match &t.kind {
+                    Kind::Union(members) => members
+                        .iter()
+                        .filter_map(|m| self.model.types.get(m))
+                        .collect(),
+                    _ => self
+                        .model
+                        .types
+                        .values()
+                        .filter(|o| {
+                            matches!(o.kind, Kind::Object) && o.implements.contains(&t.name)
+                        })
+                        .collect(),
+                };
+                if options.is_empty() {
+                    return Err(format!("{name} has no object type to return").into());
+                }
+                let chosen = options[(s % options.len() as u64) as usize];
+                Ok(FieldValue::owned_any(self.object(chosen, s)).with_type(chosen.name.clone()))
+            }
+            _ => Ok(FieldValue::value(Value::from_json(self.leaf(t, field, s))?)),
+        }
+    }
+
+    /// An object reached from a parent: an entity's identity key values come from the
+    /// parent's seed `s`, then everything else from the entity's own seed.
+    fn object(&self, t: &TypeDef, s: u64) -> Node {
+        let Some(key) = t.identity() else {
+            return Node {
+                type_name: t.name.clone(),
+                seed: s,
+                known: Map::new(),
+            };
+        };
+        let mut known = Map::new();
+        for f in &key.fields {
+            let scalar = t.field(f).map_or("String", |d| base_name(&d.ty));
+            let v = match self.model.types.get(scalar) {
+                Some(leaf) => self.leaf(leaf, f, seed::mix(s, f)),
+                None => values::scalar(scalar, &t.name, f, seed::mix(s, f)),
+            };
+            known.insert(f.clone(), v);
+        }
+        Node {
+            type_name: t.name.clone(),
+            seed: seed::entity(&t.name, &Json::Object(known.clone())),
+            known,
+        }
+    }
+
+    /// An enum member or a custom scalar's value.
+    fn leaf(&self, t: &TypeDef, field: &str, s: u64) -> Json {
+        match &t.kind {
+            Kind::Enum(members) if !members.is_empty() => {
+                Json::String(members[(s % members.len() as u64) as usize].clone())
+            }
+            _ => values::scalar(&t.name, &t.name, field, s),
+        }
+    }
+
+    fn is_leaf(&self, name: &str) -> bool {
+        self.model
+            .types
+            .get(name)
+            .is_none_or(|t| matches!(t.kind, Kind::Enum(_) | Kind::Scalar))
+    }
+
+    /// The entity a `_entities` representation names. Its seed is its type and the values
+    /// of its identity (first) key when present, else of the first resolvable key it
+    /// carries: so one entity reached by two different keys gets two different seeds
+    /// (documented in docs/own-graph.md).
+    pub fn entity(&self, rep: &Json) -> Result<Node, String> {
+        let obj = rep.as_object().ok_or("a representation is not an object")?;
+        let type_name = obj
+            .get("__typename")
+            .and_then(Json::as_str)
+            .ok_or("a representation has no __typename")?;
+        let t = self
+            .model
+            .types
+            .get(type_name)
+            .filter(|t| t.keys.iter().any(|k| k.resolvable))
+            .ok_or_else(|| format!("{type_name} is not an entity this subgraph resolves"))?;
+        let carries = |fields: &[String]| fields.iter().all(|f| obj.contains_key(f));
+        let key = t
+            .identity()
+            .filter(|k| carries(&k.fields))
+            .or_else(|| t.keys.iter().find(|k| k.resolvable && carries(&k.fields)))
+            .ok_or_else(|| format!("the representation of {type_name} carries none of its keys"))?;
+        let key_values: Map<String, Json> = key
+            .fields
+            .iter()
+            .filter_map(|f| obj.get(f).map(|v| (f.clone(), v.clone())))
+            .collect();
+        let mut known = obj.clone();
+        known.remove("__typename");
+        Ok(Node {
+            type_name: t.name.clone(),
+            seed: seed::entity(&t.name, &Json::Object(key_values)),
+            known,
+        })
+    }
+}

@@ -1,0 +1,132 @@
+//! The async-graphql dynamic schema of one mock subgraph: every type of its SDL, every field
+//! resolved by `resolve`, `_entities` for every type with a resolvable `@key`.
+
+use std::sync::Arc;
+
+use async_graphql::dynamic::{
+    Enum, Field, FieldFuture, InputObject, InputValue, Interface, InterfaceField, Object,
+    ResolverContext, Scalar, Schema, TypeRef, Union,
+};
+use async_graphql::parser::types::{BaseType, Type};
+use serde_json::Map;
+
+use super::model::{ArgDef, FieldDef, Kind};
+use super::resolve::{Mock, Node};
+
+pub fn build(mock: Arc<Mock>) -> anyhow::Result<Schema> {
+    let model = &mock.model;
+    let mut builder = Schema::build("Query", model.mutation.as_deref(), None).enable_federation();
+    if !model.types.contains_key("Query") {
+        // A subgraph may only contribute entities; `_entities` and `_service` then make
+        // up its Query.
+        builder = builder.register(Object::new("Query"));
+    }
+    for t in model.types.values() {
+        builder = match &t.kind {
+            Kind::Object => {
+                let mut o = Object::new(t.name.clone());
+                for k in &t.keys {
+                    o = if k.resolvable {
+                        o.key(k.raw.clone())
+                    } else {
+                        o.unresolvable(k.raw.clone())
+                    };
+                }
+                for i in &t.implements {
+                    o = o.implement(i.clone());
+                }
+                for f in &t.fields {
+                    o = o.field(field(&mock, &t.name, f));
+                }
+                builder.register(o)
+            }
+            Kind::Interface => {
+                let mut i = Interface::new(t.name.clone());
+                for f in &t.fields {
+                    let mut field = InterfaceField::new(f.name.clone(), type_ref(&f.ty));
+                    for a in &f.args {
+                        field = field.argument(input(a));
+                    }
+                    i = i.field(field);
+                }
+                builder.register(i)
+            }
+            Kind::Union(members) => {
+                builder.register(members.iter().fold(Union::new(t.name.clone()), |u, m| {
+                    u.possible_type(m.clone())
+                }))
+            }
+            Kind::Enum(members) => {
+                builder.register(Enum::new(t.name.clone()).items(members.iter().cloned()))
+            }
+            Kind::Input => builder.register(
+                t.inputs
+                    .iter()
+                    .fold(InputObject::new(t.name.clone()), |o, a| o.field(input(a))),
+            ),
+            Kind::Scalar => builder.register(Scalar::new(t.name.clone())),
+        };
+    }
+    let entities = mock.clone();
+    builder
+        .entity_resolver(move |ctx| resolve_entities(entities.clone(), ctx))
+        .finish()
+        .map_err(|e| anyhow::anyhow!("{}", e.0))
+}
+
+fn field(mock: &Arc<Mock>, owner: &str, f: &FieldDef) -> Field {
+    let (mock, owner, def) = (mock.clone(), owner.to_string(), f.clone());
+    let mut field = Field::new(f.name.clone(), type_ref(&f.ty), move |ctx| {
+        let (mock, owner, def) = (mock.clone(), owner.clone(), def.clone());
+        FieldFuture::new(async move {
+            // Root fields have no parent value: the root type's fixed seed stands in.
+            let node = match ctx.parent_value.downcast_ref::<Node>() {
+                Some(node) => node.clone(),
+                None if owner == "Query" || owner == "Mutation" => Mock::root(&owner),
+                None => return Err(format!("internal: {owner} has no mock parent value").into()),
+            };
+            let mut args = Map::new();
+            for (name, v) in ctx.args.iter() {
+                args.insert(name.to_string(), v.as_value().clone().into_json()?);
+            }
+            mock.field(&owner, &def, &node, &args).map(Some)
+        })
+    });
+    for a in &f.args {
+        field = field.argument(input(a));
+    }
+    field
+}
+
+fn input(a: &ArgDef) -> InputValue {
+    let v = InputValue::new(a.name.clone(), type_ref(&a.ty));
+    match &a.default {
+        Some(d) => v.default_value(d.clone()),
+        None => v,
+    }
+}
+
+fn type_ref(ty: &Type) -> TypeRef {
+    let inner = match &ty.base {
+        BaseType::Named(n) => TypeRef::Named(n.to_string().into()),
+        BaseType::List(i) => TypeRef::List(Box::new(type_ref(i))),
+    };
+    if ty.nullable {
+        inner
+    } else {
+        TypeRef::NonNull(Box::new(inner))
+    }
+}
+
+fn resolve_entities(mock: Arc<Mock>, ctx: ResolverContext<'_>) -> FieldFuture<'_> {
+    FieldFuture::new(async move {
+        let mut out = Vec::new();
+        for item in ctx.args.try_get("representations")?.list()?.iter() {
+            let rep = item.as_value().clone().into_json()?;
+            let node = mock.entity(&rep)?;
+            let type_name = node.type_name.clone();
+            out.push(async_graphql::dynamic::FieldValue::owned_any(node).with_type(type_name));
+        }
+        Ok(Some(async_graphql::dynamic::FieldValue::list(out)))
+    })
+}

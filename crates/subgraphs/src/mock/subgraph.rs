@@ -1,0 +1,146 @@
+//! One mock subgraph: its SDL, its schema and its list lengths, and the executor that routes
+//! `_service` to the SDL text as given (async-graphql would print its own rendering, which
+//! drops the `@link` and the directives it does not know).
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::Arc;
+
+use anyhow::Context as _;
+use async_graphql::{BatchRequest, BatchResponse, Request, Response};
+
+use super::model::{self, Kind};
+use super::resolve::Mock;
+use crate::doc_cache::DocCache;
+use crate::service::{self, ServiceSchema};
+
+/// The longest list a field may be configured to return: a bound on response size (a list
+/// of lists of 1000 is already a million values).
+pub const MAX_LIST: usize = 1000;
+
+#[derive(Debug, Clone)]
+pub struct MockConfig {
+    /// Length of every list field not named in `lists`.
+    pub default_list: usize,
+    /// Length by `Type.field`.
+    pub lists: BTreeMap<String, usize>,
+}
+
+impl Default for MockConfig {
+    fn default() -> MockConfig {
+        MockConfig {
+            default_list: 3,
+            lists: BTreeMap::new(),
+        }
+    }
+}
+
+pub struct MockSubgraph {
+    /// The SDL file's stem.
+    pub name: String,
+    pub sdl: String,
+    /// Directives not honoured, one line per field.
+    pub warnings: Vec<String>,
+    schema: async_graphql::dynamic::Schema,
+    service: ServiceSchema,
+    docs: DocCache,
+}
+
+impl MockSubgraph {
+    /// The subgraph `name` serving `sdl`; `file` names the SDL in errors.
+    pub fn new(name: &str, file: &str, sdl: &str, config: &MockConfig) -> anyhow::Result<Self> {
+        let model = model::parse(file, sdl)?;
+        anyhow::ensure!(
+            config.default_list <= MAX_LIST,
+            "the default list length {} is over the maximum {MAX_LIST}",
+            config.default_list
+        );
+        let mut lists = BTreeMap::new();
+        for (path, &n) in &config.lists {
+            let known = path.split_once('.').is_some_and(|(t, f)| {
+                model.types.get(t).is_some_and(|t| {
+                    matches!(t.kind, Kind::Object) && t.field(f).is_some_and(|f| is_list(&f.ty))
+                })
+            });
+            anyhow::ensure!(
+                n <= MAX_LIST,
+                "list length {n} for {path} is over the maximum {MAX_LIST}"
+            );
+            // Overrides name fields of the whole graph; another subgraph may own this one.
+            if !known {
+                continue;
+            }
+            lists.insert(path.clone(), n);
+        }
+        let warnings = model.warnings.clone();
+        let mock = Arc::new(Mock {
+            model,
+            default_list: config.default_list,
+            lists,
+        });
+        let schema = super::schema::build(mock).with_context(|| format!("{file}: schema"))?;
+        Ok(MockSubgraph {
+            name: name.to_string(),
+            sdl: sdl.to_string(),
+            warnings,
+            schema,
+            service: service::schema(sdl.to_string()),
+            docs: DocCache::default(),
+        })
+    }
+
+    /// Every `*.graphql` file of `dir`, by name, each served under its file stem.
+    pub fn load_dir(dir: &Path, config: &MockConfig) -> anyhow::Result<Vec<MockSubgraph>> {
+        let mut files: Vec<_> = std::fs::read_dir(dir)
+            .with_context(|| format!("cannot read the directory {}", dir.display()))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|e| e == "graphql"))
+            .collect();
+        files.sort();
+        anyhow::ensure!(!files.is_empty(), "no *.graphql file in {}", dir.display());
+        let mut out = Vec::new();
+        for path in files {
+            let sdl = std::fs::read_to_string(&path)
+                .with_context(|| format!("cannot read {}", path.display()))?;
+            let name = path
+                .file_stem()
+                .and_then(|s| s.to_str())
+                .with_context(|| format!("{} has no UTF-8 name", path.display()))?;
+            out.push(MockSubgraph::new(
+                name,
+                &path.display().to_string(),
+                &sdl,
+                config,
+            )?);
+        }
+        Ok(out)
+    }
+
+    pub async fn execute(&self, mut request: Request) -> Response {
+        if let Some(parsed) = self.docs.get(&request.query) {
+            let asks_service = parsed.asks_service;
+            request.set_parsed_query(parsed.doc.clone());
+            if asks_service {
+                return self.service.execute(request).await;
+            }
+        }
+        self.schema.execute(request).await
+    }
+
+    pub async fn execute_batch(&self, batch: BatchRequest) -> BatchResponse {
+        match batch {
+            BatchRequest::Single(r) => BatchResponse::Single(self.execute(r).await),
+            BatchRequest::Batch(rs) => {
+                let mut out = Vec::with_capacity(rs.len());
+                for r in rs {
+                    out.push(self.execute(r).await);
+                }
+                BatchResponse::Batch(out)
+            }
+        }
+    }
+}
+
+fn is_list(ty: &async_graphql::parser::types::Type) -> bool {
+    matches!(ty.base, async_graphql::parser::types::BaseType::List(_))
+}

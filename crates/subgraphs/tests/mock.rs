@@ -1,0 +1,283 @@
+//! Mock subgraphs from SDL: deterministic values, agreement between subgraphs on a shared
+//! entity, `_entities` by simple, compound and alternative keys, `@requires`, list lengths,
+//! errors and warnings, and the `mock` command over HTTP.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Command, Stdio};
+
+use gqlbench_subgraphs::mock::{MockConfig, MockSubgraph};
+use serde_json::{json, Value};
+
+const PRODUCTS: &str = r#"
+extend schema @link(url: "https://specs.apollo.dev/federation/v2.3", import: ["@key", "@shareable"])
+type Query { topProducts(first: Int = 5): [Product] product(upc: String!): Product }
+type Product @key(fields: "upc") { upc: String! name: String price: Int }
+"#;
+
+const REVIEWS: &str = r#"
+extend schema @link(url: "https://specs.apollo.dev/federation/v2.3", import: ["@key"])
+type Query { reviews: [Review] }
+type Product @key(fields: "upc") { upc: String! reviews: [Review] }
+type Review { id: ID! body: String product: Product }
+"#;
+
+const INVENTORY: &str = r#"
+extend schema @link(url: "https://specs.apollo.dev/federation/v2.3", import: ["@key", "@external", "@requires"])
+type Product @key(fields: "upc") {
+  upc: String!
+  weight: Int @external
+  price: Int @external
+  shippingEstimate: Int @requires(fields: "price weight")
+}
+"#;
+
+const VARIANTS: &str = r#"
+type Query { variants: [Variant] }
+enum Color { RED GREEN BLUE }
+type Variant @key(fields: "id sku") @key(fields: "ean") {
+  id: ID! sku: String! ean: String! color: Color createdAt: String
+}
+"#;
+
+fn mock(name: &str, sdl: &str) -> MockSubgraph {
+    MockSubgraph::new(
+        name,
+        &format!("{name}.graphql"),
+        sdl,
+        &MockConfig::default(),
+    )
+    .unwrap()
+}
+
+async fn run(s: &MockSubgraph, query: &str, variables: Value) -> Value {
+    let request = async_graphql::Request::new(query)
+        .variables(async_graphql::Variables::from_json(variables));
+    let response = s.execute(request).await;
+    assert!(response.errors.is_empty(), "{:?}", response.errors);
+    response.data.into_json().unwrap()
+}
+
+const ENTITIES: &str = "query($r: [_Any!]!) { _entities(representations: $r) { \
+    ... on Product { upc name price } } }";
+
+const VARIANT_ENTITIES: &str = "query($r: [_Any!]!) { _entities(representations: $r) { \
+    ... on Variant { id sku ean color createdAt } } }";
+
+#[tokio::test]
+async fn same_request_same_answer_and_arguments_change_values() {
+    let p = mock("products", PRODUCTS);
+    let q = "{ topProducts { upc name price } }";
+    let a = run(&p, q, json!({})).await;
+    // A fresh instance: nothing cached or drawn at random carries the answer.
+    let b = run(&mock("products", PRODUCTS), q, json!({})).await;
+    assert_eq!(a, b);
+    let list = a["topProducts"].as_array().unwrap();
+    assert_eq!(list.len(), 3, "default list length");
+    assert_ne!(list[0], list[1], "list items differ by index");
+    let one = run(&p, r#"{ product(upc: "1") { name } }"#, json!({})).await;
+    let two = run(&p, r#"{ product(upc: "2") { name } }"#, json!({})).await;
+    assert_ne!(one, two);
+    let other = run(&p, "{ topProducts(first: 2) { upc } }", json!({})).await;
+    assert_ne!(other["topProducts"][0]["upc"], a["topProducts"][0]["upc"]);
+}
+
+#[tokio::test]
+async fn subgraphs_agree_on_a_shared_entity() {
+    let p = mock("products", PRODUCTS);
+    let r = mock("reviews", REVIEWS);
+    let reviews = run(&r, "{ reviews { id body product { upc } } }", json!({})).await;
+    let upc = reviews["reviews"][0]["product"]["upc"].clone();
+    assert!(upc.is_string(), "{reviews}");
+    let rep = json!({ "r": [{ "__typename": "Product", "upc": upc }] });
+    let first = run(&p, ENTITIES, rep.clone()).await;
+    let again = run(&mock("products", PRODUCTS), ENTITIES, rep).await;
+    assert_eq!(first, again);
+    let product = &first["_entities"][0];
+    assert_eq!(product["upc"], upc, "the key round-trips");
+    assert!(product["name"].as_str().is_some_and(|n| !n.is_empty()));
+    // Reviews reaching the product by _entities sees the reviews it derived itself.
+    let rep = json!({ "r": [{ "__typename": "Product", "upc": upc }] });
+    let q = "query($r: [_Any!]!) { _entities(representations: $r) { ... on Product { reviews { id } } } }";
+    let by_key = run(&r, q, rep).await;
+    assert_eq!(
+        by_key["_entities"][0]["reviews"].as_array().map(Vec::len),
+        Some(3)
+    );
+    for (name, sdl, s) in [("products", PRODUCTS, &p), ("reviews", REVIEWS, &r)] {
+        let got = run(s, "{ _service { sdl } }", json!({})).await;
+        assert_eq!(got["_service"]["sdl"], json!(sdl), "{name}");
+    }
+}
+
+#[tokio::test]
+async fn compound_and_alternative_keys_resolve() {
+    let v = mock("variants", VARIANTS);
+    let listed = run(&v, "{ variants { id sku ean color } }", json!({})).await;
+    let first = &listed["variants"][0];
+    let rep = json!({ "r": [{ "__typename": "Variant", "id": first["id"], "sku": first["sku"] }] });
+    let got = run(&v, VARIANT_ENTITIES, rep).await;
+    let e = &got["_entities"][0];
+    // By its first (compound) key: the very entity the list returned.
+    for f in ["id", "sku", "ean", "color"] {
+        assert_eq!(e[f], first[f], "{f}");
+    }
+    assert!(["RED", "GREEN", "BLUE"].contains(&e["color"].as_str().unwrap()));
+    // By the other key: resolves, echoing that key; its seed is that key's values.
+    let rep = json!({ "r": [{ "__typename": "Variant", "ean": "x-1" }] });
+    let got = run(&v, VARIANT_ENTITIES, rep.clone()).await;
+    assert_eq!(got["_entities"][0]["ean"], "x-1");
+    assert!(got["_entities"][0]["sku"].is_string());
+    assert_eq!(got, run(&v, VARIANT_ENTITIES, rep).await);
+    let bad = json!({ "r": [{ "__typename": "Variant", "sku": "only-half" }] });
+    let request = async_graphql::Request::new(VARIANT_ENTITIES)
+        .variables(async_graphql::Variables::from_json(bad));
+    let response = v.execute(request).await;
+    assert!(
+        format!("{:?}", response.errors).contains("carries none of its keys"),
+        "{:?}",
+        response.errors
+    );
+}
+
+#[tokio::test]
+async fn requires_reads_the_external_fields_of_the_representation() {
+    let i = mock("inventory", INVENTORY);
+    let q = "query($r: [_Any!]!) { _entities(representations: $r) { ... on Product { shippingEstimate } } }";
+    let estimate = |weight: i64| json!({ "r": [{ "__typename": "Product", "upc": "1", "price": 10, "weight": weight }] });
+    let light = run(&i, q, estimate(1)).await;
+    let heavy = run(&i, q, estimate(900)).await;
+    assert!(
+        light["_entities"][0]["shippingEstimate"].is_i64(),
+        "{light}"
+    );
+    assert_ne!(light, heavy, "the required weight feeds the value");
+    assert_eq!(light, run(&i, q, estimate(1)).await);
+}
+
+#[tokio::test]
+async fn list_lengths_can_be_set_per_field_up_to_a_maximum() {
+    let mut config = MockConfig::default();
+    config.lists.insert("Query.topProducts".into(), 7);
+    let p = MockSubgraph::new("products", "products.graphql", PRODUCTS, &config).unwrap();
+    let got = run(&p, "{ topProducts { upc } }", json!({})).await;
+    assert_eq!(got["topProducts"].as_array().map(Vec::len), Some(7));
+    config.lists.insert("Query.topProducts".into(), 1001);
+    let err = MockSubgraph::new("products", "products.graphql", PRODUCTS, &config)
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        err.contains("Query.topProducts") && err.contains("1000"),
+        "{err}"
+    );
+}
+
+#[test]
+fn bad_sdl_is_an_error_with_file_and_position_and_unknown_directives_warn() {
+    let bad = "type Query {\n  a: Int\n  b: \n}\n";
+    let err = MockSubgraph::new("broken", "dir/broken.graphql", bad, &MockConfig::default())
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(err.starts_with("dir/broken.graphql:4:1: "), "{err}");
+    let sdl = "type Query { a: Int @cost(weight: 5) b: Int @deprecated }";
+    let s = mock("odd", sdl);
+    assert_eq!(s.warnings.len(), 1, "{:?}", s.warnings);
+    assert!(s.warnings[0].contains("Query.a") && s.warnings[0].contains("@cost"));
+}
+
+fn post(port: u16, body: &str) -> Value {
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    write!(
+        stream,
+        "POST /graphql HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n\
+         content-length: {}\r\nconnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut raw = String::new();
+    stream.read_to_string(&mut raw).unwrap();
+    let (head, body) = raw.split_once("\r\n\r\n").unwrap();
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    serde_json::from_str(body).unwrap()
+}
+
+#[test]
+fn mock_command_serves_the_sdl_files_of_a_directory() {
+    let dir = std::env::temp_dir().join(format!("gqlbench-mock-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("products.graphql"), PRODUCTS).unwrap();
+    std::fs::write(dir.join("reviews.graphql"), REVIEWS).unwrap();
+    let free: Vec<std::net::TcpListener> = (0..2)
+        .map(|_| std::net::TcpListener::bind("127.0.0.1:0").unwrap())
+        .collect();
+    let ports: Vec<u16> = free
+        .iter()
+        .map(|l| l.local_addr().unwrap().port())
+        .collect();
+    drop(free);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_gqlbench-subgraphs"))
+        .arg("mock")
+        .arg("--dir")
+        .arg(&dir)
+        .args([
+            "--ports",
+            &format!("products={},reviews={}", ports[0], ports[1]),
+        ])
+        .args(["--list", "Query.topProducts=2"])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let products = post(ports[0], r#"{"query":"{ topProducts { upc name } }"}"#);
+    let reviews = post(ports[1], r#"{"query":"{ _service { sdl } }"}"#);
+    let _ = child.kill();
+    let _ = child.wait();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(line, "ready\n");
+    assert_eq!(
+        products["data"]["topProducts"].as_array().map(Vec::len),
+        Some(2)
+    );
+    assert_eq!(reviews["data"]["_service"]["sdl"], json!(REVIEWS));
+}
+
+#[tokio::test]
+async fn provided_fields_match_the_owners_and_interfaces_pick_an_object() {
+    let sdl = r#"
+type Query { reviews: [Review] media: [Media] }
+interface Media { id: ID! }
+type Book implements Media { id: ID! pages: Int }
+type Film implements Media { id: ID! minutes: Int }
+type Product @key(fields: "upc") { upc: String! name: String @external }
+type Review { id: ID! product: Product @provides(fields: "name") }
+"#;
+    let r = mock("reviews", sdl);
+    let got = run(&r, "{ reviews { product { upc name } } }", json!({})).await;
+    let product = &got["reviews"][1]["product"];
+    let rep = json!({ "r": [{ "__typename": "Product", "upc": product["upc"] }] });
+    let owner = run(&mock("products", PRODUCTS), ENTITIES, rep).await;
+    assert_eq!(owner["_entities"][0]["name"], product["name"], "{product}");
+    let q = "{ media { __typename id ... on Book { pages } ... on Film { minutes } } }";
+    let media = run(&r, q, json!({})).await;
+    for m in media["media"].as_array().unwrap() {
+        let typename = m["__typename"].as_str().unwrap();
+        let own = match typename {
+            "Book" => "pages",
+            "Film" => "minutes",
+            other => panic!("{other} does not implement Media"),
+        };
+        assert!(
+            m["id"]
+                .as_str()
+                .unwrap()
+                .starts_with(&format!("{typename}-")),
+            "{m}"
+        );
+        assert!(m[own].is_u64(), "{m}");
+    }
+}
