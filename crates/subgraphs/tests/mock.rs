@@ -24,7 +24,7 @@ type Review { id: ID! body: String product: Product }
 
 const INVENTORY: &str = r#"
 extend schema @link(url: "https://specs.apollo.dev/federation/v2.3", import: ["@key", "@external", "@requires"])
-type Product @key(fields: "upc") {
+extend type Product @key(fields: "upc") {
   upc: String!
   weight: Int @external
   price: Int @external
@@ -78,6 +78,16 @@ async fn same_request_same_answer_and_arguments_change_values() {
     let one = run(&p, r#"{ product(upc: "1") { name } }"#, json!({})).await;
     let two = run(&p, r#"{ product(upc: "2") { name } }"#, json!({})).await;
     assert_ne!(one, two);
+    // Arguments carrying the whole key name that very entity, as `_entities` does.
+    let by_arg = run(
+        &p,
+        r#"{ product(upc: "u-7") { upc name price } }"#,
+        json!({}),
+    )
+    .await;
+    let rep = json!({ "r": [{ "__typename": "Product", "upc": "u-7" }] });
+    let by_rep = run(&p, ENTITIES, rep).await;
+    assert_eq!(by_arg["product"], by_rep["_entities"][0]);
     let other = run(&p, "{ topProducts(first: 2) { upc } }", json!({})).await;
     assert_ne!(other["topProducts"][0]["upc"], a["topProducts"][0]["upc"]);
 }
@@ -171,6 +181,25 @@ async fn list_lengths_can_be_set_per_field_up_to_a_maximum() {
         err.contains("Query.topProducts") && err.contains("1000"),
         "{err}"
     );
+    // A length for a field no SDL file of the directory has is refused, naming it.
+    let dir = std::env::temp_dir().join(format!("gqlbench-mock-lists-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("products.graphql"), PRODUCTS).unwrap();
+    let mut config = MockConfig::default();
+    config.lists.insert("Query.topProduct".into(), 2);
+    let err = MockSubgraph::load_dir(&dir, &config)
+        .err()
+        .map(|e| e.to_string());
+    config.lists.clear();
+    config.lists.insert("Query.topProducts".into(), 2);
+    let ok = MockSubgraph::load_dir(&dir, &config).map(|s| s.len());
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(
+        err.as_ref()
+            .is_some_and(|e| e.contains("Query.topProduct ")),
+        "{err:?}"
+    );
+    assert_eq!(ok.ok(), Some(1));
 }
 
 #[test]
@@ -181,10 +210,13 @@ fn bad_sdl_is_an_error_with_file_and_position_and_unknown_directives_warn() {
         .unwrap()
         .to_string();
     assert!(err.starts_with("dir/broken.graphql:4:1: "), "{err}");
-    let sdl = "type Query { a: Int @cost(weight: 5) b: Int @deprecated }";
+    let sdl = "type Query { a: Int @cost(weight: 5) b: Int @deprecated c: I }
+        interface I @key(fields: \"id\") { id: ID! }
+        type J implements I { id: ID! }";
     let s = mock("odd", sdl);
-    assert_eq!(s.warnings.len(), 1, "{:?}", s.warnings);
+    assert_eq!(s.warnings.len(), 2, "{:?}", s.warnings);
     assert!(s.warnings[0].contains("Query.a") && s.warnings[0].contains("@cost"));
+    assert!(s.warnings[1].starts_with("I: @key on an interface"));
 }
 
 fn post(port: u16, body: &str) -> Value {

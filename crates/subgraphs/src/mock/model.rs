@@ -27,6 +27,7 @@ const KNOWN: &[&str] = &[
     "link",
     "composeDirective",
     "oneOf",
+    "extends",
 ];
 
 #[derive(Debug, Clone)]
@@ -163,6 +164,17 @@ pub fn parse(file: &str, sdl: &str) -> anyhow::Result<Model> {
             if !entry.fields.iter().any(|g| g.name == field.name) {
                 entry.fields.push(field);
             }
+        }
+    }
+    for t in model.types.values_mut() {
+        if matches!(t.kind, Kind::Interface) && !t.keys.is_empty() {
+            // An entity interface resolves to an implementation the gateway cannot name
+            // from the mock; served as a plain interface.
+            model.warnings.push(format!(
+                "{}: @key on an interface (entity interface) is ignored",
+                t.name
+            ));
+            t.keys.clear();
         }
     }
     if model.types.contains_key("Mutation") {

@@ -69,8 +69,35 @@ impl Mock {
                 .collect();
             s = seed::mix(s, &seed::canonical(&Json::Object(required)));
         }
+        if let Some(node) = self.by_arguments(&field.ty, args) {
+            return Ok(FieldValue::owned_any(node));
+        }
         let path = format!("{owner}.{}", field.name);
         self.value(&path, owner, &field.name, &field.ty, s)
+    }
+
+    /// `product(upc: "1")`: a field returning one entity whose arguments carry its whole
+    /// identity key returns that very entity, the one `_entities` gives for the same key.
+    fn by_arguments(&self, ty: &Type, args: &Map<String, Json>) -> Option<Node> {
+        let BaseType::Named(name) = &ty.base else {
+            return None;
+        };
+        let t = self.model.types.get(name.as_str())?;
+        let key = t.identity()?;
+        let known: Map<String, Json> = key
+            .fields
+            .iter()
+            .map(|f| {
+                args.get(f)
+                    .filter(|v| !v.is_null())
+                    .map(|v| (f.clone(), v.clone()))
+            })
+            .collect::<Option<_>>()?;
+        Some(Node {
+            type_name: t.name.clone(),
+            seed: seed::entity(&t.name, &Json::Object(known.clone())),
+            known,
+        })
     }
 
     fn value(

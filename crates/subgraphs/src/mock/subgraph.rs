@@ -2,7 +2,7 @@
 //! `_service` to the SDL text as given (async-graphql would print its own rendering, which
 //! drops the `@link` and the directives it does not know).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -41,6 +41,8 @@ pub struct MockSubgraph {
     pub sdl: String,
     /// Directives not honoured, one line per field.
     pub warnings: Vec<String>,
+    /// The `Type.field` list lengths of the config that name a field of this subgraph.
+    served_lists: BTreeSet<String>,
     schema: async_graphql::dynamic::Schema,
     service: ServiceSchema,
     docs: DocCache,
@@ -72,6 +74,7 @@ impl MockSubgraph {
             }
             lists.insert(path.clone(), n);
         }
+        let served_lists = lists.keys().cloned().collect();
         let warnings = model.warnings.clone();
         let mock = Arc::new(Mock {
             model,
@@ -83,6 +86,7 @@ impl MockSubgraph {
             name: name.to_string(),
             sdl: sdl.to_string(),
             warnings,
+            served_lists,
             schema,
             service: service::schema(sdl.to_string()),
             docs: DocCache::default(),
@@ -112,6 +116,15 @@ impl MockSubgraph {
                 &sdl,
                 config,
             )?);
+        }
+        // A list length no subgraph serves is most likely a typo: say so rather than
+        // serve lists of the default length unnoticed.
+        for path in config.lists.keys() {
+            anyhow::ensure!(
+                out.iter().any(|s| s.served_lists.contains(path)),
+                "the list length for {path} names no list field of the SDL files in {}",
+                dir.display()
+            );
         }
         Ok(out)
     }
