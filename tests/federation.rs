@@ -17,22 +17,6 @@ static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
 /// npm fetches, so it runs here without a build).
 const NPM_GATEWAYS: &str = "apollo-gateway,hive-gateway,hive-gateway-router-runtime,mercurius-gateway,grafbase-dev,yoga-stitching,yoga-apollo-gateway";
 
-fn federation_tools() -> std::path::PathBuf {
-    let dir = repo().join("targets/_federation");
-    if !dir
-        .join("node_modules/@theguild/federation-composition")
-        .exists()
-    {
-        let st = Command::new("npm")
-            .args(["ci", "--no-audit", "--no-fund", "--loglevel=error"])
-            .current_dir(&dir)
-            .status()
-            .expect("npm");
-        assert!(st.success(), "npm ci in targets/_federation failed");
-    }
-    dir
-}
-
 #[test]
 fn supergraph_is_current_with_the_subgraph_sdl() {
     let dir = federation_tools();

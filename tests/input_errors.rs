@@ -259,3 +259,46 @@ fn a_reload_scenario_without_reloads_is_refused_naming_its_file() {
     out.assert_exit(2);
     assert!(out.stderr.contains("at most 300s"), "{}", out.stderr);
 }
+
+#[test]
+fn a_federation_operation_the_graph_cannot_answer_is_refused_naming_file_line_and_field() {
+    let dir = fixture_copy();
+    let root = dir.path();
+    let scen = root.join("scenarios");
+    std::fs::create_dir_all(scen.join("federation")).unwrap();
+    std::fs::create_dir_all(scen.join("queries/federation")).unwrap();
+    std::fs::create_dir_all(scen.join("expected/federation")).unwrap();
+    std::fs::copy(
+        repo().join("scenarios/federation/supergraph.graphql"),
+        scen.join("federation/supergraph.graphql"),
+    )
+    .unwrap();
+    std::fs::write(
+        scen.join("queries/federation/typo.graphql"),
+        "query Typo {\n  topProducts {\n    upc\n    nmae\n  }\n}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        scen.join("expected/federation/typo.json"),
+        r#"[{"data": {"topProducts": []}}]"#,
+    )
+    .unwrap();
+    std::fs::write(
+        scen.join("federation/typo.toml"),
+        "description = \"a misspelled field\"\nworkload = \"federation\"\n\n[[operations]]\nname = \"federation/typo\"\n\n[subgraphs]\n",
+    )
+    .unwrap();
+    let o = Gqlbench::run("federation")
+        .root(root)
+        .scenarios("typo")
+        .go();
+    assert_eq!(o.code, Some(2), "{}", o.stderr);
+    for want in [
+        "typo.toml",
+        "typo.graphql:4:5",
+        "nmae",
+        "supergraph.graphql",
+    ] {
+        assert!(o.stderr.contains(want), "{want}: {}", o.stderr);
+    }
+}

@@ -9,16 +9,26 @@ use gqlbench::results::{RunStatus, TargetStatus};
 
 /// A copy of the fixture catalogue with the committed demo supergraph in it: a session
 /// writes each gateway's supergraph from the catalogue's own (with this run's subgraph
-/// ports), and the fixture catalogue has no federation suite of its own.
+/// ports), and the fixture catalogue has no federation suite of its own. The fixture
+/// gateways answer `{ hello }`, so the copy's Query has that field too: the planner checks
+/// a federation scenario's operations against the supergraph.
 fn catalogue() -> tempfile::TempDir {
     let dir = fixture_copy();
     let to = dir.path().join("scenarios/federation");
     std::fs::create_dir_all(&to).unwrap();
-    std::fs::copy(
-        repo().join("scenarios/federation/supergraph.graphql"),
-        to.join("supergraph.graphql"),
-    )
-    .unwrap();
+    let sg =
+        std::fs::read_to_string(repo().join("scenarios/federation/supergraph.graphql")).unwrap();
+    let query = "@join__type(graph: REVIEWS) {\n";
+    assert!(
+        sg.contains(query),
+        "the demo supergraph's Query is not where it was"
+    );
+    let sg = sg.replacen(
+        query,
+        &format!("{query}  hello: String @join__field(graph: ACCOUNTS)\n"),
+        1,
+    );
+    std::fs::write(to.join("supergraph.graphql"), sg).unwrap();
     dir
 }
 

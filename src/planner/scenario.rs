@@ -138,6 +138,9 @@ pub fn resolve(
                 .map_err(|e| bad(format!("[subgraphs] delays: {e}")))?;
         }
     }
+    if f.subgraphs.is_some() || f.workload == "federation" {
+        check_against_graph(cat, graph, &operations).map_err(bad)?;
+    }
     // The same checks `load` makes, before any target starts: a plan the engine or this
     // machine cannot carry is bad input, not a run of invalid trials.
     let ops: Vec<gqlbench_engine::Operation> = if operations.is_empty() {
@@ -215,4 +218,33 @@ pub fn resolve(
         counts_executions: kind.counts_executions(),
     };
     Ok(sp)
+}
+
+/// Every operation of a federation scenario is one its graph can answer: validated against
+/// the supergraph the gateways are given (`catalog::graph_check`). A catalogue without the
+/// graph's supergraph (a test's) has nothing to check against; starting a gateway then
+/// says what is missing.
+fn check_against_graph(
+    cat: &Catalog,
+    graph: gqlbench_subgraphs::graph::Graph,
+    operations: &[(crate::catalog::operation::OperationDef, u32)],
+) -> Result<(), String> {
+    let path = cat
+        .root
+        .join(crate::measure::subgraphs::supergraph_file(graph));
+    if operations.is_empty() || !path.exists() {
+        return Ok(());
+    }
+    let schema =
+        crate::catalog::graph_check::GraphSchema::load(&path).map_err(|e| e.to_string())?;
+    for (op, _) in operations {
+        schema.check(&op.document, &op.document_path).map_err(|e| {
+            format!(
+                "operation '{}' does not fit the graph's supergraph {}: {e}",
+                op.name,
+                schema.path.display()
+            )
+        })?;
+    }
+    Ok(())
 }

@@ -16,6 +16,13 @@
 // errors are printed (each names its subgraph and field) and exit 1.
 //
 // Options for testing: --subgraphs <dir>, --out <file>.
+//
+// A user's own graph (issue 27, docs/own-graph.md):
+//   node targets/_federation/compose.mjs --dir <dir> --out <file>
+// composes every <dir>/*.graphql (a subgraph named by its file stem) with placeholder URLs
+// 127.0.0.1:4401, 4402, ... in alphabetical order of the names (the ports
+// `gqlbench-subgraphs mock --ports` can be given; gqlbench does not run such a graph itself
+// yet). Syntax and composition errors name their subgraph and file, and exit 1.
 
 import { readFileSync, writeFileSync, readdirSync, existsSync, renameSync } from 'node:fs';
 import { dirname, join, resolve, relative } from 'node:path';
@@ -41,7 +48,19 @@ const GRAPHS = {
   },
 };
 
+// Where a user's graph's placeholder ports start (after the demo's 4201-4204 and the wide
+// graph's 4301-4312).
+const OWN_FIRST_PORT = 4401;
+
 const header = (graph, g) => {
+  if (graph === 'own') {
+    const last = g.firstPort + g.names.length - 1;
+    return (
+      `# Composed by targets/_federation/compose.mjs --dir from ${relative(process.cwd(), g.dir) || g.dir}/*.graphql\n` +
+      `# with @theguild/federation-composition.\n` +
+      `# Subgraph URLs are placeholders (127.0.0.1:${g.firstPort}-${last}), one per subgraph in alphabetical order.\n`
+    );
+  }
   const last = g.firstPort + g.names.length - 1;
   const again = graph === 'demo' ? '' : ` --graph ${graph}`;
   return (
@@ -54,6 +73,7 @@ const header = (graph, g) => {
 function usage(msg) {
   if (msg) console.error(`compose: ${msg}`);
   console.error('usage: node targets/_federation/compose.mjs [--graph demo|wide] [--check] [--subgraphs <dir>] [--out <file>]');
+  console.error('       node targets/_federation/compose.mjs --dir <dir> --out <file>   (a graph of your own: every <dir>/*.graphql)');
   process.exit(2);
 }
 
@@ -65,12 +85,18 @@ function parseArgs(argv) {
     else if (a === '--graph') {
       o.graph = argv[++i];
       if (!GRAPHS[o.graph]) usage(`--graph must be one of ${Object.keys(GRAPHS).join(', ')}`);
-    } else if (a === '--subgraphs' || a === '--out') {
+    } else if (a === '--subgraphs' || a === '--out' || a === '--dir') {
       const v = argv[++i];
       if (!v) usage(`${a} needs a value`);
       o[a.slice(2)] = resolve(v);
     } else if (a === '-h' || a === '--help') usage();
     else usage(`unknown argument ${JSON.stringify(a)}`);
+  }
+  if (o.dir) {
+    if (!o.out) usage('--dir needs --out <file> (where the supergraph goes)');
+    if (o.check || o.subgraphs) usage('--dir goes alone with --out');
+    o.graph = 'own';
+    return o;
   }
   const g = GRAPHS[o.graph];
   o.subgraphs ??= join(repo, g.dir, 'subgraphs');
@@ -117,18 +143,50 @@ function readSubgraphs(dir, graph) {
   return services;
 }
 
-export function compose(services, graph = 'demo') {
+// A user's graph: every *.graphql of `dir`, named by its file stem, with placeholder URLs
+// by alphabetical position. Its description for the header is returned beside it.
+function readOwnSubgraphs(dir) {
+  if (!existsSync(dir)) {
+    console.error(`compose: ${dir} does not exist`);
+    process.exit(1);
+  }
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith('.graphql'))
+    .sort();
+  if (files.length === 0) {
+    console.error(`compose: ${dir} holds no *.graphql (one Federation v2 subgraph SDL per file, named by its subgraph)`);
+    process.exit(1);
+  }
+  let bad = false;
+  const services = files.map((f, i) => {
+    const name = f.slice(0, -'.graphql'.length);
+    const file = join(dir, f);
+    let typeDefs;
+    try {
+      typeDefs = parse(readFileSync(file, 'utf8'));
+    } catch (err) {
+      console.error(`compose: subgraph ${name} (${file}): syntax error: ${err.message}`);
+      bad = true;
+    }
+    return { name, typeDefs, url: `http://127.0.0.1:${OWN_FIRST_PORT + i}/graphql` };
+  });
+  if (bad) process.exit(1);
+  return { services, g: { names: services.map((s) => s.name), firstPort: OWN_FIRST_PORT, dir } };
+}
+
+export function compose(services, graph = 'demo', g = GRAPHS[graph]) {
   const result = composeServices(services);
   if (compositionHasErrors(result)) {
     return { errors: result.errors };
   }
-  return { supergraph: header(graph, GRAPHS[graph]) + result.supergraphSdl.trimEnd() + '\n' };
+  return { supergraph: header(graph, g) + result.supergraphSdl.trimEnd() + '\n' };
 }
 
 function main() {
   const opts = parseArgs(process.argv.slice(2));
-  const services = readSubgraphs(opts.subgraphs, opts.graph);
-  const { errors, supergraph } = compose(services, opts.graph);
+  const own = opts.graph === 'own' ? readOwnSubgraphs(opts.dir) : null;
+  const services = own ? own.services : readSubgraphs(opts.subgraphs, opts.graph);
+  const { errors, supergraph } = compose(services, opts.graph, own ? own.g : GRAPHS[opts.graph]);
   if (errors) {
     console.error(`compose: composition failed with ${errors.length} error(s):`);
     for (const e of errors) {

@@ -87,3 +87,20 @@ fn copy_dir(from: &Path, to: &Path) {
         }
     }
 }
+
+/// targets/_federation with its npm packages (the composition library) installed.
+pub fn federation_tools() -> PathBuf {
+    let dir = repo().join("targets/_federation");
+    if !dir
+        .join("node_modules/@theguild/federation-composition")
+        .exists()
+    {
+        let st = std::process::Command::new("npm")
+            .args(["ci", "--no-audit", "--no-fund", "--loglevel=error"])
+            .current_dir(&dir)
+            .status()
+            .expect("npm");
+        assert!(st.success(), "npm ci in targets/_federation failed");
+    }
+    dir
+}

@@ -14,7 +14,8 @@ mod server;
 
 pub use cmd::{Gqlbench, Outcome};
 pub use fixtures::{
-    abs_fixture_target, fixture_copy, fixtures, one_short_trial, repo, workload_target,
+    abs_fixture_target, federation_tools, fixture_copy, fixtures, one_short_trial, repo,
+    workload_target,
 };
 pub use k6::{k6_binary, run_testrun};
 pub use prereq::{in_ci, require, require_in};

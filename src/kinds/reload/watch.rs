@@ -186,12 +186,16 @@ impl Reload<'_> {
             }
             let v = check_with_headers(self.endpoint, &want, self.headers, left.min(POLL_TIMEOUT));
             s.polls += 1;
+            // A poll cut short by the bound and unanswered in what was left of it is the
+            // bound running out, not the gateway failing a request.
+            let cut_short = left < POLL_TIMEOUT;
             match v.failure {
                 None => return Ok(written.elapsed()),
                 // The old schema still served: what waiting is for, not a failure.
                 Some(FailureKind::WrongData) => {
                     last = format!("still {}", seen_description(&v));
                 }
+                Some(FailureKind::Timeout) if cut_short => {}
                 Some(_) => {
                     s.failed_requests += 1;
                     last = ready::problem(&v).unwrap_or_default();
