@@ -222,8 +222,20 @@ fn serve(args: ServeArgs, ports: Ports, delays: Vec<DelaySpec>) -> anyhow::Resul
         seed: args.seed,
         response_cache: !args.no_response_cache,
     };
-    let result = runtime.block_on(async {
+    serve_until_signal(runtime, async {
         server::start(&config).await?;
+        Ok(())
+    })
+}
+
+/// Runs `start` (binding and spawning the listeners) on `runtime`, says `ready`, and serves
+/// until SIGTERM or SIGINT.
+fn serve_until_signal(
+    runtime: tokio::runtime::Runtime,
+    start: impl std::future::Future<Output = anyhow::Result<()>>,
+) -> anyhow::Result<()> {
+    let result = runtime.block_on(async {
+        start.await?;
         let mut stdout = std::io::stdout().lock();
         writeln!(stdout, "ready")?;
         stdout.flush()?;
@@ -250,16 +262,10 @@ fn mock(dir: &std::path::Path, ports: &str, lists: &[String]) -> anyhow::Result<
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
-    let result = runtime.block_on(async {
+    serve_until_signal(runtime, async {
         serve::start(subgraphs, &ports).await?;
-        let mut stdout = std::io::stdout().lock();
-        writeln!(stdout, "ready")?;
-        stdout.flush()?;
-        drop(stdout);
-        shutdown_signal().await
-    });
-    runtime.shutdown_background();
-    result
+        Ok(())
+    })
 }
 
 async fn shutdown_signal() -> anyhow::Result<()> {

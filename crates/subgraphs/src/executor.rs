@@ -14,8 +14,8 @@ enum SubgraphSchema {
     Products(products::ProductsSchema),
     Reviews(reviews::ReviewsSchema),
     Inventory(inventory::InventorySchema),
-    /// A generated subgraph of the wide graph.
-    Wide(async_graphql::dynamic::Schema),
+    /// A generated subgraph of the wide graph, or a mock subgraph of a user's SDL.
+    Dynamic(async_graphql::dynamic::Schema),
 }
 
 pub struct Executor {
@@ -34,7 +34,7 @@ impl Executor {
                 Subgraph::Reviews => SubgraphSchema::Reviews(reviews::schema()),
                 Subgraph::Inventory => SubgraphSchema::Inventory(inventory::schema()),
             },
-            Graph::Wide => SubgraphSchema::Wide(
+            Graph::Wide => SubgraphSchema::Dynamic(
                 crate::wide::schema::subgraph(index)
                     .map_err(|e| anyhow::anyhow!("wide subgraph {index}: {}", e.0))?,
             ),
@@ -44,6 +44,16 @@ impl Executor {
             service: service::schema(graph.sdl(index, federation)?),
             docs: DocCache::default(),
         })
+    }
+
+    /// The executor of a dynamic schema answering `_service` with `sdl` as given (a mock
+    /// subgraph of a user's SDL).
+    pub fn dynamic(schema: async_graphql::dynamic::Schema, sdl: String) -> Executor {
+        Executor {
+            schema: SubgraphSchema::Dynamic(schema),
+            service: service::schema(sdl),
+            docs: DocCache::default(),
+        }
     }
 
     pub async fn execute(&self, mut request: Request) -> Response {
@@ -59,7 +69,7 @@ impl Executor {
             SubgraphSchema::Products(s) => s.execute(request).await,
             SubgraphSchema::Reviews(s) => s.execute(request).await,
             SubgraphSchema::Inventory(s) => s.execute(request).await,
-            SubgraphSchema::Wide(s) => s.execute(request).await,
+            SubgraphSchema::Dynamic(s) => s.execute(request).await,
         }
     }
 

@@ -11,6 +11,7 @@ mod doc_cache;
 pub mod executor;
 pub mod graph;
 pub mod header_tally;
+mod http;
 pub mod mock;
 pub mod monolith;
 pub mod ports;

@@ -2,16 +2,13 @@
 //! `POST /graphql`, `GET /health`, `GET /counters` and `GET /headers` over HTTP/1.1
 //! keep-alive.
 
-use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::time::Duration;
 
 use bytes::Bytes;
-use http_body_util::{BodyExt, Full, Limited};
+use http_body_util::Full;
 use hyper::body::Incoming;
-use hyper::{header, Method, Request, Response, StatusCode};
-use hyper_util::rt::TokioIo;
+use hyper::{Method, Request, Response, StatusCode};
 use tokio::net::TcpListener;
 
 use crate::counters::Counters;
@@ -19,12 +16,9 @@ use crate::delay::{Delay, DelaySpec};
 use crate::executor::Executor;
 use crate::graph::Graph;
 use crate::header_tally::HeaderTally;
+use crate::http::{accept_loop, encode, json, parse_batch, read_body, text, Handler};
 use crate::response_cache::ResponseCache;
 use crate::subgraph::Federation;
-
-/// Far above any gateway request (the largest `_entities` batch is a few KB); a bound so a
-/// broken client cannot make us buffer without limit.
-const MAX_BODY: usize = 16 << 20;
 
 #[derive(Debug, Clone)]
 pub struct ServeConfig {
@@ -102,35 +96,11 @@ pub async fn start(config: &ServeConfig) -> anyhow::Result<Running> {
     })
 }
 
-async fn accept_loop(listener: TcpListener, service: Arc<SubgraphService>) {
-    loop {
-        let stream = match listener.accept().await {
-            Ok((stream, _)) => stream,
-            Err(e) => {
-                // Typically out of file descriptors: wait for connections to close rather
-                // than spin or give up on the subgraph.
-                eprintln!("{}: accept failed: {e}", service.name);
-                tokio::time::sleep(Duration::from_millis(10)).await;
-                continue;
-            }
-        };
-        // Small request/response pairs: Nagle would add latency to every one.
-        let _ = stream.set_nodelay(true);
-        let service = service.clone();
-        tokio::spawn(async move {
-            let handler = hyper::service::service_fn(move |req| {
-                let service = service.clone();
-                async move { Ok::<_, Infallible>(service.handle(req).await) }
-            });
-            // A client hanging up mid-request is its business, not an error to report.
-            let _ = hyper::server::conn::http1::Builder::new()
-                .serve_connection(TokioIo::new(stream), handler)
-                .await;
-        });
+impl Handler for SubgraphService {
+    fn name(&self) -> &str {
+        self.name
     }
-}
 
-impl SubgraphService {
     async fn handle(&self, req: Request<Incoming>) -> Response<Full<Bytes>> {
         match (req.method(), req.uri().path()) {
             (&Method::POST, "/graphql") => self.graphql(req).await,
@@ -147,15 +117,15 @@ impl SubgraphService {
             ),
         }
     }
+}
 
+impl SubgraphService {
     async fn graphql(&self, req: Request<Incoming>) -> Response<Full<Bytes>> {
         self.counters.hit(self.index);
         self.headers.record(req.headers());
-        let body = match Limited::new(req.into_body(), MAX_BODY).collect().await {
-            Ok(body) => body.to_bytes(),
-            Err(e) => {
-                return graphql_error(StatusCode::BAD_REQUEST, &format!("cannot read body: {e}"))
-            }
+        let body = match read_body(req).await {
+            Ok(body) => body,
+            Err(r) => return r.answer(),
         };
         let cached = self.cache.as_ref().and_then(|c| c.get(&body));
         if let Some(delay) = &self.delay {
@@ -164,24 +134,14 @@ impl SubgraphService {
         if let Some(response) = cached {
             return json(StatusCode::OK, response);
         }
-        let batch: async_graphql::BatchRequest = match serde_json::from_slice(&body) {
+        let batch = match parse_batch(&body) {
             Ok(batch) => batch,
-            Err(e) => {
-                return graphql_error(
-                    StatusCode::BAD_REQUEST,
-                    &format!("body is not a GraphQL JSON request: {e}"),
-                )
-            }
+            Err(r) => return r.answer(),
         };
         let response = self.executor.execute_batch(batch).await;
-        let bytes: Bytes = match serde_json::to_vec(&response) {
-            Ok(bytes) => bytes.into(),
-            Err(e) => {
-                return graphql_error(
-                    StatusCode::INTERNAL_SERVER_ERROR,
-                    &format!("cannot encode response: {e}"),
-                )
-            }
+        let bytes = match encode(&response) {
+            Ok(bytes) => bytes,
+            Err(r) => return r.answer(),
         };
         // Only clean answers are kept: an error may come from a bug worth seeing afresh.
         if let (Some(cache), true) = (&self.cache, response.is_ok()) {
@@ -189,31 +149,4 @@ impl SubgraphService {
         }
         json(StatusCode::OK, bytes)
     }
-}
-
-fn text(status: StatusCode, body: &'static str) -> Response<Full<Bytes>> {
-    respond(
-        status,
-        "text/plain; charset=utf-8",
-        Bytes::from_static(body.as_bytes()),
-    )
-}
-
-fn json(status: StatusCode, body: Bytes) -> Response<Full<Bytes>> {
-    respond(status, "application/json", body)
-}
-
-fn graphql_error(status: StatusCode, message: &str) -> Response<Full<Bytes>> {
-    let body = serde_json::json!({ "errors": [{ "message": message }] }).to_string();
-    json(status, body.into())
-}
-
-fn respond(status: StatusCode, content_type: &'static str, body: Bytes) -> Response<Full<Bytes>> {
-    let mut response = Response::new(Full::new(body));
-    *response.status_mut() = status;
-    response.headers_mut().insert(
-        header::CONTENT_TYPE,
-        header::HeaderValue::from_static(content_type),
-    );
-    response
 }

@@ -2,22 +2,19 @@
 //! `GET /health` over HTTP/1.1 keep-alive. Smaller than `server` (no delays, counters or
 //! response cache yet), which is tied to the built-in graphs' fixed subgraph lists.
 
-use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::time::Duration;
 
 use bytes::Bytes;
-use http_body_util::{BodyExt, Full, Limited};
+use http_body_util::Full;
 use hyper::body::Incoming;
-use hyper::{header, Method, Request, Response, StatusCode};
-use hyper_util::rt::TokioIo;
+use hyper::{Method, Request, Response, StatusCode};
 use tokio::net::TcpListener;
 
 use super::MockSubgraph;
-
-/// A bound on request bodies so a broken client cannot make us buffer without limit.
-const MAX_BODY: usize = 16 << 20;
+use crate::http::{
+    accept_loop, encode, graphql_error, json, parse_batch, read_body, text, Handler,
+};
 
 /// Binds a port per subgraph (`ports[i]` for `subgraphs[i]`; 0 picks a free one), then
 /// serves them in the background on the current runtime. Returns the bound addresses.
@@ -43,72 +40,30 @@ pub async fn start(subgraphs: Vec<MockSubgraph>, ports: &[u16]) -> anyhow::Resul
     Ok(addrs)
 }
 
-async fn accept_loop(listener: TcpListener, subgraph: Arc<MockSubgraph>) {
-    loop {
-        let stream = match listener.accept().await {
-            Ok((stream, _)) => stream,
-            Err(e) => {
-                // Typically out of file descriptors: wait for connections to close.
-                eprintln!("{}: accept failed: {e}", subgraph.name);
-                tokio::time::sleep(Duration::from_millis(10)).await;
-                continue;
-            }
-        };
-        let _ = stream.set_nodelay(true);
-        let subgraph = subgraph.clone();
-        tokio::spawn(async move {
-            let handler = hyper::service::service_fn(move |req| {
-                let subgraph = subgraph.clone();
-                async move { Ok::<_, Infallible>(handle(&subgraph, req).await) }
-            });
-            // A client hanging up mid-request is its business.
-            let _ = hyper::server::conn::http1::Builder::new()
-                .serve_connection(TokioIo::new(stream), handler)
-                .await;
-        });
+impl Handler for MockSubgraph {
+    fn name(&self) -> &str {
+        &self.name
     }
-}
 
-async fn handle(subgraph: &MockSubgraph, req: Request<Incoming>) -> Response<Full<Bytes>> {
-    match (req.method(), req.uri().path()) {
-        (&Method::POST, "/graphql") => {}
-        (&Method::GET, "/health") => return respond(StatusCode::OK, "text/plain", "ok".into()),
-        _ => return error(StatusCode::NOT_FOUND, "try POST /graphql or GET /health"),
-    }
-    let body = match Limited::new(req.into_body(), MAX_BODY).collect().await {
-        Ok(body) => body.to_bytes(),
-        Err(e) => return error(StatusCode::BAD_REQUEST, &format!("cannot read body: {e}")),
-    };
-    let batch: async_graphql::BatchRequest = match serde_json::from_slice(&body) {
-        Ok(batch) => batch,
-        Err(e) => {
-            let why = format!("body is not a GraphQL JSON request: {e}");
-            return error(StatusCode::BAD_REQUEST, &why);
+    async fn handle(&self, req: Request<Incoming>) -> Response<Full<Bytes>> {
+        match (req.method(), req.uri().path()) {
+            (&Method::POST, "/graphql") => {}
+            (&Method::GET, "/health") => return text(StatusCode::OK, "ok"),
+            _ => return graphql_error(StatusCode::NOT_FOUND, "try POST /graphql or GET /health"),
         }
-    };
-    let response = subgraph.execute_batch(batch).await;
-    match serde_json::to_vec(&response) {
-        Ok(bytes) => respond(StatusCode::OK, "application/json", bytes.into()),
-        Err(e) => error(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            &format!("cannot encode response: {e}"),
-        ),
+        let body = match read_body(req).await {
+            Ok(body) => body,
+            Err(r) => return r.answer(),
+        };
+        let batch = match parse_batch(&body) {
+            Ok(batch) => batch,
+            Err(r) => return r.answer(),
+        };
+        match encode(&self.execute_batch(batch).await) {
+            Ok(bytes) => json(StatusCode::OK, bytes),
+            Err(r) => r.answer(),
+        }
     }
-}
-
-fn error(status: StatusCode, message: &str) -> Response<Full<Bytes>> {
-    let body = serde_json::json!({ "errors": [{ "message": message }] }).to_string();
-    respond(status, "application/json", body.into())
-}
-
-fn respond(status: StatusCode, content_type: &'static str, body: Bytes) -> Response<Full<Bytes>> {
-    let mut response = Response::new(Full::new(body));
-    *response.status_mut() = status;
-    response.headers_mut().insert(
-        header::CONTENT_TYPE,
-        header::HeaderValue::from_static(content_type),
-    );
-    response
 }
 
 /// `--ports products=4001,reviews=4002`: a port for each of `names`, in their order.

@@ -1,6 +1,6 @@
-//! One mock subgraph: its SDL, its schema and its list lengths, and the executor that routes
-//! `_service` to the SDL text as given (async-graphql would print its own rendering, which
-//! drops the `@link` and the directives it does not know).
+//! One mock subgraph: its SDL, its schema and its list lengths, executed by the crate's
+//! `Executor`, which routes `_service` to the SDL text as given (async-graphql would print
+//! its own rendering, which drops the `@link` and the directives it does not know).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -11,8 +11,7 @@ use async_graphql::{BatchRequest, BatchResponse, Request, Response};
 
 use super::model::{self, Kind};
 use super::resolve::Mock;
-use crate::doc_cache::DocCache;
-use crate::service::{self, ServiceSchema};
+use crate::executor::Executor;
 
 /// The longest list a field may be configured to return: a bound on response size (a list
 /// of lists of 1000 is already a million values).
@@ -43,9 +42,7 @@ pub struct MockSubgraph {
     pub warnings: Vec<String>,
     /// The `Type.field` list lengths of the config that name a field of this subgraph.
     served_lists: BTreeSet<String>,
-    schema: async_graphql::dynamic::Schema,
-    service: ServiceSchema,
-    docs: DocCache,
+    executor: Executor,
 }
 
 impl MockSubgraph {
@@ -87,9 +84,7 @@ impl MockSubgraph {
             sdl: sdl.to_string(),
             warnings,
             served_lists,
-            schema,
-            service: service::schema(sdl.to_string()),
-            docs: DocCache::default(),
+            executor: Executor::dynamic(schema, sdl.to_string()),
         })
     }
 
@@ -129,28 +124,12 @@ impl MockSubgraph {
         Ok(out)
     }
 
-    pub async fn execute(&self, mut request: Request) -> Response {
-        if let Some(parsed) = self.docs.get(&request.query) {
-            let asks_service = parsed.asks_service;
-            request.set_parsed_query(parsed.doc.clone());
-            if asks_service {
-                return self.service.execute(request).await;
-            }
-        }
-        self.schema.execute(request).await
+    pub async fn execute(&self, request: Request) -> Response {
+        self.executor.execute(request).await
     }
 
     pub async fn execute_batch(&self, batch: BatchRequest) -> BatchResponse {
-        match batch {
-            BatchRequest::Single(r) => BatchResponse::Single(self.execute(r).await),
-            BatchRequest::Batch(rs) => {
-                let mut out = Vec::with_capacity(rs.len());
-                for r in rs {
-                    out.push(self.execute(r).await);
-                }
-                BatchResponse::Batch(out)
-            }
-        }
+        self.executor.execute_batch(batch).await
     }
 }
 
