@@ -49,7 +49,74 @@ enum Format {
 #[derive(Deserialize)]
 struct ApolloOperation {
     id: String,
+    #[serde(default)]
+    name: Option<String>,
     body: String,
+}
+
+/// One document of a manifest: its id, its operation's name when the manifest gives it
+/// (Apollo's does), and its text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ManifestEntry {
+    pub id: String,
+    pub name: Option<String>,
+    pub body: String,
+}
+
+/// The documents of the manifest at `path` (Apollo's format or a JSON object of id ->
+/// document); what is wrong with it names the file.
+pub fn read_manifest(path: &Path) -> Result<Vec<ManifestEntry>, CatalogError> {
+    let bad = |message: String| CatalogError::File {
+        file: path.to_path_buf(),
+        message,
+    };
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| bad(format!("cannot read the persisted-documents manifest: {e}")))?;
+    let parsed: Format = serde_json::from_str(&text).map_err(|e| {
+        bad(format!(
+            "not a persisted-documents manifest ({e}); expected Apollo's {{\"format\": \"apollo-persisted-query-manifest\", \"version\": 1, \"operations\": [{{\"id\", \"body\", ...}}]}} or a JSON object of id -> document"
+        ))
+    })?;
+    let entries: Vec<ManifestEntry> = match parsed {
+        Format::Apollo {
+            format,
+            version,
+            operations,
+        } => {
+            if format != "apollo-persisted-query-manifest" || version != 1 {
+                return Err(bad(format!(
+                    "manifest format '{format}' version {version}; only 'apollo-persisted-query-manifest' version 1 (or a JSON object of id -> document) is read"
+                )));
+            }
+            operations
+                .into_iter()
+                .map(|o| ManifestEntry {
+                    id: o.id,
+                    name: o.name,
+                    body: o.body,
+                })
+                .collect()
+        }
+        Format::KeyValue(map) => {
+            let mut e: Vec<ManifestEntry> = map
+                .into_iter()
+                .map(|(id, body)| ManifestEntry {
+                    id,
+                    name: None,
+                    body,
+                })
+                .collect();
+            e.sort_by(|a, b| a.id.cmp(&b.id));
+            e
+        }
+    };
+    if entries.is_empty() {
+        return Err(bad("the manifest holds no documents".into()));
+    }
+    if entries.iter().any(|e| e.id.is_empty()) {
+        return Err(bad("a document with an empty id".into()));
+    }
+    Ok(entries)
 }
 
 /// The text with every run of whitespace made one space, and commas (insignificant in
@@ -65,41 +132,9 @@ fn collapsed(document: &str) -> String {
 impl Manifest {
     /// Reads and parses `path`; what is wrong with it names the file.
     pub fn load(path: &Path) -> Result<Manifest, CatalogError> {
-        let bad = |message: String| CatalogError::File {
-            file: path.to_path_buf(),
-            message,
-        };
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| bad(format!("cannot read the persisted-documents manifest: {e}")))?;
-        let parsed: Format = serde_json::from_str(&text).map_err(|e| {
-            bad(format!(
-                "not a persisted-documents manifest ({e}); expected Apollo's {{\"format\": \"apollo-persisted-query-manifest\", \"version\": 1, \"operations\": [{{\"id\", \"body\", ...}}]}} or a JSON object of id -> document"
-            ))
-        })?;
-        let pairs: Vec<(String, String)> = match parsed {
-            Format::Apollo {
-                format,
-                version,
-                operations,
-            } => {
-                if format != "apollo-persisted-query-manifest" || version != 1 {
-                    return Err(bad(format!(
-                        "manifest format '{format}' version {version}; only 'apollo-persisted-query-manifest' version 1 (or a JSON object of id -> document) is read"
-                    )));
-                }
-                operations.into_iter().map(|o| (o.id, o.body)).collect()
-            }
-            Format::KeyValue(map) => map.into_iter().collect(),
-        };
-        if pairs.is_empty() {
-            return Err(bad("the manifest holds no documents".into()));
-        }
         let mut ids = HashMap::new();
-        for (id, body) in pairs {
-            if id.is_empty() {
-                return Err(bad("a document with an empty id".into()));
-            }
-            ids.insert(collapsed(&body), id);
+        for e in read_manifest(path)? {
+            ids.insert(collapsed(&e.body), e.id);
         }
         Ok(Manifest {
             path: path.to_path_buf(),

@@ -9,6 +9,7 @@ pub mod graph_check;
 pub mod humantime_serde_compat;
 pub mod incremental;
 pub mod operation;
+pub mod own_graph;
 pub mod persisted;
 pub mod scenario;
 pub mod target_def;

@@ -21,6 +21,10 @@ pub struct ScenarioFile {
     /// Left out of a suite run unless named with --scenarios or --all (long or special runs).
     #[serde(default)]
     pub optional: bool,
+    /// Federation: also run on a user's own graph (`run federation --graph DIR`), with the
+    /// graph's operations and subgraphs in place of the file's.
+    #[serde(default)]
+    pub own_graph: bool,
     pub workload: String,
     /// Targets to run; omitted means every target implementing the workload.
     pub targets: Option<Vec<String>>,

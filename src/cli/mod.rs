@@ -9,6 +9,7 @@ mod check;
 mod compare;
 mod export;
 mod import;
+mod init;
 mod install;
 mod load;
 mod parsers;
@@ -26,6 +27,7 @@ pub use check::CheckArgs;
 pub use compare::{CompareArgs, CompareFormat};
 pub use export::{ExportCommand, ExportK6Args};
 pub use import::{ImportCommand, ImportK6Args};
+pub use init::{InitCommand, InitGraphArgs};
 pub use install::InstallArgs;
 pub use load::LoadArgs;
 pub use parsers::{parse_duration, parse_interference, parse_percent, parse_precision};
@@ -71,6 +73,9 @@ pub enum Command {
     Compare(CompareArgs),
     /// Measure what this machine's load generator can send against a native static server
     Calibrate(CalibrateArgs),
+    /// Set up a graph of your own to benchmark the gateways on (`init graph DIR --from SUPERGRAPH`)
+    #[command(subcommand)]
+    Init(InitCommand),
     /// Install targets ahead of time (npm packages etc.)
     Install(InstallArgs),
     /// Write a scenario's load as a script for another load tester (k6, to run it on many machines)

@@ -95,6 +95,11 @@ pub struct RunArgs {
     /// Database scenarios: folder for the temporary PostgreSQL data directory (default: the system temp folder, or $GQLBENCH_PG_DIR)
     #[arg(long, value_name = "DIR", env = "GQLBENCH_PG_DIR")]
     pub db_dir: Option<PathBuf>,
+    /// Federation suite: benchmark the gateways on your own graph, a folder made by
+    /// `gqlbench init graph` (mock subgraphs from its SDL, its operations, expected answers
+    /// computed; the scenarios constant, rate-sweep and delays). See docs/own-graph.md
+    #[arg(long, value_name = "DIR")]
+    pub graph: Option<PathBuf>,
     /// Output folder (default: results/<timestamp>-<suite>); it must be new or empty
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,

@@ -16,6 +16,7 @@ use crate::plan::resolve_isolation;
 use crate::progress::Progress;
 use crate::results::CheckOutcome;
 use crate::sys::cgroup::Limits;
+use crate::plan::graph::GraphPlan;
 use gqlbench_subgraphs::graph::Graph;
 
 pub fn run(root: &Path, a: &CheckArgs) -> Result<ExitCode> {
@@ -57,7 +58,8 @@ pub fn run(root: &Path, a: &CheckArgs) -> Result<ExitCode> {
             if !a.targets.is_empty() && !a.targets.contains(&t.name) {
                 continue;
             }
-            if t.kind == crate::catalog::TargetKind::Gateway && !t.serves_graph(graph) {
+            let gateway = t.kind == crate::catalog::TargetKind::Gateway;
+            if gateway && t.serves_graph(&GraphPlan::Builtin(graph)).is_err() {
                 continue;
             }
             let e = per_target
@@ -96,6 +98,7 @@ pub fn run(root: &Path, a: &CheckArgs) -> Result<ExitCode> {
             g => format!("{name} ({g} graph)"),
         };
         let name = &label;
+        let graph_plan = GraphPlan::Builtin(*graph);
         if let Some(u) = crate::results::Unavailable::find(&install_failed, &t.name) {
             table.push((
                 name.clone(),
@@ -125,7 +128,7 @@ pub fn run(root: &Path, a: &CheckArgs) -> Result<ExitCode> {
                 federation: (t.kind == crate::catalog::TargetKind::Gateway).then_some(
                     crate::measure::session::FederationStart {
                         root,
-                        graph: *graph,
+                        graph: &graph_plan,
                         delays: &no_delays,
                         cpus: iso.generator.as_ref(),
                     },

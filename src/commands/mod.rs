@@ -5,6 +5,8 @@ pub mod check;
 pub mod compare;
 pub mod export;
 pub mod import;
+pub mod init;
+mod init_operations;
 pub mod install;
 pub mod list;
 pub mod load;
@@ -41,6 +43,7 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode> {
         }
         Command::Calibrate(a) => calibrate::run(a),
         Command::Install(a) => install::run(&root()?, a),
+        Command::Init(crate::cli::InitCommand::Graph(a)) => init::graph(&root()?, a),
         Command::Export(crate::cli::ExportCommand::K6(a)) => export::k6(&root()?, a),
         Command::Import(crate::cli::ImportCommand::K6(a)) => import::k6(a),
         Command::Subgraphs { args } => {

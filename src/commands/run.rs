@@ -127,6 +127,7 @@ pub fn options(a: &RunArgs) -> RunOptions {
         isolation: isolation_options(&a.isolation),
         slice: a.slice,
         one_at_a_time: a.one_at_a_time,
+        graph: a.graph.clone(),
     }
 }
 

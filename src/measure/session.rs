@@ -50,7 +50,7 @@ pub const COUNTERS_PORT_ENV: &str = "GQLBENCH_COUNTERS_PORT";
 /// What a gateway target needs besides itself.
 pub struct FederationStart<'a> {
     pub root: &'a Path,
-    pub graph: gqlbench_subgraphs::graph::Graph,
+    pub graph: &'a crate::plan::graph::GraphPlan,
     pub delays: &'a std::collections::BTreeMap<String, String>,
     /// CPUs for the subgraphs: away from the gateway.
     pub cpus: Option<&'a CpuSet>,
@@ -70,7 +70,7 @@ impl<'a> FederationStart<'a> {
             std::collections::BTreeMap::new();
         (t.kind == crate::catalog::TargetKind::Gateway).then(|| FederationStart {
             root,
-            graph: sp.graph,
+            graph: &sp.graph,
             delays: sp.subgraphs.as_ref().unwrap_or(&NO_DELAYS),
             cpus: plan.isolation.generator.as_ref(),
         })

@@ -15,16 +15,15 @@ use crate::results::TargetStatus;
 /// graph it is skipped, before anything is started for it.
 pub(super) fn check_graph(t: &TargetDef, f: Option<&FederationStart>) -> Result<(), StartFailure> {
     match f {
-        Some(f) if !t.serves_graph(f.graph) => Err(StartFailure::new(
-            TargetStatus::Skipped,
-            format!(
-                "not run on the {} graph: its configuration names the subgraphs of the demo graph only ([federation] graphs in {})",
-                f.graph,
-                t.dir.join("target.toml").display()
-            ),
-            None,
-        )),
-        _ => Ok(()),
+        Some(f) => match t.serves_graph(f.graph) {
+            Ok(()) => Ok(()),
+            Err(why) => Err(StartFailure::new(
+                TargetStatus::Skipped,
+                format!("not run on the {}: {why}", f.graph.label()),
+                None,
+            )),
+        },
+        None => Ok(()),
     }
 }
 

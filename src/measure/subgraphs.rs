@@ -1,39 +1,24 @@
-//! The federation subgraphs a gateway talks to: one `gqlbench subgraphs serve` process per
-//! gateway, pinned away from the gateway, serving the scenario's graph (the demo's four or
-//! the twelve generated ones) with its delays and the Federation version the gateway needs;
-//! its request counters give upstream calls per client request.
+//! The federation subgraphs a gateway talks to: one process per gateway, pinned away from
+//! the gateway, serving the scenario's graph with its delays: `gqlbench subgraphs serve`
+//! for a built-in graph (the demo's four or the twelve generated ones, in the Federation
+//! version the gateway needs), `gqlbench subgraphs mock` for a user's own graph (mock
+//! subgraphs from its SDL). Its request counters give upstream calls per client request.
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 use gqlbench_engine::Endpoint;
-use gqlbench_subgraphs::graph::Graph;
 
 use super::ready::{wait_ready, Readiness};
+use crate::plan::graph::GraphPlan;
 use crate::sys::cpus::CpuSet;
 use crate::sys::process::{free_port, SpawnSpec, TargetProcess};
 
-/// The committed supergraph of a graph routes its subgraph i (in `Graph::names` order) to
-/// this port + i; the runner rewrites it (targets/_federation/compose.mjs uses the same).
-pub fn placeholder_base_port(graph: Graph) -> u16 {
-    match graph {
-        Graph::Demo => 4201,
-        Graph::Wide => 4301,
-    }
-}
-
-/// The committed supergraph of a graph, relative to the project root.
-pub fn supergraph_file(graph: Graph) -> &'static str {
-    match graph {
-        Graph::Demo => "scenarios/federation/supergraph.graphql",
-        Graph::Wide => "scenarios/federation/wide/supergraph.graphql",
-    }
-}
-
 pub struct Subgraphs {
     pub process: TargetProcess,
-    pub graph: Graph,
+    /// Subgraph names in the graph's order.
+    pub names: Vec<String>,
     pub ports: BTreeMap<String, u16>,
     pub supergraph: PathBuf,
 }
@@ -46,21 +31,22 @@ pub fn url(port: u16) -> String {
 /// that a real port equal to another subgraph's placeholder is not rewritten twice.
 pub fn rewrite_supergraph(
     text: &str,
-    graph: Graph,
+    names: &[String],
+    base_port: u16,
     ports: &BTreeMap<String, u16>,
 ) -> Result<String> {
     let mut out = text.to_string();
     let marker = |i: usize| format!("\u{0}subgraph-{i}\u{0}");
-    for (i, name) in graph.names().iter().enumerate() {
-        let from = url(placeholder_base_port(graph) + i as u16);
+    for (i, name) in names.iter().enumerate() {
+        let from = url(base_port + i as u16);
         if !out.contains(&from) {
             bail!("the supergraph has no URL {from} for subgraph '{name}': recompose it (see docs/federation.md)");
         }
         out = out.replace(&from, &marker(i));
     }
-    for (i, name) in graph.names().iter().enumerate() {
+    for (i, name) in names.iter().enumerate() {
         let port = ports
-            .get(*name)
+            .get(name)
             .with_context(|| format!("no port for subgraph '{name}'"))?;
         out = out.replace(&marker(i), &url(*port));
     }
@@ -69,7 +55,7 @@ pub fn rewrite_supergraph(
 
 pub struct Start<'a> {
     pub root: &'a Path,
-    pub graph: Graph,
+    pub graph: &'a GraphPlan,
     pub version: &'a str,
     pub delays: &'a BTreeMap<String, String>,
     pub cpus: Option<&'a CpuSet>,
@@ -78,43 +64,60 @@ pub struct Start<'a> {
     pub cancelled: &'a dyn Fn() -> bool,
 }
 
+/// The command line of the subgraphs' process (after the gqlbench binary): `serve` for a
+/// built-in graph, `mock` for a user's own.
+fn arguments(o: &Start<'_>, ports: &str) -> Vec<String> {
+    let threads = o.cpus.map(|c| c.0.len()).unwrap_or(1).to_string();
+    let mut argv: Vec<String> = match o.graph {
+        GraphPlan::Builtin(g) => vec![
+            "serve".into(),
+            "--graph".into(),
+            g.name().into(),
+            "--federation".into(),
+            o.version.to_string(),
+        ],
+        GraphPlan::Own(own) => {
+            let mut a = vec![
+                "mock".into(),
+                "--dir".into(),
+                own.subgraph_dir().display().to_string(),
+            ];
+            for (path, n) in &own.file.lists {
+                a.push("--list".into());
+                a.push(format!("{path}={n}"));
+            }
+            a
+        }
+    };
+    argv.extend(["--ports".into(), ports.to_string(), "--threads".into(), threads]);
+    for (name, spec) in o.delays {
+        argv.push("--delay".into());
+        argv.push(format!("{name}={spec}"));
+    }
+    argv
+}
+
 impl Subgraphs {
     pub fn start(o: Start<'_>) -> Result<Subgraphs> {
         let names = o.graph.names();
         let mut ports = BTreeMap::new();
-        for n in names {
-            ports.insert(n.to_string(), free_port()?);
+        for n in &names {
+            ports.insert(n.clone(), free_port()?);
         }
-        let source = o.root.join(supergraph_file(o.graph));
+        let source = o.graph.supergraph(o.root);
         let text = std::fs::read_to_string(&source)
             .with_context(|| format!("reading {}", source.display()))?;
-        std::fs::write(
-            &o.supergraph_out,
-            rewrite_supergraph(&text, o.graph, &ports)?,
-        )
-        .with_context(|| format!("writing {}", o.supergraph_out.display()))?;
+        let rewritten = rewrite_supergraph(&text, &names, o.graph.placeholder_base_port(), &ports)?;
+        std::fs::write(&o.supergraph_out, rewritten)
+            .with_context(|| format!("writing {}", o.supergraph_out.display()))?;
         let exe = crate::sys::process::own_exe().context("locating the gqlbench binary")?;
-        let mut argv = vec![
-            exe.display().to_string(),
-            "subgraphs".into(),
-            "serve".into(),
-            "--graph".into(),
-            o.graph.name().into(),
-            "--ports".into(),
-            names
-                .iter()
-                .map(|n| format!("{n}={}", ports[*n]))
-                .collect::<Vec<_>>()
-                .join(","),
-            "--federation".into(),
-            o.version.to_string(),
-            "--threads".into(),
-            o.cpus.map(|c| c.0.len()).unwrap_or(1).to_string(),
-        ];
-        for (name, spec) in o.delays {
-            argv.push("--delay".into());
-            argv.push(format!("{name}={spec}"));
-        }
+        let list = names
+            .iter()
+            .map(|n| format!("{n}={}", ports[n]))
+            .collect::<Vec<_>>()
+            .join(",");
+        let mut argv = vec![exe.display().to_string(), "subgraphs".into()];
+        argv.extend(arguments(&o, &list));
         let mut process = TargetProcess::spawn(SpawnSpec {
             program: &argv,
             cwd: o.root,
@@ -123,8 +126,8 @@ impl Subgraphs {
             cpus: o.cpus.cloned(),
             cgroup_procs: vec![],
         })?;
-        for n in names {
-            let ep = Endpoint::from_url(&url(ports[*n])).map_err(|e| anyhow::anyhow!("{e}"))?;
+        for n in &names {
+            let ep = Endpoint::from_url(&url(ports[n])).map_err(|e| anyhow::anyhow!("{e}"))?;
             match wait_ready(
                 &mut process,
                 &ep,
@@ -147,7 +150,7 @@ impl Subgraphs {
         }
         Ok(Subgraphs {
             process,
-            graph: o.graph,
+            names,
             ports,
             supergraph: o.supergraph_out,
         })
@@ -163,10 +166,9 @@ impl Subgraphs {
             self.supergraph.display().to_string(),
         );
         let list: Vec<String> = self
-            .graph
-            .names()
+            .names
             .iter()
-            .filter_map(|n| Some(format!("{n}={}", url(*self.ports.get(*n)?))))
+            .filter_map(|n| Some(format!("{n}={}", url(*self.ports.get(n)?))))
             .collect();
         env.insert("GQLBENCH_SUBGRAPHS".into(), list.join(","));
         for (n, p) in &self.ports {
@@ -240,6 +242,11 @@ impl SeenHeaders {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use gqlbench_subgraphs::graph::Graph;
+
+    fn demo() -> Vec<String> {
+        GraphPlan::Builtin(Graph::Demo).names()
+    }
 
     #[test]
     fn supergraph_urls_are_rewritten_per_subgraph() {
@@ -250,13 +257,13 @@ mod tests {
             .enumerate()
             .map(|(i, n)| (n.to_string(), 5000 + i as u16))
             .collect();
-        let out = rewrite_supergraph(text, Graph::Demo, &ports).unwrap();
+        let out = rewrite_supergraph(text, &demo(), 4201, &ports).unwrap();
         assert!(
             out.contains("http://127.0.0.1:5000/graphql")
                 && out.contains("http://127.0.0.1:5003/graphql")
         );
         assert!(!out.contains(":4201/"));
-        let err = rewrite_supergraph("nothing", Graph::Demo, &ports)
+        let err = rewrite_supergraph("nothing", &demo(), 4201, &ports)
             .unwrap_err()
             .to_string();
         assert!(err.contains("accounts"), "{err}");
@@ -275,7 +282,7 @@ mod tests {
         .iter()
         .map(|(n, p)| (n.to_string(), *p))
         .collect();
-        let out = rewrite_supergraph(text, Graph::Demo, &ports).unwrap();
+        let out = rewrite_supergraph(text, &demo(), 4201, &ports).unwrap();
         assert!(
             out.starts_with("a \"http://127.0.0.1:4202/graphql\" b \"http://127.0.0.1:6001/"),
             "{out}"
@@ -285,17 +292,19 @@ mod tests {
     #[test]
     fn the_committed_wide_supergraph_names_all_twelve_placeholders() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-        let text = std::fs::read_to_string(root.join(supergraph_file(Graph::Wide))).unwrap();
+        let wide = GraphPlan::Builtin(Graph::Wide);
+        let text = std::fs::read_to_string(wide.supergraph(root)).unwrap();
         let ports: BTreeMap<String, u16> = Graph::Wide
             .names()
             .iter()
             .enumerate()
             .map(|(i, n)| (n.to_string(), 7000 + i as u16))
             .collect();
-        let out = rewrite_supergraph(&text, Graph::Wide, &ports).unwrap();
+        let out = rewrite_supergraph(&text, &wide.names(), wide.placeholder_base_port(), &ports)
+            .unwrap();
         assert!(out.contains("http://127.0.0.1:7011/graphql"));
         for i in 0..12 {
-            let placeholder = url(placeholder_base_port(Graph::Wide) + i);
+            let placeholder = url(wide.placeholder_base_port() + i);
             assert!(!out.contains(&placeholder), "{placeholder} is left");
         }
     }

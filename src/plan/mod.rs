@@ -3,6 +3,7 @@
 //! holds its typed load and its kind (`src/kinds/`), which owns the rest.
 pub mod ab;
 pub mod alternation;
+pub mod graph;
 pub mod isolation;
 pub mod load;
 mod options;
@@ -46,8 +47,9 @@ pub struct ScenarioPlan<K: ?Sized> {
     /// Federation: subgraph delays (name -> range spec); Some when the scenario has
     /// `[subgraphs]` or its workload is "federation".
     pub subgraphs: Option<std::collections::BTreeMap<String, String>>,
-    /// Which subgraphs a gateway is put in front of (`[subgraphs] graph`).
-    pub graph: gqlbench_subgraphs::graph::Graph,
+    /// Which subgraphs a gateway is put in front of (`[subgraphs] graph`, or the user's
+    /// own graph of `run federation --graph DIR`).
+    pub graph: graph::GraphPlan,
     /// What the scenario measures, and how.
     pub kind: Arc<K>,
     /// What the kind asks of the floors below it, worked out when the plan is made.

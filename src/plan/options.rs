@@ -61,6 +61,8 @@ pub struct RunOptions {
     pub slice: Option<Duration>,
     /// Each target's trial alone, one after another, instead of alternating.
     pub one_at_a_time: bool,
+    /// A user's own graph folder (`--graph DIR`, federation suite only).
+    pub graph: Option<PathBuf>,
 }
 
 impl Default for RunOptions {
@@ -89,6 +91,7 @@ impl Default for RunOptions {
             isolation: IsolationOptions::default(),
             slice: None,
             one_at_a_time: false,
+            graph: None,
         }
     }
 }

@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 
 use anyhow::Result;
 
+use crate::catalog::own_graph::OwnGraph;
 use crate::catalog::Catalog;
 use crate::error::{CatalogError, PlanError};
 use crate::kind::{KindDef, RunPlan};
@@ -31,6 +32,7 @@ pub fn resolve_run(cat: &Catalog, args: &RunOptions, registry: &[&KindDef]) -> R
         flag: "--profile",
         message: e.to_string(),
     })?;
+    let own = own_graph(args)?;
     let mut scenarios = Vec::new();
     for n in &names {
         if !args.scenarios.is_empty() && !args.scenarios.contains(n) {
@@ -40,7 +42,20 @@ pub fn resolve_run(cat: &Catalog, args: &RunOptions, registry: &[&KindDef]) -> R
         if def.file.optional && !args.all && !args.scenarios.contains(n) {
             continue;
         }
-        let sp = scenario::resolve(cat, &def, base, &args.profile, args, registry)?;
+        if own.is_some() && !def.file.own_graph {
+            if args.scenarios.contains(n) {
+                return Err(PlanError::Flag {
+                    flag: "--scenarios",
+                    message: format!(
+                        "scenario '{n}' does not run on a graph of your own (--graph); those that do: {}",
+                        own_graph_scenarios(cat, &args.suite, &names).join(", ")
+                    ),
+                }
+                .into());
+            }
+            continue;
+        }
+        let sp = scenario::resolve(cat, &def, base, &args.profile, args, registry, own.as_ref())?;
         if !sp.targets.is_empty() {
             scenarios.push(sp);
         }
@@ -149,6 +164,35 @@ pub fn resolve_run(cat: &Catalog, args: &RunOptions, registry: &[&KindDef]) -> R
         target_env: parse_target_env(&args.target_env)?,
         alternation: alternation(args)?,
     })
+}
+
+/// The user's graph of `--graph DIR`, loaded and checked (its operations answered); only
+/// with the federation suite.
+fn own_graph(args: &RunOptions) -> Result<Option<std::sync::Arc<OwnGraph>>> {
+    let Some(dir) = &args.graph else {
+        return Ok(None);
+    };
+    if args.suite != "federation" {
+        return Err(PlanError::Flag {
+            flag: "--graph",
+            message: format!(
+                "a graph of your own is for gateways: run `gqlbench run federation --graph {}` (not suite '{}')",
+                dir.display(),
+                args.suite
+            ),
+        }
+        .into());
+    }
+    Ok(Some(std::sync::Arc::new(OwnGraph::load(dir)?)))
+}
+
+/// The scenarios of `suite` that run on a user's own graph.
+fn own_graph_scenarios(cat: &Catalog, suite: &str, names: &[String]) -> Vec<String> {
+    names
+        .iter()
+        .filter(|n| cat.scenario(suite, n).is_ok_and(|d| d.file.own_graph))
+        .cloned()
+        .collect()
 }
 
 /// How rounds measure their targets: alternating in `--slice` slices unless

@@ -9,6 +9,7 @@ use crate::catalog::{Catalog, Profile, TargetDef};
 use crate::error::{CatalogError, PlanError};
 use crate::kind::{self, KindDef, ResolveCx, ScenarioPlan};
 use crate::plan::load::{placeholder_endpoint, placeholder_operation, Load};
+use crate::plan::graph::GraphPlan;
 use crate::plan::{resolve_isolation, KindNeeds, RunOptions};
 use crate::sys::cgroup::Limits;
 
@@ -19,6 +20,7 @@ pub fn resolve(
     profile_name: &str,
     args: &RunOptions,
     registry: &[&KindDef],
+    own: Option<&std::sync::Arc<crate::catalog::own_graph::OwnGraph>>,
 ) -> Result<ScenarioPlan> {
     let f = &def.file;
     let bad = |message: String| CatalogError::File {
@@ -131,16 +133,43 @@ pub fn resolve(
             Some((t.name.clone(), why.clone()))
         })
         .collect();
-    let graph = def.graph()?;
+    let builtin = def.graph()?;
     if let Some(sg) = &f.subgraphs {
         for (name, spec) in &sg.delays {
-            gqlbench_subgraphs::delay::DelaySpec::parse_for(&format!("{name}={spec}"), graph)
+            gqlbench_subgraphs::delay::DelaySpec::parse_for(&format!("{name}={spec}"), builtin)
                 .map_err(|e| bad(format!("[subgraphs] delays: {e}")))?;
         }
     }
-    if f.subgraphs.is_some() || f.workload == "federation" {
-        check_against_graph(cat, graph, &operations).map_err(bad)?;
-    }
+    let mut delays = f
+        .subgraphs
+        .as_ref()
+        .map(|s| s.delays.clone())
+        .or_else(|| (f.workload == "federation").then(Default::default));
+    let graph = match own {
+        // A user's graph: its operations, checked and answered when it was loaded, and
+        // its own delays where the scenario has some.
+        Some(g) => {
+            operations = g
+                .operations
+                .iter()
+                .map(|(o, w)| {
+                    let mut o = o.clone();
+                    o.form = kind.form();
+                    (o, *w)
+                })
+                .collect();
+            if delays.as_ref().is_some_and(|d| !d.is_empty()) {
+                delays = Some(g.delays());
+            }
+            GraphPlan::Own(g.clone())
+        }
+        None => {
+            if f.subgraphs.is_some() || f.workload == "federation" {
+                check_against_graph(cat, builtin, &operations).map_err(bad)?;
+            }
+            GraphPlan::Builtin(builtin)
+        }
+    };
     // The same checks `load` makes, before any target starts: a plan the engine or this
     // machine cannot carry is bad input, not a run of invalid trials.
     let ops: Vec<gqlbench_engine::Operation> = if operations.is_empty() {
@@ -180,7 +209,18 @@ pub fn resolve(
     let mut sp = ScenarioPlan {
         suite: def.suite.clone(),
         name: def.name.clone(),
-        description: f.description.clone(),
+        description: match graph.own() {
+            // The file's description names the demo's operations: say what runs instead.
+            Some(g) => format!(
+                "{} [here on the graph {} ({} mock subgraphs from its SDL: {}), with its operations: {}]",
+                f.description,
+                g.dir.display(),
+                g.subgraphs.len(),
+                g.subgraphs.join(", "),
+                operations.iter().map(|(o, w)| format!("{} x{w}", o.name)).collect::<Vec<_>>().join(", ")
+            ),
+            None => f.description.clone(),
+        },
         workload: f.workload.clone(),
         operations,
         targets,
@@ -199,11 +239,7 @@ pub fn resolve(
             cpus: f.limits.cpus,
             memory_bytes,
         },
-        subgraphs: f
-            .subgraphs
-            .as_ref()
-            .map(|s| s.delays.clone())
-            .or_else(|| (f.workload == "federation").then(Default::default)),
+        subgraphs: delays,
         graph,
         kind,
         needs: KindNeeds::default(),
@@ -229,9 +265,7 @@ fn check_against_graph(
     graph: gqlbench_subgraphs::graph::Graph,
     operations: &[(crate::catalog::operation::OperationDef, u32)],
 ) -> Result<(), String> {
-    let path = cat
-        .root
-        .join(crate::measure::subgraphs::supergraph_file(graph));
+    let path = GraphPlan::Builtin(graph).supergraph(&cat.root);
     if operations.is_empty() || !path.exists() {
         return Ok(());
     }

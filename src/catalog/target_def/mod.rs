@@ -175,16 +175,32 @@ impl TargetDef {
         self.start.config.as_ref().map(|c| self.dir.join(c))
     }
 
-    /// Whether it can front `graph` (see [`FederationSpec::graphs`]).
-    pub fn serves_graph(&self, graph: gqlbench_subgraphs::graph::Graph) -> bool {
-        match self
+    /// Whether it can front `graph` (see [`FederationSpec::graphs`]); Err says why not.
+    pub fn serves_graph(&self, graph: &crate::plan::graph::GraphPlan) -> Result<(), String> {
+        use crate::plan::graph::GraphPlan;
+        let listed = self
             .file
             .federation
             .as_ref()
-            .and_then(|f| f.graphs.as_ref())
-        {
-            None => true,
-            Some(list) => list.iter().any(|g| g == graph.name()),
+            .and_then(|f| f.graphs.as_ref());
+        let file = self.dir.join("target.toml");
+        match (graph, listed) {
+            (GraphPlan::Builtin(g), Some(list)) if !list.iter().any(|n| n == g.name()) => Err(format!(
+                "its configuration names the subgraphs of the {} graph only ([federation] graphs in {})",
+                list.join(", "),
+                file.display()
+            )),
+            (GraphPlan::Own(_), Some(list)) => Err(format!(
+                "its configuration names the subgraphs of the {} graph, not yours ([federation] graphs in {})",
+                list.join(", "),
+                file.display()
+            )),
+            (GraphPlan::Own(_), None) if self.federation_version() != "v2" => Err(format!(
+                "it reads Federation {} subgraph SDL, and a graph of your own is served as its Federation v2 SDL ([federation] version in {})",
+                self.federation_version(),
+                file.display()
+            )),
+            _ => Ok(()),
         }
     }
 

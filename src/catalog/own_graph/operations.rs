@@ -1,0 +1,163 @@
+//! A user's graph's operations: `operations/*.graphql`, one operation per file, each
+//! validated against the graph's supergraph (a field the graph lacks is bad input naming
+//! file, line and column), with its variable cases from graph.toml and, for each case, the
+//! expected answer computed from the mock subgraphs' deterministic data
+//! (`gqlbench_subgraphs::mock::answer`): no answer is written by hand.
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use super::OwnGraph;
+use crate::catalog::graph_check::GraphSchema;
+use crate::catalog::{OperationCase, OperationDef};
+use crate::error::CatalogError;
+
+/// The largest answer an operation may have: list lengths multiply, and a response this
+/// big measures the network and JSON, not the gateway.
+pub const MAX_ANSWER_BYTES: usize = 64 << 20;
+
+pub(super) fn load(graph: &OwnGraph) -> Result<Vec<(OperationDef, u32)>, CatalogError> {
+    let dir = graph.dir.join("operations");
+    let toml_path = graph.dir.join("graph.toml");
+    let bad = |file: &Path, message: String| CatalogError::File {
+        file: file.to_path_buf(),
+        message,
+    };
+    let files = operation_files(&dir)?;
+    for stem in graph.file.operations.keys() {
+        if !files.iter().any(|(s, _)| s == stem) {
+            return Err(bad(
+                &toml_path,
+                format!(
+                    "[operations.{stem}] names no file operations/{stem}.graphql; valid: {}",
+                    names(&files)
+                ),
+            ));
+        }
+    }
+    let schema = GraphSchema::load(&graph.supergraph())?;
+    // The SDL alone first, so that a fault of the lists is blamed on graph.toml.
+    let mocks = |config| gqlbench_subgraphs::mock::answer::Graph::load_dir(&graph.subgraph_dir(), config);
+    mocks(&Default::default()).map_err(|e| bad(&graph.subgraph_dir(), format!("{e:#}")))?;
+    let mocks = mocks(&graph.mock_config())
+        .map_err(|e| bad(&toml_path, format!("[lists]: {e:#}")))?;
+    let mut out = Vec::new();
+    for (stem, path) in &files {
+        let spec = graph.file.operations.get(stem).cloned().unwrap_or_default();
+        let weight = spec.weight.unwrap_or(1);
+        if weight == 0 {
+            continue;
+        }
+        let document = std::fs::read_to_string(path)
+            .map_err(|e| bad(path, format!("cannot read: {e}")))?;
+        crate::catalog::operation::check_document(&document, path)?;
+        let parsed = async_graphql_parser::parse_query(&document).ok();
+        let count = parsed.as_ref().map_or(0, |d| d.operations.iter().count());
+        if count != 1 {
+            return Err(bad(
+                path,
+                format!("holds {count} operations; put one operation in each file"),
+            ));
+        }
+        schema.check(&document, path).map_err(|e| {
+            bad(
+                path,
+                format!(
+                    "does not fit the graph's supergraph {}: {e}",
+                    schema.path.display()
+                ),
+            )
+        })?;
+        let variables = spec
+            .cases()
+            .map_err(|e| bad(&toml_path, format!("[operations.{stem}] {e}")))?;
+        let needed = parsed.as_ref().map(required_variables).unwrap_or_default();
+        let mut cases = Vec::new();
+        for vars in variables {
+            if let Some(missing) = needed.iter().find(|v| !vars.contains_key(v.as_str())) {
+                return Err(bad(
+                    &toml_path,
+                    format!(
+                        "[operations.{stem}] variables: operations/{stem}.graphql needs ${missing} (non-null, no default); give it, e.g. variables = {{ {missing} = ... }}"
+                    ),
+                ));
+            }
+            let data = mocks
+                .expected(&document, None, &vars)
+                .map_err(|e| bad(path, format!("cannot compute its expected answer: {e}")))?;
+            let size = serde_json::to_vec(&data).map(|b| b.len()).unwrap_or(0);
+            if size > MAX_ANSWER_BYTES {
+                return Err(bad(
+                    &toml_path,
+                    format!(
+                        "[lists]: operation {stem}'s answer would be {} MiB, over the {} MiB limit; shorten the lists it reaches",
+                        size >> 20,
+                        MAX_ANSWER_BYTES >> 20
+                    ),
+                ));
+            }
+            cases.push(OperationCase {
+                variables: (!vars.is_empty()).then_some(Value::Object(vars)),
+                data,
+                unique: None,
+            });
+        }
+        out.push((
+            OperationDef {
+                name: format!("{}/{stem}", graph.name),
+                incremental: crate::catalog::incremental::asks_incremental(&document),
+                document,
+                document_path: path.clone(),
+                expected_path: toml_path.clone(),
+                cases,
+                form: Default::default(),
+            },
+            weight,
+        ));
+    }
+    if out.is_empty() {
+        return Err(bad(
+            &dir,
+            "no operation with a weight above 0; add e.g. operations/products.graphql holding `{ products { id } }`".into(),
+        ));
+    }
+    Ok(out)
+}
+
+/// The variables an operation cannot run without: non-null and with no default.
+fn required_variables(doc: &async_graphql_parser::types::ExecutableDocument) -> Vec<String> {
+    doc.operations
+        .iter()
+        .flat_map(|(_, op)| op.node.variable_definitions.clone())
+        .filter(|v| !v.node.var_type.node.nullable && v.node.default_value.is_none())
+        .map(|v| v.node.name.node.to_string())
+        .collect()
+}
+
+/// `(stem, path)` of every `dir/*.graphql`, sorted.
+fn operation_files(dir: &Path) -> Result<Vec<(String, PathBuf)>, CatalogError> {
+    let rd = std::fs::read_dir(dir).map_err(|e| CatalogError::File {
+        file: dir.to_path_buf(),
+        message: format!(
+            "cannot read the operations folder ({e}); it holds one operation per .graphql file"
+        ),
+    })?;
+    let mut files: Vec<(String, PathBuf)> = rd
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "graphql"))
+        .filter_map(|p| Some((p.file_stem()?.to_str()?.to_string(), p.clone())))
+        .collect();
+    files.sort();
+    Ok(files)
+}
+
+fn names(files: &[(String, PathBuf)]) -> String {
+    if files.is_empty() {
+        return "(none)".into();
+    }
+    files
+        .iter()
+        .map(|(s, _)| s.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
+}

@@ -1,0 +1,186 @@
+//! End-to-end: a graph of the user's own (issue 27). `gqlbench init graph` makes its folder
+//! from a folder of subgraph SDL and one of operations; `gqlbench run federation --graph`
+//! puts the npm gateways in front of mock subgraphs serving it, every answer checked
+//! against the answers gqlbench computed from the mocks' data; a gateway that cannot read
+//! Federation v2 SDL is skipped saying why. Bad input (SDL that does not compose, an
+//! operation naming a field the graph lacks, a bad graph.toml, a list that would make an
+//! answer too big, --graph with another suite) exits 2 naming the file.
+mod common;
+use std::path::{Path, PathBuf};
+
+use common::*;
+use gqlbench::results::TargetStatus;
+
+/// Tests that start gateways look for leftover processes: run them one at a time.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// `init graph DIR --from <shop SDL> --operations <shop operations>`, plus `extra` args.
+fn init(dir: &Path, extra: &[&str]) -> Outcome {
+    federation_tools();
+    Gqlbench::new(["init", "graph"])
+        .root(repo())
+        .arg(dir)
+        .arg("--from")
+        .arg(fixtures().join("graphs/shop"))
+        .arg("--operations")
+        .arg(fixtures().join("graphs/shop-operations"))
+        .args(extra)
+        .go()
+}
+
+fn shop(tmp: &tempfile::TempDir) -> PathBuf {
+    let dir = tmp.path().join("shop");
+    let o = init(&dir, &[]);
+    assert!(o.success(), "{}", o.stderr);
+    dir
+}
+
+#[test]
+fn init_then_run_puts_the_gateways_in_front_of_mock_subgraphs_with_computed_answers() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = shop(&tmp);
+    let sg = std::fs::read_to_string(dir.join("supergraph.graphql")).unwrap();
+    assert!(sg.starts_with("# gqlbench: composed from subgraphs/ with SHA-256 "), "{sg}");
+    assert!(sg.contains("http://127.0.0.1:4402/graphql"), "{sg}");
+    let toml = std::fs::read_to_string(dir.join("graph.toml")).unwrap();
+    // TopProducts declares $first: a sample value is written for it.
+    assert!(toml.contains("[operations.top-products]"), "{toml}");
+
+    let out_dir = tempfile::tempdir().unwrap();
+    let out = Gqlbench::run("federation")
+        .root(repo())
+        .arg("--graph")
+        .arg(&dir)
+        .scenarios("constant")
+        .targets("hive-gateway,apollo-gateway,mercurius-gateway")
+        .warmup("0s")
+        .duration("1s")
+        .connections(4)
+        .trials(1)
+        .json()
+        .out(out_dir.path())
+        .go();
+    assert!(out.success(), "{}", out.stderr);
+    let r = out.results();
+    let s = &r.scenarios[0];
+    assert!(s.description.contains("2 mock subgraphs"), "{}", s.description);
+    for name in ["hive-gateway", "apollo-gateway"] {
+        let t = target(&r, 0, name);
+        assert_eq!(t.status, TargetStatus::Ok, "{name}: {:?} {:?}", t.problem, t.log_tail);
+        // Each operation's answer equals the computed one, at the check and under load.
+        assert_eq!(t.checks.len(), 2, "{name}: {:?}", t.checks);
+        assert!(t.checks.iter().all(|c| c.ok), "{name}: {:?}", t.checks);
+        let trial = &t.trials[0];
+        assert_eq!(trial.load.failed, 0, "{name}");
+        assert!(trial.load.ok > 0, "{name}");
+        let up = trial.upstream.as_ref().expect("upstream calls counted");
+        assert_eq!(up.calls.len(), 2, "{name}: {:?}", up.calls);
+        assert!(up.calls.values().all(|n| *n > 0), "{name}: {:?}", up.calls);
+    }
+    let m = target(&r, 0, "mercurius-gateway");
+    assert_eq!(m.status, TargetStatus::Skipped, "{:?}", m.problem);
+    assert!(
+        m.problem.as_deref().is_some_and(|p| p.contains("Federation v1")),
+        "{:?}",
+        m.problem
+    );
+    assert_no_process("subgraphs mock");
+}
+
+#[test]
+fn a_graph_that_does_not_compose_or_an_operation_it_cannot_answer_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    // Two subgraphs disagreeing about a field's type.
+    let bad = tmp.path().join("bad-sdl");
+    std::fs::create_dir(&bad).unwrap();
+    std::fs::write(bad.join("alpha.graphql"), "type Query { total: Int }\n").unwrap();
+    std::fs::write(bad.join("beta.graphql"), "type Query { total: String }\n").unwrap();
+    let o = Gqlbench::new(["init", "graph"])
+        .root(repo())
+        .arg(tmp.path().join("g1"))
+        .arg("--from")
+        .arg(&bad)
+        .go();
+    o.assert_exit(2);
+    assert!(
+        o.stderr.contains("do not compose") && o.stderr.contains("Query.total"),
+        "{}",
+        o.stderr
+    );
+
+    // An operation naming a field the graph does not have: refused at init, naming the
+    // file, line and column.
+    let dir = shop(&tmp);
+    std::fs::write(
+        dir.join("operations/typo.graphql"),
+        "{\n  topProducts {\n    nmae\n  }\n}\n",
+    )
+    .unwrap();
+    let o = Gqlbench::new(["init", "graph"]).root(repo()).arg(&dir).go();
+    o.assert_exit(2);
+    assert!(
+        o.stderr.contains("typo.graphql:3:5") && o.stderr.contains("nmae"),
+        "{}",
+        o.stderr
+    );
+    // The run refuses it the same way, before anything starts.
+    let o = Gqlbench::run("federation")
+        .root(repo())
+        .arg("--graph")
+        .arg(&dir)
+        .go();
+    o.assert_exit(2);
+    assert!(o.stderr.contains("typo.graphql:3:5"), "{}", o.stderr);
+    std::fs::remove_file(dir.join("operations/typo.graphql")).unwrap();
+
+    // --graph is for the federation suite.
+    let o = Gqlbench::run("servers")
+        .root(repo())
+        .arg("--graph")
+        .arg(&dir)
+        .go();
+    o.assert_exit(2);
+    assert!(o.stderr.contains("--graph"), "{}", o.stderr);
+}
+
+#[test]
+fn bad_graph_settings_are_refused_naming_the_file_and_field() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = shop(&tmp);
+    let check = |toml: &str, says: &str| {
+        std::fs::write(dir.join("graph.toml"), toml).unwrap();
+        let o = Gqlbench::new(["init", "graph"]).root(repo()).arg(&dir).go();
+        o.assert_exit(2);
+        assert!(
+            o.stderr.contains("graph.toml") && o.stderr.contains(says),
+            "{toml}: {}",
+            o.stderr
+        );
+    };
+    check("[lists]\n\"Query.nothing\" = 4\n", "Query.nothing");
+    check("[delays]\nnobody = \"5ms\"\n", "nobody");
+    check("[operations.missing]\nweight = 2\n", "operations/missing.graphql");
+    check("colour = 1\n", "colour");
+    check(
+        "[operations.top-products]\nvariables = []\n",
+        "the list is empty",
+    );
+    // Lists that multiply into an answer over 64 MiB.
+    check(
+        "[lists]\n\"Query.topProducts\" = 1000\n\"Product.reviews\" = 1000\n",
+        "64 MiB",
+    );
+    // A subgraph edited after composing: the supergraph is stale.
+    std::fs::write(dir.join("graph.toml"), "").unwrap();
+    let sdl = dir.join("subgraphs/products.graphql");
+    let text = std::fs::read_to_string(&sdl).unwrap();
+    std::fs::write(&sdl, text.replace("price: Int", "price: Int\n  weight: Int")).unwrap();
+    let o = Gqlbench::run("federation")
+        .root(repo())
+        .arg("--graph")
+        .arg(&dir)
+        .go();
+    o.assert_exit(2);
+    assert!(o.stderr.contains("compose again"), "{}", o.stderr);
+}
