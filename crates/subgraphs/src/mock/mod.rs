@@ -2,6 +2,7 @@
 //! whose every value is a pure function of a seed (docs/own-graph.md), so that a gateway
 //! can be benchmarked on a user's own graph without hand-written resolvers.
 
+pub mod answer;
 pub mod model;
 pub mod resolve;
 pub mod schema;

@@ -75,6 +75,15 @@ pub struct FieldDef {
     pub args: Vec<ArgDef>,
     /// The `@requires` field names: their values arrive in the representation.
     pub requires: Vec<String>,
+    /// The `@requires` field set as written (`"price dimensions { weight }"`), empty
+    /// when none: what a gateway fetches to build the representation.
+    pub requires_set: String,
+    /// `@external`: the value is another subgraph's, served here only as a key, a required
+    /// value or a provided one.
+    pub external: bool,
+    /// The top-level names of `@provides`: the fields of the returned entity this subgraph
+    /// serves on this path although they are `@external` here.
+    pub provides: Vec<String>,
 }
 
 #[derive(Debug, Clone)]
@@ -219,7 +228,8 @@ fn arg_of(a: &Positioned<InputValueDefinition>) -> ArgDef {
 
 fn field_of(owner: &str, f: &FieldDefinition, warnings: &mut Vec<String>) -> FieldDef {
     let name = f.name.node.to_string();
-    let mut requires = Vec::new();
+    let (mut requires, mut requires_set, mut provides) = (Vec::new(), String::new(), Vec::new());
+    let mut external = false;
     for d in &f.directives {
         let directive = d.node.name.node.as_str();
         let fields = match d.node.get_argument("fields").map(|v| &v.node) {
@@ -236,8 +246,14 @@ fn field_of(owner: &str, f: &FieldDefinition, warnings: &mut Vec<String>) -> Fie
             )),
             _ => {}
         }
-        if directive == "requires" {
-            requires.extend(top_level(&fields));
+        match directive {
+            "requires" => {
+                requires.extend(top_level(&fields));
+                requires_set = fields;
+            }
+            "provides" => provides.extend(top_level(&fields)),
+            "external" => external = true,
+            _ => {}
         }
     }
     FieldDef {
@@ -245,6 +261,9 @@ fn field_of(owner: &str, f: &FieldDefinition, warnings: &mut Vec<String>) -> Fie
         ty: f.ty.node.clone(),
         args: f.arguments.iter().map(arg_of).collect(),
         requires,
+        requires_set,
+        external,
+        provides,
     }
 }
 

@@ -33,6 +33,39 @@ pub struct Mock {
 
 type Res<T> = async_graphql::Result<T>;
 
+/// A field's value before async-graphql sees it: plain data, since a `FieldValue` given a
+/// type (an interface's or union's object) cannot be read back outside async-graphql.
+#[derive(Debug, Clone)]
+pub enum Plain {
+    Leaf(Json),
+    /// `typed` when the field returns an interface or union: async-graphql then wants the
+    /// object type named; for an object type it wants the bare value.
+    Object {
+        node: Node,
+        typed: bool,
+    },
+    List(Vec<Plain>),
+}
+
+impl Plain {
+    fn into_field_value(self) -> Res<FieldValue<'static>> {
+        Ok(match self {
+            Plain::Leaf(v) => FieldValue::value(Value::from_json(v)?),
+            Plain::Object { node, typed: false } => FieldValue::owned_any(node),
+            Plain::Object { node, typed: true } => {
+                let name = node.type_name.clone();
+                FieldValue::owned_any(node).with_type(name)
+            }
+            Plain::List(items) => FieldValue::list(
+                items
+                    .into_iter()
+                    .map(Plain::into_field_value)
+                    .collect::<Res<Vec<_>>>()?,
+            ),
+        })
+    }
+}
+
 impl Mock {
     /// The root object of type `name` (Query, Mutation): one fixed seed per root type.
     pub fn root(name: &str) -> Node {
@@ -50,9 +83,21 @@ impl Mock {
         node: &Node,
         args: &Map<String, Json>,
     ) -> Res<FieldValue<'static>> {
+        self.plain(owner, field, node, args)?.into_field_value()
+    }
+
+    /// The value `field` serves, as plain data: what `answer` walks to compute a gateway's
+    /// expected answer in-process, from this one derivation.
+    pub fn plain(
+        &self,
+        owner: &str,
+        field: &FieldDef,
+        node: &Node,
+        args: &Map<String, Json>,
+    ) -> Res<Plain> {
         if let Some(v) = node.known.get(&field.name) {
             if self.is_leaf(base_name(&field.ty)) {
-                return Ok(FieldValue::value(Value::from_json(v.clone())?));
+                return Ok(Plain::Leaf(v.clone()));
             }
         }
         let mut s = seed::mix(node.seed, &field.name);
@@ -70,7 +115,7 @@ impl Mock {
             s = seed::mix(s, &seed::canonical(&Json::Object(required)));
         }
         if let Some(node) = self.by_arguments(&field.ty, args) {
-            return Ok(FieldValue::owned_any(node));
+            return Ok(Plain::Object { node, typed: false });
         }
         let path = format!("{owner}.{}", field.name);
         self.value(&path, owner, &field.name, &field.ty, s)
@@ -100,35 +145,28 @@ impl Mock {
         })
     }
 
-    fn value(
-        &self,
-        path: &str,
-        owner: &str,
-        field: &str,
-        ty: &Type,
-        s: u64,
-    ) -> Res<FieldValue<'static>> {
+    fn value(&self, path: &str, owner: &str, field: &str, ty: &Type, s: u64) -> Res<Plain> {
         match &ty.base {
             BaseType::List(inner) => {
                 let n = self.lists.get(path).copied().unwrap_or(self.default_list);
                 let items: Res<Vec<_>> = (0..n)
                     .map(|i| self.value(path, owner, field, inner, seed::mix_index(s, i)))
                     .collect();
-                Ok(FieldValue::list(items?))
+                Ok(Plain::List(items?))
             }
             BaseType::Named(name) => self.named(name, owner, field, s),
         }
     }
 
-    fn named(&self, name: &str, owner: &str, field: &str, s: u64) -> Res<FieldValue<'static>> {
+    fn named(&self, name: &str, owner: &str, field: &str, s: u64) -> Res<Plain> {
         let Some(t) = self.model.types.get(name) else {
-            return Ok(FieldValue::value(Value::from_json(values::scalar(
-                name, owner, field, s,
-            ))?));
+            return Ok(Plain::Leaf(values::scalar(name, owner, field, s)));
         };
         match &t.kind {
-            // An object's type is known from the field; async-graphql wants the bare value.
-            Kind::Object => Ok(FieldValue::owned_any(self.object(t, s))),
+            Kind::Object => Ok(Plain::Object {
+                node: self.object(t, s),
+                typed: false,
+            }),
             Kind::Interface | Kind::Union(_) => {
                 let options: Vec<&TypeDef> = match &t.kind {
                     Kind::Union(members) => members
@@ -148,9 +186,12 @@ impl Mock {
                     return Err(format!("{name} has no object type to return").into());
                 }
                 let chosen = options[(s % options.len() as u64) as usize];
-                Ok(FieldValue::owned_any(self.object(chosen, s)).with_type(chosen.name.clone()))
+                Ok(Plain::Object {
+                    node: self.object(chosen, s),
+                    typed: true,
+                })
             }
-            _ => Ok(FieldValue::value(Value::from_json(self.leaf(t, field, s))?)),
+            _ => Ok(Plain::Leaf(self.leaf(t, field, s))),
         }
     }
 

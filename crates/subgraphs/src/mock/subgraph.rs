@@ -2,7 +2,7 @@
 //! `Executor`, which routes `_service` to the SDL text as given (async-graphql would print
 //! its own rendering, which drops the `@link` and the directives it does not know).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -40,14 +40,16 @@ pub struct MockSubgraph {
     pub sdl: String,
     /// Directives not honoured, one line per field.
     pub warnings: Vec<String>,
-    /// The `Type.field` list lengths of the config that name a field of this subgraph.
-    served_lists: BTreeSet<String>,
+    /// What the resolvers read; its `lists` are the config's lengths naming this subgraph.
+    mock: Arc<Mock>,
     executor: Executor,
 }
 
-impl MockSubgraph {
-    /// The subgraph `name` serving `sdl`; `file` names the SDL in errors.
-    pub fn new(name: &str, file: &str, sdl: &str, config: &MockConfig) -> anyhow::Result<Self> {
+impl Mock {
+    /// The subgraph serving `sdl` with the list lengths of `config` that name its fields;
+    /// `file` names the SDL in errors. The one way to build a `Mock`, so that a served
+    /// subgraph and an in-process answer (`answer::Graph`) read the same lists.
+    pub fn from_sdl(file: &str, sdl: &str, config: &MockConfig) -> anyhow::Result<Mock> {
         let model = model::parse(file, sdl)?;
         anyhow::ensure!(
             config.default_list <= MAX_LIST,
@@ -71,56 +73,76 @@ impl MockSubgraph {
             }
             lists.insert(path.clone(), n);
         }
-        let served_lists = lists.keys().cloned().collect();
-        let warnings = model.warnings.clone();
-        let mock = Arc::new(Mock {
+        Ok(Mock {
             model,
             default_list: config.default_list,
             lists,
-        });
-        let schema = super::schema::build(mock).with_context(|| format!("{file}: schema"))?;
+        })
+    }
+}
+
+/// Every `*.graphql` file of `dir`, by name: (its stem, its path for errors, its text).
+pub fn sdl_files(dir: &Path) -> anyhow::Result<Vec<(String, String, String)>> {
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .with_context(|| format!("cannot read the directory {}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "graphql"))
+        .collect();
+    files.sort();
+    anyhow::ensure!(!files.is_empty(), "no *.graphql file in {}", dir.display());
+    let mut out = Vec::new();
+    for path in files {
+        let sdl = std::fs::read_to_string(&path)
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        let name = path
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .with_context(|| format!("{} has no UTF-8 name", path.display()))?;
+        out.push((name.to_string(), path.display().to_string(), sdl));
+    }
+    Ok(out)
+}
+
+/// A list length no subgraph serves is most likely a typo: say so rather than serve lists
+/// of the default length unnoticed. `place` says where the SDL came from.
+pub(crate) fn ensure_lists_served<'a>(
+    config: &MockConfig,
+    mocks: impl Iterator<Item = &'a Mock> + Clone,
+    place: &str,
+) -> anyhow::Result<()> {
+    for path in config.lists.keys() {
+        anyhow::ensure!(
+            mocks.clone().any(|m| m.lists.contains_key(path)),
+            "the list length for {path} names no list field of the SDL files {place}"
+        );
+    }
+    Ok(())
+}
+
+impl MockSubgraph {
+    /// The subgraph `name` serving `sdl`; `file` names the SDL in errors.
+    pub fn new(name: &str, file: &str, sdl: &str, config: &MockConfig) -> anyhow::Result<Self> {
+        let mock = Arc::new(Mock::from_sdl(file, sdl, config)?);
+        let warnings = mock.model.warnings.clone();
+        let schema =
+            super::schema::build(mock.clone()).with_context(|| format!("{file}: schema"))?;
         Ok(MockSubgraph {
             name: name.to_string(),
             sdl: sdl.to_string(),
             warnings,
-            served_lists,
+            mock,
             executor: Executor::dynamic(schema, sdl.to_string()),
         })
     }
 
     /// Every `*.graphql` file of `dir`, by name, each served under its file stem.
     pub fn load_dir(dir: &Path, config: &MockConfig) -> anyhow::Result<Vec<MockSubgraph>> {
-        let mut files: Vec<_> = std::fs::read_dir(dir)
-            .with_context(|| format!("cannot read the directory {}", dir.display()))?
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|e| e == "graphql"))
-            .collect();
-        files.sort();
-        anyhow::ensure!(!files.is_empty(), "no *.graphql file in {}", dir.display());
-        let mut out = Vec::new();
-        for path in files {
-            let sdl = std::fs::read_to_string(&path)
-                .with_context(|| format!("cannot read {}", path.display()))?;
-            let name = path
-                .file_stem()
-                .and_then(|s| s.to_str())
-                .with_context(|| format!("{} has no UTF-8 name", path.display()))?;
-            out.push(MockSubgraph::new(
-                name,
-                &path.display().to_string(),
-                &sdl,
-                config,
-            )?);
-        }
-        // A list length no subgraph serves is most likely a typo: say so rather than
-        // serve lists of the default length unnoticed.
-        for path in config.lists.keys() {
-            anyhow::ensure!(
-                out.iter().any(|s| s.served_lists.contains(path)),
-                "the list length for {path} names no list field of the SDL files in {}",
-                dir.display()
-            );
-        }
+        let out = sdl_files(dir)?
+            .into_iter()
+            .map(|(name, file, sdl)| MockSubgraph::new(&name, &file, &sdl, config))
+            .collect::<anyhow::Result<Vec<_>>>()?;
+        let place = format!("in {}", dir.display());
+        ensure_lists_served(config, out.iter().map(|s| &*s.mock), &place)?;
         Ok(out)
     }
 

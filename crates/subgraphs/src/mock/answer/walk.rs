@@ -1,0 +1,275 @@
+//! The walk of one operation over the graph, as a gateway's query plan runs it: each field
+//! is resolved in the subgraph that produced its parent when that subgraph serves it, else
+//! fetched with `_entities` from a subgraph that owns it, by a representation built as a
+//! gateway builds one (`__typename`, a resolvable key, the `@requires` values).
+
+use std::cell::Cell;
+
+use async_graphql::parser::types::{Field, SelectionSet};
+use serde_json::{Map, Value as Json};
+
+use super::operation::Op;
+use super::Graph;
+use crate::mock::model::FieldDef;
+use crate::mock::resolve::{Mock, Node, Plain};
+
+/// Representations built inside one another (a key or required field that itself needs a
+/// fetch): more than this means the fields lead back to themselves.
+const MAX_DEPTH: usize = 16;
+
+pub(super) struct Walk<'a> {
+    graph: &'a Graph,
+    op: &'a Op<'a>,
+    depth: Cell<usize>,
+}
+
+/// A parent object where the walk stands: the subgraph that produced it and its value
+/// there.
+#[derive(Clone)]
+struct At {
+    sub: usize,
+    node: Node,
+    /// `@provides` of the field that returned it: fields served here although external.
+    provided: Vec<String>,
+}
+
+fn join(path: &str, key: &str) -> String {
+    if path.is_empty() {
+        key.to_string()
+    } else {
+        format!("{path}.{key}")
+    }
+}
+
+impl<'a> Walk<'a> {
+    pub fn new(graph: &'a Graph, op: &'a Op<'a>) -> Walk<'a> {
+        Walk {
+            graph,
+            op,
+            depth: Cell::new(0),
+        }
+    }
+
+    /// The operation's `data`. The root value is the same in every subgraph; each root
+    /// field then goes to a subgraph that defines it.
+    pub fn run(&self) -> Result<Json, String> {
+        let at = At {
+            sub: 0,
+            node: Mock::root(self.op.root()?),
+            provided: Vec::new(),
+        };
+        self.selections(&at, &[&self.op.op.selection_set.node], "")
+    }
+
+    fn selections(&self, at: &At, sets: &[&'a SelectionSet], path: &str) -> Result<Json, String> {
+        let concrete = at.node.type_name.as_str();
+        let applies = |condition: &str| self.graph.applies(condition, concrete);
+        let groups = self.op.collect(sets, &applies).map_err(|e| match path {
+            "" => e,
+            _ => format!("{path}: {e}"),
+        })?;
+        let mut out = Map::new();
+        for (key, fields) in groups {
+            let p = join(path, &key);
+            let f = &fields[0].node;
+            let v = if f.name.node == "__typename" {
+                Json::String(concrete.to_string())
+            } else {
+                // Repeated response keys: one field, the selections of all merged.
+                let sets: Vec<&'a SelectionSet> =
+                    fields.iter().map(|f| &f.node.selection_set.node).collect();
+                self.resolve(at, &f.name.node, Some(f), &sets, &p)?
+            };
+            out.insert(key, v);
+        }
+        Ok(Json::Object(out))
+    }
+
+    /// Field `name` of the object `at`, with the arguments of the client's `given` field.
+    fn resolve(
+        &self,
+        at: &At,
+        name: &str,
+        given: Option<&Field>,
+        sets: &[&'a SelectionSet],
+        path: &str,
+    ) -> Result<Json, String> {
+        let here = self.locate(at, name, path)?;
+        let ty = here.node.type_name.as_str();
+        let def = self
+            .graph
+            .def(here.sub, ty, name)
+            .ok_or_else(|| format!("{path}: internal: {ty}.{name} located where undefined"))?;
+        // The serving subgraph's SDL defaults fill the arguments not written, as there.
+        let args = self
+            .op
+            .arguments(given, &def.args)
+            .map_err(|e| format!("{path}: {ty}.{name}: {e}"))?;
+        let mock = &self.graph.subgraphs[here.sub].mock;
+        let plain = mock
+            .plain(ty, def, &here.node, &args)
+            .map_err(|e| format!("{path}: {}", e.message))?;
+        self.complete(here.sub, def, plain, sets, path)
+    }
+
+    fn complete(
+        &self,
+        sub: usize,
+        def: &FieldDef,
+        plain: Plain,
+        sets: &[&'a SelectionSet],
+        path: &str,
+    ) -> Result<Json, String> {
+        let selected = sets.iter().any(|s| !s.items.is_empty());
+        match plain {
+            Plain::Leaf(_) if selected => Err(format!(
+                "{path}: {} is a leaf and takes no selection",
+                def.name
+            )),
+            Plain::Leaf(v) => Ok(v),
+            Plain::List(items) => items
+                .into_iter()
+                .enumerate()
+                .map(|(i, item)| self.complete(sub, def, item, sets, &join(path, &i.to_string())))
+                .collect::<Result<Vec<_>, _>>()
+                .map(Json::Array),
+            Plain::Object { node, .. } if !selected => Err(format!(
+                "{path}: {} returns the object type {}, which needs a selection",
+                def.name, node.type_name
+            )),
+            Plain::Object { node, .. } => {
+                let at = At {
+                    sub,
+                    node,
+                    provided: def.provides.clone(),
+                };
+                self.selections(&at, sets, path)
+            }
+        }
+    }
+
+    /// Whether the subgraph that produced `at` serves its field `name` itself: it defines
+    /// it, not as `@external` (unless the value was given to it: a key, a required value,
+    /// a provided field), and needs no `@requires` values the gateway must fetch first.
+    fn serves_here(&self, at: &At, name: &str) -> bool {
+        self.graph
+            .def(at.sub, &at.node.type_name, name)
+            .is_some_and(|def| {
+                let given =
+                    at.node.known.contains_key(name) || at.provided.iter().any(|p| p == name);
+                def.requires.is_empty() && (!def.external || given)
+            })
+    }
+
+    /// Where field `name` of `at` is resolved: `at` itself, a root value in another
+    /// subgraph, or the entity `_entities` returns in a subgraph that owns the field.
+    fn locate(&self, at: &At, name: &str, path: &str) -> Result<At, String> {
+        if self.serves_here(at, name) {
+            return Ok(at.clone());
+        }
+        let g = self.graph;
+        let n = g.subgraphs.len();
+        let ty = at.node.type_name.as_str();
+        let owns = |s: usize| g.def(s, ty, name).is_some_and(|d| !d.external);
+        if ty == "Query" || ty == "Mutation" {
+            let sub = (0..n)
+                .find(|&s| owns(s))
+                .ok_or_else(|| format!("{path}: no subgraph defines {ty}.{name}"))?;
+            return Ok(At {
+                sub,
+                node: Mock::root(ty),
+                provided: Vec::new(),
+            });
+        }
+        let resolvable = |s: usize| {
+            g.subgraphs[s]
+                .mock
+                .model
+                .types
+                .get(ty)
+                .is_some_and(|t| t.keys.iter().any(|k| k.resolvable))
+        };
+        // The current subgraph first: it owns a `@requires` field whose values the gateway
+        // fetches elsewhere, then calls `_entities` on it again.
+        let Some(t) = std::iter::once(at.sub)
+            .chain(0..n)
+            .find(|&s| owns(s) && resolvable(s))
+        else {
+            let here = &g.subgraphs[at.sub].name;
+            return Err(if !(0..n).any(|s| g.def(s, ty, name).is_some()) {
+                format!("{path}: no subgraph defines {ty}.{name}")
+            } else if !(0..n).any(resolvable) {
+                format!(
+                    "{path}: subgraph `{here}` returned this {ty} and does not serve {ty}.{name}; \
+                     {ty} has no resolvable @key to fetch it elsewhere"
+                )
+            } else {
+                format!("{path}: no subgraph both serves {ty}.{name} and resolves {ty} by a key")
+            });
+        };
+        let rep = self.representation(at, t, name, path)?;
+        let node = g.subgraphs[t]
+            .mock
+            .entity(&rep)
+            .map_err(|e| format!("{path}: _entities of `{}`: {e}", g.subgraphs[t].name))?;
+        Ok(At {
+            sub: t,
+            node,
+            provided: Vec::new(),
+        })
+    }
+
+    /// The representation a gateway sends subgraph `t` to fetch field `name` of `at`.
+    fn representation(&self, at: &At, t: usize, name: &str, path: &str) -> Result<Json, String> {
+        let depth = self.depth.get();
+        let ty = at.node.type_name.as_str();
+        if depth >= MAX_DEPTH {
+            return Err(format!(
+                "{path}: the representation of {ty} for {ty}.{name} needs fields \
+                 that lead back to themselves"
+            ));
+        }
+        self.depth.set(depth + 1);
+        let rep = self.build_representation(at, t, name, path);
+        self.depth.set(depth);
+        rep
+    }
+
+    fn build_representation(
+        &self,
+        at: &At,
+        t: usize,
+        name: &str,
+        path: &str,
+    ) -> Result<Json, String> {
+        let ty = at.node.type_name.as_str();
+        let target = &self.graph.subgraphs[t];
+        let keys: Vec<_> = target
+            .mock
+            .model
+            .types
+            .get(ty)
+            .map(|d| d.keys.iter().filter(|k| k.resolvable).collect())
+            .unwrap_or_default();
+        // The first resolvable key of the target that the current subgraph gives without
+        // a further fetch, as a planner prefers; else its first, fetched field by field.
+        let key = keys
+            .iter()
+            .find(|k| k.fields.iter().all(|f| self.serves_here(at, f)))
+            .or(keys.first())
+            .ok_or_else(|| format!("{path}: {ty} has no resolvable @key in `{}`", target.name))?;
+        let mut rep = Map::new();
+        rep.insert("__typename".into(), Json::String(ty.to_string()));
+        for f in &key.fields {
+            let v = self.resolve(at, f, None, &[], &format!("{path} (key {ty}.{f})"))?;
+            rep.insert(f.clone(), v);
+        }
+        if let Some(set) = target.requires.get(&format!("{ty}.{name}")) {
+            let p = format!("{path} (@requires of {ty}.{name})");
+            if let Json::Object(values) = self.selections(at, &[set], &p)? {
+                rep.extend(values);
+            }
+        }
+        Ok(Json::Object(rep))
+    }
+}
