@@ -88,11 +88,12 @@ fn federation_tools(root: &Path) -> Result<PathBuf> {
     Ok(tools)
 }
 
-/// Runs `node <script> args` in the tools folder; Err(stderr) when it exits 1 (bad input).
-fn node(tools: &Path, script: &str, args: &[&str]) -> Result<Result<(), String>> {
+/// Runs `node <script> args` in `cwd`; Err(stderr) when it exits 1 (bad input).
+fn node(tools: &Path, cwd: &Path, script: &str, args: &[&str]) -> Result<Result<(), String>> {
     let out = Command::new("node")
         .arg(tools.join(script))
         .args(args)
+        .current_dir(cwd)
         .output()
         .context("running node (install Node.js 20+: https://nodejs.org)")?;
     let stderr = String::from_utf8_lossy(&out.stderr).trim().to_string();
@@ -149,7 +150,7 @@ fn take_subgraphs(tools: &Path, from: &Path, dest: &Path, force: bool) -> Result
         .into());
     }
     let (f, d) = (from.display().to_string(), dest.display().to_string());
-    node(tools, "extract.mjs", &["--supergraph", &f, "--out", &d])?.map_err(|e| {
+    node(tools, dest, "extract.mjs", &["--supergraph", &f, "--out", &d])?.map_err(|e| {
         CatalogError::File {
             file: from.to_path_buf(),
             message: format!("its subgraphs cannot be extracted:\n{e}"),
@@ -164,8 +165,9 @@ fn take_subgraphs(tools: &Path, from: &Path, dest: &Path, force: bool) -> Result
 fn compose(tools: &Path, dir: &Path) -> Result<()> {
     let subgraphs = dir.join("subgraphs");
     let tmp = dir.join("supergraph.graphql.tmp");
-    let (s, t) = (subgraphs.display().to_string(), tmp.display().to_string());
-    if let Err(e) = node(tools, "compose.mjs", &["--dir", &s, "--out", &t])? {
+    let t = tmp.display().to_string();
+    // From the folder, so the supergraph's header names subgraphs/, not a path of this machine.
+    if let Err(e) = node(tools, dir, "compose.mjs", &["--dir", "subgraphs", "--out", &t])? {
         let _ = std::fs::remove_file(&tmp);
         return Err(CatalogError::File {
             file: subgraphs,

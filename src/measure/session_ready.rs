@@ -73,7 +73,10 @@ pub(super) fn wait(
         o.cancelled,
     ) {
         Readiness::Ready { .. } => ready(o, process, spawned.elapsed(), cgroup, counters_port),
-        Readiness::Exited { status } => Err(exited(t, process, &status)),
+        Readiness::Exited { status } => {
+            let own = o.federation.as_ref().and_then(|f| f.graph.own());
+            Err(exited(t, process, &status, own.map(|g| g.name.as_str())))
+        }
         Readiness::TimedOut {
             last_problem,
             probe_timeout,
@@ -157,12 +160,23 @@ fn ready(
 }
 
 /// A target that exited during start-up: skipped when its log says it refused this host
-/// (a `refusals` entry of its target.toml), failed otherwise.
-fn exited(t: &TargetDef, process: &TargetProcess, status: &str) -> StartFailure {
+/// (a `refusals` entry of its target.toml), or when it is a gateway given a user's own
+/// graph (`own`: the graph's name), which it may not support (a directive, a feature): the
+/// rest of the run goes on, and its message is kept. Failed otherwise.
+fn exited(t: &TargetDef, process: &TargetProcess, status: &str, own: Option<&str>) -> StartFailure {
     let tail = process.log_tail(20);
     let refused = t.start.refusals.iter().find_map(|r| {
         let line = tail.lines().find(|l| l.contains(&r.log))?;
         Some(format!("{} (it said: {})", r.why, line.trim()))
+    });
+    let refused = refused.or_else(|| {
+        let last = tail.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("");
+        own.map(|g| {
+            format!(
+                "exited during start-up on the graph '{g}' ({status}), most likely refusing something in it; its last words: {}",
+                last.trim()
+            )
+        })
     });
     match refused {
         Some(why) => StartFailure::new(TargetStatus::Skipped, why, Some(tail)),

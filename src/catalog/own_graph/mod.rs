@@ -115,7 +115,8 @@ impl OwnGraph {
                     ),
                 ));
             }
-            gqlbench_subgraphs::delay::DelaySpec::parse_range(spec)
+            // The range alone: checked as the demo's first subgraph's, its name dropped.
+            gqlbench_subgraphs::delay::DelaySpec::parse(&format!("accounts={spec}"))
                 .map_err(|e| bad(toml_path.clone(), format!("[delays] {name}: {e}")))?;
         }
         let name = dir

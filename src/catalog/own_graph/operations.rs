@@ -5,6 +5,8 @@
 //! (`gqlbench_subgraphs::mock::answer`): no answer is written by hand.
 use std::path::{Path, PathBuf};
 
+use gqlbench_subgraphs::mock::answer::Graph;
+use gqlbench_subgraphs::mock::MockConfig;
 use serde_json::Value;
 
 use super::OwnGraph;
@@ -37,8 +39,8 @@ pub(super) fn load(graph: &OwnGraph) -> Result<Vec<(OperationDef, u32)>, Catalog
     }
     let schema = GraphSchema::load(&graph.supergraph())?;
     // The SDL alone first, so that a fault of the lists is blamed on graph.toml.
-    let mocks = |config| gqlbench_subgraphs::mock::answer::Graph::load_dir(&graph.subgraph_dir(), config);
-    mocks(&Default::default()).map_err(|e| bad(&graph.subgraph_dir(), format!("{e:#}")))?;
+    let mocks = |config: &MockConfig| Graph::load_dir(&graph.subgraph_dir(), config);
+    mocks(&MockConfig::default()).map_err(|e| bad(&graph.subgraph_dir(), format!("{e:#}")))?;
     let mocks = mocks(&graph.mock_config())
         .map_err(|e| bad(&toml_path, format!("[lists]: {e:#}")))?;
     let mut out = Vec::new();
