@@ -29,18 +29,7 @@ enum Command {
     Serve(ServeArgs),
     /// Serve mock subgraphs from Federation v2 SDL files (docs/own-graph.md): one per
     /// DIR/*.graphql, named by its file stem; prints `ready` once listening.
-    Mock {
-        /// Directory of subgraph SDL files (*.graphql).
-        #[arg(long)]
-        dir: PathBuf,
-        /// One port per SDL file, by file stem, e.g. products=4001,reviews=4002
-        #[arg(long)]
-        ports: String,
-        /// A list field's length, e.g. Query.topProducts=10 (repeatable; default 3,
-        /// at most 1000).
-        #[arg(long = "list")]
-        lists: Vec<String>,
-    },
+    Mock(MockArgs),
     /// Print one subgraph's SDL (what `_service { sdl }` returns).
     Sdl {
         /// A subgraph of the graph: accounts, products, reviews or inventory (demo).
@@ -96,6 +85,35 @@ struct ServeArgs {
     no_response_cache: bool,
 }
 
+#[derive(Debug, Args)]
+struct MockArgs {
+    /// Directory of subgraph SDL files (*.graphql).
+    #[arg(long)]
+    dir: PathBuf,
+    /// One port per SDL file, by file stem, e.g. products=4001,reviews=4002
+    #[arg(long)]
+    ports: String,
+    /// A list field's length, e.g. Query.topProducts=10 (repeatable; default 3,
+    /// at most 1000).
+    #[arg(long = "list")]
+    lists: Vec<String>,
+    /// Delay every response of a subgraph by a uniform draw in a range, e.g.
+    /// reviews=20..150ms, or '*=5..20ms' for every subgraph (a subgraph named explicitly
+    /// keeps its own); repeatable, once per name.
+    #[arg(long = "delay")]
+    delays: Vec<String>,
+    /// Seed of the delay draws.
+    #[arg(long, default_value_t = 0)]
+    delay_seed: u64,
+    /// Busy the resolving thread this long each time a field is resolved, e.g.
+    /// Product.price=50us (units us, ms, s; at most 1s; repeatable).
+    #[arg(long = "cost")]
+    costs: Vec<String>,
+    /// Worker threads (default: the CPUs this process may use).
+    #[arg(long)]
+    threads: Option<usize>,
+}
+
 /// Parses `args` (`args[0]` is the program name) and runs the command.
 pub fn cli_main(args: Vec<String>) -> ExitCode {
     let cli = match Cli::try_parse_from(args) {
@@ -134,7 +152,7 @@ enum Resolved {
     Sdl(Graph, usize, Federation),
     WalkQuery,
     Expected(Graph, PathBuf, Option<String>),
-    Mock(PathBuf, String, Vec<String>),
+    Mock(MockArgs),
 }
 
 fn resolve(command: Command) -> Result<Resolved, String> {
@@ -169,7 +187,8 @@ fn resolve(command: Command) -> Result<Resolved, String> {
             federation,
         ),
         Command::WalkQuery => Resolved::WalkQuery,
-        Command::Mock { dir, ports, lists } => Resolved::Mock(dir, ports, lists),
+        // Its names come from the folder's files, read when it runs.
+        Command::Mock(args) => Resolved::Mock(args),
         Command::Expected {
             graph,
             query,
@@ -192,18 +211,19 @@ fn run(command: Resolved) -> anyhow::Result<()> {
         Resolved::Expected(graph, query, variables) => {
             expected(graph, &query, variables.as_deref())
         }
-        Resolved::Mock(dir, ports, lists) => mock(&dir, &ports, &lists),
+        Resolved::Mock(args) => mock(args),
     }
 }
 
-fn serve(args: ServeArgs, ports: Ports, delays: Vec<DelaySpec>) -> anyhow::Result<()> {
-    let threads = match args.threads {
+/// The runtime of `--threads` (default: the CPUs this process may use).
+fn runtime(threads: Option<usize>) -> anyhow::Result<tokio::runtime::Runtime> {
+    let threads = match threads {
         Some(0) => anyhow::bail!("--threads must be at least 1"),
         Some(n) => n,
         None => std::thread::available_parallelism().map_or(1, |n| n.get()),
     };
     // One thread needs no work stealing: the current-thread scheduler is cheaper.
-    let runtime = if threads == 1 {
+    if threads == 1 {
         tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
@@ -213,7 +233,11 @@ fn serve(args: ServeArgs, ports: Ports, delays: Vec<DelaySpec>) -> anyhow::Resul
             .enable_all()
             .build()
     }
-    .context("cannot start the async runtime")?;
+    .context("cannot start the async runtime")
+}
+
+fn serve(args: ServeArgs, ports: Ports, delays: Vec<DelaySpec>) -> anyhow::Result<()> {
+    let runtime = runtime(args.threads)?;
     let config = ServeConfig {
         graph: args.graph,
         ports: ports.0,
@@ -247,23 +271,22 @@ fn serve_until_signal(
     result
 }
 
-fn mock(dir: &std::path::Path, ports: &str, lists: &[String]) -> anyhow::Result<()> {
-    use crate::mock::{serve, MockSubgraph};
-    let config = serve::parse_lists(lists).context("--list")?;
-    let subgraphs = MockSubgraph::load_dir(dir, &config)?;
+fn mock(args: MockArgs) -> anyhow::Result<()> {
+    use crate::mock::{cost, serve, MockSubgraph};
+    let runtime = runtime(args.threads)?;
+    let mut config = serve::parse_lists(&args.lists).context("--list")?;
+    config.costs = cost::parse_costs(&args.costs).context("--cost")?;
+    let subgraphs = MockSubgraph::load_dir(&args.dir, &config)?;
     for s in &subgraphs {
         for w in &s.warnings {
             eprintln!("{}: warning: {w}", s.name);
         }
     }
     let names: Vec<&str> = subgraphs.iter().map(|s| s.name.as_str()).collect();
-    let ports = serve::parse_ports(ports, &names).context("--ports")?;
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .context("cannot start the async runtime")?;
+    let ports = serve::parse_ports(&args.ports, &names).context("--ports")?;
+    let delays = serve::parse_delays(&args.delays, &names).context("--delay")?;
     serve_until_signal(runtime, async {
-        serve::start(subgraphs, &ports).await?;
+        serve::start(subgraphs, &ports, delays, args.delay_seed).await?;
         Ok(())
     })
 }

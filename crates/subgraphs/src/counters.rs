@@ -1,19 +1,20 @@
 //! GraphQL requests served per subgraph since start, for `GET /counters`: the runner reads
-//! them around each trial to report upstream calls per client request.
+//! them around each trial to report upstream calls per client request. The names are any
+//! process's subgraphs: a built-in graph's or those of a folder of mock SDL files.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
 #[derive(Debug)]
 pub struct Counters {
-    names: &'static [&'static str],
+    names: Vec<String>,
     counts: Vec<AtomicU64>,
 }
 
 impl Counters {
     /// One counter per name, by index.
-    pub fn new(names: &'static [&'static str]) -> Counters {
+    pub fn new<S: AsRef<str>>(names: &[S]) -> Counters {
         Counters {
-            names,
+            names: names.iter().map(|n| n.as_ref().to_string()).collect(),
             counts: names.iter().map(|_| AtomicU64::new(0)).collect(),
         }
     }
@@ -32,7 +33,8 @@ impl Counters {
             .names
             .iter()
             .enumerate()
-            .map(|(i, n)| format!("\"{n}\": {}", self.get(i)))
+            // A file stem may hold any character: quoted as JSON.
+            .map(|(i, n)| format!("{}: {}", serde_json::Value::from(n.as_str()), self.get(i)))
             .collect();
         format!("{{{}}}", fields.join(", "))
     }
@@ -59,5 +61,9 @@ mod tests {
         let v: serde_json::Value = serde_json::from_str(&wide.to_json()).unwrap();
         assert_eq!(v.as_object().unwrap().len(), 12);
         assert_eq!(v["users"], 1);
+        let odd = Counters::new(&["a\"b".to_string()]);
+        odd.hit(0);
+        let v: serde_json::Value = serde_json::from_str(&odd.to_json()).unwrap();
+        assert_eq!(v, serde_json::json!({"a\"b": 1}));
     }
 }

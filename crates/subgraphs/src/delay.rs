@@ -1,5 +1,6 @@
 //! Per-subgraph response delays: `--delay reviews=20..150ms` delays every GraphQL response
-//! of reviews by a time drawn uniformly in [20 ms, 150 ms].
+//! of reviews by a time drawn uniformly in [20 ms, 150 ms]. The same syntax serves a built-in
+//! graph's subgraphs (`serve`) and a folder's mock subgraphs (`mock`).
 //!
 //! Draws come from a counter-based generator (splitmix64 over seed, subgraph and request
 //! number): reproducible for a seed, lock-free, and cheap enough to never show up.
@@ -31,12 +32,19 @@ impl DelaySpec {
 
     /// As [`DelaySpec::parse`], for a subgraph of `graph`.
     pub fn parse_for(spec: &str, graph: Graph) -> Result<DelaySpec, String> {
+        DelaySpec::parse_with(spec, |name| graph.index_of(name))
+    }
+
+    /// As [`DelaySpec::parse`], for the subgraphs `index_of` knows: it gives a name's index
+    /// or an error listing the valid names (the mock subgraphs of a folder use it).
+    pub fn parse_with(
+        spec: &str,
+        index_of: impl FnOnce(&str) -> Result<usize, String>,
+    ) -> Result<DelaySpec, String> {
         let (name, range) = spec.split_once('=').ok_or_else(|| {
             format!("delay '{spec}' has no '=' between subgraph and range; {EXAMPLE}")
         })?;
-        let index = graph
-            .index_of(name.trim())
-            .map_err(|e| format!("delay '{spec}': {e}; {EXAMPLE}"))?;
+        let index = index_of(name.trim()).map_err(|e| format!("delay '{spec}': {e}; {EXAMPLE}"))?;
         let range = range.trim();
         let (min, max) = match range.split_once("..") {
             Some((a, b)) => {

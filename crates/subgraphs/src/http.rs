@@ -1,6 +1,7 @@
-//! The HTTP both subgraph servers share (`server` for the built-in graphs, `mock::serve` for
-//! a user's SDL): the accept loop of one listener over HTTP/1.1 keep-alive, the request
-//! body read with a bound, and the answers (text, JSON, a GraphQL error).
+//! The HTTP plumbing of the subgraph server (`server`, which serves the built-in graphs and,
+//! through `mock::serve`, a user's SDL): the accept loop of one listener over HTTP/1.1
+//! keep-alive, the request body read with a bound, and the answers (text, JSON, a GraphQL
+//! error).
 
 use std::convert::Infallible;
 use std::future::Future;

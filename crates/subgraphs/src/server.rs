@@ -1,6 +1,8 @@
-//! HTTP for a graph's subgraphs: one listener per subgraph on 127.0.0.1, each serving
+//! HTTP for a process's subgraphs: one listener per subgraph on 127.0.0.1, each serving
 //! `POST /graphql`, `GET /health`, `GET /counters` and `GET /headers` over HTTP/1.1
-//! keep-alive.
+//! keep-alive, with per-subgraph delays and an optional response cache. A built-in graph's
+//! subgraphs (`start`) and a folder's mock subgraphs (`mock::serve`) go through the same
+//! `start_served`.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -40,9 +42,26 @@ pub struct Running {
     pub headers: Arc<HeaderTally>,
 }
 
+/// One subgraph a listener serves: a built-in graph's or a mock of a user's SDL.
+pub struct Served {
+    pub name: String,
+    pub executor: Executor,
+}
+
+/// How every subgraph of a process answers, whatever its graph.
+#[derive(Debug, Clone, Default)]
+pub struct Serving {
+    /// By the subgraph's index in the list served.
+    pub delays: Vec<DelaySpec>,
+    /// Seed of the delay draws.
+    pub seed: u64,
+    /// Answer repeated bodies from memory (see `response_cache`).
+    pub response_cache: bool,
+}
+
 struct SubgraphService {
     index: usize,
-    name: &'static str,
+    name: String,
     executor: Executor,
     delay: Option<Delay>,
     counters: Arc<Counters>,
@@ -50,8 +69,8 @@ struct SubgraphService {
     cache: Option<ResponseCache>,
 }
 
-/// Binds every subgraph's port, then serves them in the background until the runtime
-/// stops.
+/// Binds every subgraph's port of a built-in graph, then serves them in the background
+/// until the runtime stops.
 pub async fn start(config: &ServeConfig) -> anyhow::Result<Running> {
     let names = config.graph.names();
     anyhow::ensure!(
@@ -61,31 +80,61 @@ pub async fn start(config: &ServeConfig) -> anyhow::Result<Running> {
         names.len(),
         config.graph
     );
-    let counters = Arc::new(Counters::new(names));
+    let mut served = Vec::with_capacity(names.len());
+    for (index, name) in names.iter().enumerate() {
+        served.push(Served {
+            name: name.to_string(),
+            executor: Executor::new(config.graph, index, config.federation)?,
+        });
+    }
+    let serving = Serving {
+        delays: config.delays.clone(),
+        seed: config.seed,
+        response_cache: config.response_cache,
+    };
+    start_served(served, &config.ports, &serving).await
+}
+
+/// Binds a port per subgraph (`ports[i]` for `subgraphs[i]`; 0 picks a free one), then
+/// serves them in the background on the current runtime, with one set of counters and
+/// header tallies for them all (any port answers `/counters` for every subgraph).
+pub async fn start_served(
+    subgraphs: Vec<Served>,
+    ports: &[u16],
+    serving: &Serving,
+) -> anyhow::Result<Running> {
+    anyhow::ensure!(
+        subgraphs.len() == ports.len(),
+        "{} ports for {} subgraphs",
+        ports.len(),
+        subgraphs.len()
+    );
+    let names: Vec<&str> = subgraphs.iter().map(|s| s.name.as_str()).collect();
+    let counters = Arc::new(Counters::new(&names));
     let headers = Arc::new(HeaderTally::default());
     let mut listeners = Vec::new();
-    for (name, &port) in names.iter().zip(&config.ports) {
+    for (name, &port) in names.iter().zip(ports) {
         let listener = TcpListener::bind(("127.0.0.1", port))
             .await
             .map_err(|e| anyhow::anyhow!("cannot listen on 127.0.0.1:{port} for {name}: {e}"))?;
         listeners.push(listener);
     }
-    let mut addrs = Vec::with_capacity(names.len());
-    for (index, listener) in listeners.into_iter().enumerate() {
+    let mut addrs = Vec::with_capacity(subgraphs.len());
+    for (index, (listener, s)) in listeners.into_iter().zip(subgraphs).enumerate() {
         addrs.push(listener.local_addr()?);
-        let delay = config
+        let delay = serving
             .delays
             .iter()
             .find(|d| d.index == index)
-            .map(|d| Delay::new(d, config.seed));
+            .map(|d| Delay::new(d, serving.seed));
         let service = Arc::new(SubgraphService {
             index,
-            name: names[index],
-            executor: Executor::new(config.graph, index, config.federation)?,
+            name: s.name,
+            executor: s.executor,
             delay,
             counters: counters.clone(),
             headers: headers.clone(),
-            cache: config.response_cache.then(ResponseCache::default),
+            cache: serving.response_cache.then(ResponseCache::default),
         });
         tokio::spawn(accept_loop(listener, service));
     }
@@ -98,7 +147,7 @@ pub async fn start(config: &ServeConfig) -> anyhow::Result<Running> {
 
 impl Handler for SubgraphService {
     fn name(&self) -> &str {
-        self.name
+        &self.name
     }
 
     async fn handle(&self, req: Request<Incoming>) -> Response<Full<Bytes>> {

@@ -1,8 +1,11 @@
 //! Mock subgraphs from SDL: given Federation v2 subgraph SDL files, serve each as a subgraph
 //! whose every value is a pure function of a seed (docs/own-graph.md), so that a gateway
-//! can be benchmarked on a user's own graph without hand-written resolvers.
+//! can be benchmarked on a user's own graph without hand-written resolvers. They are served
+//! as `serve` serves the built-in graphs (delays, counters, header tallies, threads), with an
+//! optional CPU cost per field (`cost`).
 
 pub mod answer;
+pub mod cost;
 pub mod model;
 pub mod resolve;
 pub mod schema;

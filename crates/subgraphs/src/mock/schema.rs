@@ -1,7 +1,10 @@
 //! The async-graphql dynamic schema of one mock subgraph: every type of its SDL, every field
-//! resolved by `resolve`, `_entities` for every type with a resolvable `@key`.
+//! resolved by `resolve` (after burning its `--cost`, if it has one), `_entities` for every
+//! type with a resolvable `@key`.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
+use std::time::Duration;
 
 use async_graphql::dynamic::{
     Enum, Field, FieldFuture, InputObject, InputValue, Interface, InterfaceField, Object,
@@ -13,7 +16,8 @@ use serde_json::Map;
 use super::model::{ArgDef, FieldDef, Kind};
 use super::resolve::{Mock, Node};
 
-pub fn build(mock: Arc<Mock>) -> anyhow::Result<Schema> {
+/// The schema of `mock`; `costs` by `Type.field` (see `cost.rs`).
+pub fn build(mock: Arc<Mock>, costs: &BTreeMap<String, Duration>) -> anyhow::Result<Schema> {
     let model = &mock.model;
     let mut builder = Schema::build("Query", model.mutation.as_deref(), None).enable_federation();
     if !model.types.contains_key("Query") {
@@ -36,7 +40,8 @@ pub fn build(mock: Arc<Mock>) -> anyhow::Result<Schema> {
                     o = o.implement(i.clone());
                 }
                 for f in &t.fields {
-                    o = o.field(field(&mock, &t.name, f));
+                    let cost = costs.get(&format!("{}.{}", t.name, f.name)).copied();
+                    o = o.field(field(&mock, &t.name, f, cost));
                 }
                 builder.register(o)
             }
@@ -74,11 +79,14 @@ pub fn build(mock: Arc<Mock>) -> anyhow::Result<Schema> {
         .map_err(|e| anyhow::anyhow!("{}", e.0))
 }
 
-fn field(mock: &Arc<Mock>, owner: &str, f: &FieldDef) -> Field {
+fn field(mock: &Arc<Mock>, owner: &str, f: &FieldDef, cost: Option<Duration>) -> Field {
     let (mock, owner, def) = (mock.clone(), owner.to_string(), f.clone());
     let mut field = Field::new(f.name.clone(), type_ref(&f.ty), move |ctx| {
         let (mock, owner, def) = (mock.clone(), owner.clone(), def.clone());
         FieldFuture::new(async move {
+            if let Some(cost) = cost {
+                super::cost::burn(cost);
+            }
             // Root fields have no parent value: the root type's fixed seed stands in.
             let node = match ctx.parent_value.downcast_ref::<Node>() {
                 Some(node) => node.clone(),

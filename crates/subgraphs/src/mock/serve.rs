@@ -1,69 +1,79 @@
-//! HTTP for mock subgraphs: one listener per subgraph on 127.0.0.1, `POST /graphql` and
-//! `GET /health` over HTTP/1.1 keep-alive. Smaller than `server` (no delays, counters or
-//! response cache yet), which is tied to the built-in graphs' fixed subgraph lists.
-
-use std::net::SocketAddr;
-use std::sync::Arc;
-
-use bytes::Bytes;
-use http_body_util::Full;
-use hyper::body::Incoming;
-use hyper::{Method, Request, Response, StatusCode};
-use tokio::net::TcpListener;
+//! Serving a folder's mock subgraphs: through the crate's `server` (one listener per
+//! subgraph on 127.0.0.1; `POST /graphql`, `GET /health`, `GET /counters`, `GET /headers`;
+//! per-subgraph delays), as `serve` does for the built-in graphs; and the `mock` command's
+//! arguments that name subgraphs or fields of the folder (`--ports`, `--delay`, `--list`).
 
 use super::MockSubgraph;
-use crate::http::{
-    accept_loop, encode, graphql_error, json, parse_batch, read_body, text, Handler,
-};
+use crate::delay::DelaySpec;
+use crate::server::{self, Running, Serving};
 
 /// Binds a port per subgraph (`ports[i]` for `subgraphs[i]`; 0 picks a free one), then
-/// serves them in the background on the current runtime. Returns the bound addresses.
-pub async fn start(subgraphs: Vec<MockSubgraph>, ports: &[u16]) -> anyhow::Result<Vec<SocketAddr>> {
-    anyhow::ensure!(
-        subgraphs.len() == ports.len(),
-        "{} ports for {} subgraphs",
-        ports.len(),
-        subgraphs.len()
-    );
-    let mut bound = Vec::new();
-    for (s, &port) in subgraphs.iter().zip(ports) {
-        let listener = TcpListener::bind(("127.0.0.1", port)).await.map_err(|e| {
-            anyhow::anyhow!("cannot listen on 127.0.0.1:{port} for {}: {e}", s.name)
-        })?;
-        bound.push(listener);
-    }
-    let mut addrs = Vec::new();
-    for (listener, s) in bound.into_iter().zip(subgraphs) {
-        addrs.push(listener.local_addr()?);
-        tokio::spawn(accept_loop(listener, Arc::new(s)));
-    }
-    Ok(addrs)
+/// serves them in the background on the current runtime. No response cache: every request
+/// is executed, so a field's `--cost` is paid each time.
+pub async fn start(
+    subgraphs: Vec<MockSubgraph>,
+    ports: &[u16],
+    delays: Vec<DelaySpec>,
+    delay_seed: u64,
+) -> anyhow::Result<Running> {
+    let serving = Serving {
+        delays,
+        seed: delay_seed,
+        response_cache: false,
+    };
+    let served = subgraphs
+        .into_iter()
+        .map(MockSubgraph::into_served)
+        .collect();
+    server::start_served(served, ports, &serving).await
 }
 
-impl Handler for MockSubgraph {
-    fn name(&self) -> &str {
-        &self.name
-    }
-
-    async fn handle(&self, req: Request<Incoming>) -> Response<Full<Bytes>> {
-        match (req.method(), req.uri().path()) {
-            (&Method::POST, "/graphql") => {}
-            (&Method::GET, "/health") => return text(StatusCode::OK, "ok"),
-            _ => return graphql_error(StatusCode::NOT_FOUND, "try POST /graphql or GET /health"),
-        }
-        let body = match read_body(req).await {
-            Ok(body) => body,
-            Err(r) => return r.answer(),
+/// `--delay NAME=SPEC`, repeatable, for the subgraphs `names` (SPEC as `serve --delay`).
+/// `*=SPEC` delays every subgraph; a subgraph named explicitly keeps its own, whatever
+/// the order. Each name (and `*`) at most once.
+pub fn parse_delays(items: &[String], names: &[&str]) -> anyhow::Result<Vec<DelaySpec>> {
+    let mut every: Option<DelaySpec> = None;
+    let mut named: Vec<DelaySpec> = Vec::new();
+    for item in items {
+        let d = DelaySpec::parse_with(item, |name| {
+            if name == "*" {
+                return Ok(usize::MAX);
+            }
+            names.iter().position(|n| *n == name).ok_or_else(|| {
+                format!(
+                    "unknown subgraph '{name}' (valid: {}, or * for all)",
+                    names.join(", ")
+                )
+            })
+        })
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+        let twice = if d.index == usize::MAX {
+            every.replace(d).is_some()
+        } else if named.iter().any(|e| e.index == d.index) {
+            true
+        } else {
+            named.push(d.clone());
+            false
         };
-        let batch = match parse_batch(&body) {
-            Ok(batch) => batch,
-            Err(r) => return r.answer(),
-        };
-        match encode(&self.execute_batch(batch).await) {
-            Ok(bytes) => json(StatusCode::OK, bytes),
-            Err(r) => r.answer(),
+        anyhow::ensure!(
+            !twice,
+            "--delay is given twice for {}; give each subgraph one range, e.g. --delay reviews=20..150ms",
+            item.split_once('=').map_or(item.as_str(), |(n, _)| n.trim())
+        );
+    }
+    if let Some(every) = every {
+        for (index, name) in names.iter().enumerate() {
+            if !named.iter().any(|d| d.index == index) {
+                named.push(DelaySpec {
+                    subgraph: name.to_string(),
+                    index,
+                    ..every.clone()
+                });
+            }
         }
     }
+    named.sort_by_key(|d| d.index);
+    Ok(named)
 }
 
 /// `--ports products=4001,reviews=4002`: a port for each of `names`, in their order.

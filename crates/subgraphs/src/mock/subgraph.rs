@@ -1,10 +1,12 @@
-//! One mock subgraph: its SDL, its schema and its list lengths, executed by the crate's
-//! `Executor`, which routes `_service` to the SDL text as given (async-graphql would print
-//! its own rendering, which drops the `@link` and the directives it does not know).
+//! One mock subgraph: its SDL, its schema, its list lengths and field costs, executed by
+//! the crate's `Executor`, which routes `_service` to the SDL text as given (async-graphql
+//! would print its own rendering, which drops the `@link` and the directives it does not
+//! know).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::sync::Arc;
+use std::time::Duration;
 
 use anyhow::Context as _;
 use async_graphql::{BatchRequest, BatchResponse, Request, Response};
@@ -23,6 +25,8 @@ pub struct MockConfig {
     pub default_list: usize,
     /// Length by `Type.field`.
     pub lists: BTreeMap<String, usize>,
+    /// CPU cost by `Type.field`, burnt each time the field is resolved (`cost.rs`).
+    pub costs: BTreeMap<String, Duration>,
 }
 
 impl Default for MockConfig {
@@ -30,6 +34,7 @@ impl Default for MockConfig {
         MockConfig {
             default_list: 3,
             lists: BTreeMap::new(),
+            costs: BTreeMap::new(),
         }
     }
 }
@@ -42,6 +47,8 @@ pub struct MockSubgraph {
     pub warnings: Vec<String>,
     /// What the resolvers read; its `lists` are the config's lengths naming this subgraph.
     mock: Arc<Mock>,
+    /// The `Type.field` costs of the config that name a field of this subgraph.
+    served_costs: BTreeSet<String>,
     executor: Executor,
 }
 
@@ -124,13 +131,29 @@ impl MockSubgraph {
     pub fn new(name: &str, file: &str, sdl: &str, config: &MockConfig) -> anyhow::Result<Self> {
         let mock = Arc::new(Mock::from_sdl(file, sdl, config)?);
         let warnings = mock.model.warnings.clone();
-        let schema =
-            super::schema::build(mock.clone()).with_context(|| format!("{file}: schema"))?;
+        // Costs, like lengths, name fields of the whole graph: this file's share applies.
+        let costs: BTreeMap<String, Duration> = config
+            .costs
+            .iter()
+            .filter(|(path, _)| {
+                path.split_once('.').is_some_and(|(t, f)| {
+                    mock.model
+                        .types
+                        .get(t)
+                        .is_some_and(|t| matches!(t.kind, Kind::Object) && t.field(f).is_some())
+                })
+            })
+            .map(|(path, &cost)| (path.clone(), cost))
+            .collect();
+        let served_costs = costs.keys().cloned().collect();
+        let schema = super::schema::build(mock.clone(), &costs)
+            .with_context(|| format!("{file}: schema"))?;
         Ok(MockSubgraph {
             name: name.to_string(),
             sdl: sdl.to_string(),
             warnings,
             mock,
+            served_costs,
             executor: Executor::dynamic(schema, sdl.to_string()),
         })
     }
@@ -143,7 +166,21 @@ impl MockSubgraph {
             .collect::<anyhow::Result<Vec<_>>>()?;
         let place = format!("in {}", dir.display());
         ensure_lists_served(config, out.iter().map(|s| &*s.mock), &place)?;
+        for path in config.costs.keys() {
+            anyhow::ensure!(
+                out.iter().any(|s| s.served_costs.contains(path)),
+                "the cost for {path} names no field of an object type of the SDL files {place}"
+            );
+        }
         Ok(out)
+    }
+
+    /// What the HTTP server serves: the name and the executor.
+    pub fn into_served(self) -> crate::server::Served {
+        crate::server::Served {
+            name: self.name,
+            executor: self.executor,
+        }
     }
 
     pub async fn execute(&self, request: Request) -> Response {

@@ -30,6 +30,7 @@ pub async fn start_with(federation: Federation, delays: &[&str], response_cache:
     server::start(&config).await.unwrap()
 }
 
+#[derive(Debug)]
 pub struct Reply {
     pub status: u16,
     pub body: String,
@@ -43,10 +44,25 @@ impl Reply {
 }
 
 pub async fn request(addr: SocketAddr, method: &str, path: &str, body: &str) -> Reply {
+    request_with(addr, method, path, body, &[]).await
+}
+
+/// As [`request`], with extra request headers.
+pub async fn request_with(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    body: &str,
+    headers: &[(&str, &str)],
+) -> Reply {
     let started = Instant::now();
     let mut stream = TcpStream::connect(addr).await.unwrap();
+    let extra: String = headers
+        .iter()
+        .map(|(k, v)| format!("{k}: {v}\r\n"))
+        .collect();
     let head = format!(
-        "{method} {path} HTTP/1.1\r\nhost: {addr}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+        "{method} {path} HTTP/1.1\r\nhost: {addr}\r\ncontent-type: application/json\r\ncontent-length: {}\r\n{extra}connection: close\r\n\r\n",
         body.len()
     );
     stream.write_all(head.as_bytes()).await.unwrap();
