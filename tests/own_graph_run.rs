@@ -114,13 +114,13 @@ fn a_graph_that_does_not_compose_or_an_operation_it_cannot_answer_is_refused() {
     let dir = shop(&tmp);
     std::fs::write(
         dir.join("operations/typo.graphql"),
-        "{\n  topProducts {\n    nmae\n  }\n}\n",
+        "{\n  topProducts {\n    upc\n    nmae\n  }\n}\n",
     )
     .unwrap();
     let o = Gqlbench::new(["init", "graph"]).root(repo()).arg(&dir).go();
     o.assert_exit(2);
     assert!(
-        o.stderr.contains("typo.graphql:3:5") && o.stderr.contains("nmae"),
+        o.stderr.contains("typo.graphql:4:5") && o.stderr.contains("nmae"),
         "{}",
         o.stderr
     );
@@ -131,7 +131,7 @@ fn a_graph_that_does_not_compose_or_an_operation_it_cannot_answer_is_refused() {
         .arg(&dir)
         .go();
     o.assert_exit(2);
-    assert!(o.stderr.contains("typo.graphql:3:5"), "{}", o.stderr);
+    assert!(o.stderr.contains("typo.graphql:4:5"), "{}", o.stderr);
     std::fs::remove_file(dir.join("operations/typo.graphql")).unwrap();
 
     // --graph is for the federation suite.

@@ -86,6 +86,10 @@ fn arguments(o: &Start<'_>, ports: &str) -> Vec<String> {
                 a.push("--list".into());
                 a.push(format!("{path}={n}"));
             }
+            for c in own.cost_flags() {
+                a.push("--cost".into());
+                a.push(c);
+            }
             a
         }
     };

@@ -18,6 +18,9 @@ pub struct GraphFile {
     /// The delays scenario's subgraph delays, by subgraph name or "*" for every subgraph.
     #[serde(default)]
     pub delays: BTreeMap<String, String>,
+    /// A CPU cost by `Type.field` ("50us"), burnt by the mock each time it resolves it.
+    #[serde(default)]
+    pub costs: BTreeMap<String, String>,
     /// By operation file stem.
     #[serde(default)]
     pub operations: BTreeMap<String, OperationSpec>,

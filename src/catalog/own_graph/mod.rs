@@ -47,11 +47,26 @@ impl OwnGraph {
         self.dir.join("supergraph.graphql")
     }
 
+    /// The mocks' list lengths and costs (checked when the graph was loaded).
     pub fn mock_config(&self) -> MockConfig {
         MockConfig {
             lists: self.file.lists.clone(),
+            costs: self.costs().unwrap_or_default(),
             ..MockConfig::default()
         }
+    }
+
+    /// graph.toml's `[costs]`, as the mocks' `--cost` flags.
+    pub fn cost_flags(&self) -> Vec<String> {
+        self.file
+            .costs
+            .iter()
+            .map(|(path, d)| format!("{path}={d}"))
+            .collect()
+    }
+
+    fn costs(&self) -> anyhow::Result<BTreeMap<String, std::time::Duration>> {
+        gqlbench_subgraphs::mock::cost::parse_costs(&self.cost_flags())
     }
 
     /// The delays scenario's delays: graph.toml's `[delays]`, else every subgraph
@@ -115,8 +130,7 @@ impl OwnGraph {
                     ),
                 ));
             }
-            // The range alone: checked as the demo's first subgraph's, its name dropped.
-            gqlbench_subgraphs::delay::DelaySpec::parse(&format!("accounts={spec}"))
+            gqlbench_subgraphs::delay::DelaySpec::parse_with(&format!("{name}={spec}"), |_| Ok(0))
                 .map_err(|e| bad(toml_path.clone(), format!("[delays] {name}: {e}")))?;
         }
         let name = dir
@@ -124,15 +138,18 @@ impl OwnGraph {
             .and_then(|n| n.to_str())
             .unwrap_or("graph")
             .to_string();
-        let mut graph = OwnGraph {
+        let graph = OwnGraph {
             dir,
             name,
             subgraphs,
             file,
             operations: Vec::new(),
         };
-        graph.operations = operations::load(&graph)?;
-        Ok(graph)
+        graph
+            .costs()
+            .map_err(|e| bad(toml_path.clone(), format!("[costs]: {e:#}")))?;
+        let operations = operations::load(&graph)?;
+        Ok(OwnGraph { operations, ..graph })
     }
 }
 

@@ -42,7 +42,7 @@ pub(super) fn load(graph: &OwnGraph) -> Result<Vec<(OperationDef, u32)>, Catalog
     let mocks = |config: &MockConfig| Graph::load_dir(&graph.subgraph_dir(), config);
     mocks(&MockConfig::default()).map_err(|e| bad(&graph.subgraph_dir(), format!("{e:#}")))?;
     let mocks = mocks(&graph.mock_config())
-        .map_err(|e| bad(&toml_path, format!("[lists]: {e:#}")))?;
+        .map_err(|e| bad(&toml_path, format!("[lists] or [costs]: {e:#}")))?;
     let mut out = Vec::new();
     for (stem, path) in &files {
         let spec = graph.file.operations.get(stem).cloned().unwrap_or_default();
