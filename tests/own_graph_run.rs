@@ -41,7 +41,10 @@ fn init_then_run_puts_the_gateways_in_front_of_mock_subgraphs_with_computed_answ
     let tmp = tempfile::tempdir().unwrap();
     let dir = shop(&tmp);
     let sg = std::fs::read_to_string(dir.join("supergraph.graphql")).unwrap();
-    assert!(sg.starts_with("# gqlbench: composed from subgraphs/ with SHA-256 "), "{sg}");
+    assert!(
+        sg.starts_with("# gqlbench: composed from subgraphs/ with SHA-256 "),
+        "{sg}"
+    );
     assert!(sg.contains("http://127.0.0.1:4402/graphql"), "{sg}");
     let toml = std::fs::read_to_string(dir.join("graph.toml")).unwrap();
     // TopProducts declares $first: a sample value is written for it.
@@ -64,10 +67,20 @@ fn init_then_run_puts_the_gateways_in_front_of_mock_subgraphs_with_computed_answ
     assert!(out.success(), "{}", out.stderr);
     let r = out.results();
     let s = &r.scenarios[0];
-    assert!(s.description.contains("2 mock subgraphs"), "{}", s.description);
+    assert!(
+        s.description.contains("2 mock subgraphs"),
+        "{}",
+        s.description
+    );
     for name in ["hive-gateway", "apollo-gateway"] {
         let t = target(&r, 0, name);
-        assert_eq!(t.status, TargetStatus::Ok, "{name}: {:?} {:?}", t.problem, t.log_tail);
+        assert_eq!(
+            t.status,
+            TargetStatus::Ok,
+            "{name}: {:?} {:?}",
+            t.problem,
+            t.log_tail
+        );
         // Each operation's answer equals the computed one, at the check and under load.
         assert_eq!(t.checks.len(), 2, "{name}: {:?}", t.checks);
         assert!(t.checks.iter().all(|c| c.ok), "{name}: {:?}", t.checks);
@@ -81,7 +94,9 @@ fn init_then_run_puts_the_gateways_in_front_of_mock_subgraphs_with_computed_answ
     let m = target(&r, 0, "mercurius-gateway");
     assert_eq!(m.status, TargetStatus::Skipped, "{:?}", m.problem);
     assert!(
-        m.problem.as_deref().is_some_and(|p| p.contains("Federation v1")),
+        m.problem
+            .as_deref()
+            .is_some_and(|p| p.contains("Federation v1")),
         "{:?}",
         m.problem
     );
@@ -160,7 +175,10 @@ fn bad_graph_settings_are_refused_naming_the_file_and_field() {
     };
     check("[lists]\n\"Query.nothing\" = 4\n", "Query.nothing");
     check("[delays]\nnobody = \"5ms\"\n", "nobody");
-    check("[operations.missing]\nweight = 2\n", "operations/missing.graphql");
+    check(
+        "[operations.missing]\nweight = 2\n",
+        "operations/missing.graphql",
+    );
     check("colour = 1\n", "colour");
     check(
         "[operations.top-products]\nvariables = []\n",
@@ -175,7 +193,11 @@ fn bad_graph_settings_are_refused_naming_the_file_and_field() {
     std::fs::write(dir.join("graph.toml"), "").unwrap();
     let sdl = dir.join("subgraphs/products.graphql");
     let text = std::fs::read_to_string(&sdl).unwrap();
-    std::fs::write(&sdl, text.replace("price: Int", "price: Int\n  weight: Int")).unwrap();
+    std::fs::write(
+        &sdl,
+        text.replace("price: Int", "price: Int\n  weight: Int"),
+    )
+    .unwrap();
     let o = Gqlbench::run("federation")
         .root(repo())
         .arg("--graph")

@@ -12,11 +12,11 @@ use crate::catalog::{Catalog, OperationDef, TargetDef};
 use crate::cli::CheckArgs;
 use crate::error::PlanError;
 use crate::measure::session::{Session, StartOptions};
+use crate::plan::graph::GraphPlan;
 use crate::plan::resolve_isolation;
 use crate::progress::Progress;
 use crate::results::CheckOutcome;
 use crate::sys::cgroup::Limits;
-use crate::plan::graph::GraphPlan;
 use gqlbench_subgraphs::graph::Graph;
 
 pub fn run(root: &Path, a: &CheckArgs) -> Result<ExitCode> {

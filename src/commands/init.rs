@@ -41,8 +41,11 @@ pub fn graph(root: &Path, a: &InitGraphArgs) -> Result<ExitCode> {
     let toml_path = dir.join("graph.toml");
     if !toml_path.exists() {
         let source = a.from.as_ref().map(|f| f.display().to_string());
-        std::fs::write(&toml_path, super::init_operations::graph_toml(source.as_deref(), &ops))
-            .with_context(|| format!("writing {}", toml_path.display()))?;
+        std::fs::write(
+            &toml_path,
+            super::init_operations::graph_toml(source.as_deref(), &ops),
+        )
+        .with_context(|| format!("writing {}", toml_path.display()))?;
     }
     let graph = OwnGraph::load(&dir)?;
     eprintln!(
@@ -76,7 +79,10 @@ fn federation_tools(root: &Path) -> Result<PathBuf> {
     {
         return Ok(tools);
     }
-    eprintln!("installing the composition library (npm ci in {}) ...", tools.display());
+    eprintln!(
+        "installing the composition library (npm ci in {}) ...",
+        tools.display()
+    );
     let st = Command::new("npm")
         .args(["ci", "--no-audit", "--no-fund", "--loglevel=error"])
         .current_dir(&tools)
@@ -150,11 +156,15 @@ fn take_subgraphs(tools: &Path, from: &Path, dest: &Path, force: bool) -> Result
         .into());
     }
     let (f, d) = (from.display().to_string(), dest.display().to_string());
-    node(tools, dest, "extract.mjs", &["--supergraph", &f, "--out", &d])?.map_err(|e| {
-        CatalogError::File {
-            file: from.to_path_buf(),
-            message: format!("its subgraphs cannot be extracted:\n{e}"),
-        }
+    node(
+        tools,
+        dest,
+        "extract.mjs",
+        &["--supergraph", &f, "--out", &d],
+    )?
+    .map_err(|e| CatalogError::File {
+        file: from.to_path_buf(),
+        message: format!("its subgraphs cannot be extracted:\n{e}"),
     })?;
     Ok(())
 }
@@ -167,7 +177,12 @@ fn compose(tools: &Path, dir: &Path) -> Result<()> {
     let tmp = dir.join("supergraph.graphql.tmp");
     let t = tmp.display().to_string();
     // From the folder, so the supergraph's header names subgraphs/, not a path of this machine.
-    if let Err(e) = node(tools, dir, "compose.mjs", &["--dir", "subgraphs", "--out", &t])? {
+    if let Err(e) = node(
+        tools,
+        dir,
+        "compose.mjs",
+        &["--dir", "subgraphs", "--out", &t],
+    )? {
         let _ = std::fs::remove_file(&tmp);
         return Err(CatalogError::File {
             file: subgraphs,

@@ -61,10 +61,7 @@ pub(super) fn take(from: &Path, dest: &Path, force: bool) -> Result<()> {
         if path.exists() && !force {
             return Err(PlanError::Flag {
                 flag: "--operations",
-                message: format!(
-                    "{} exists; add --force to replace it",
-                    path.display()
-                ),
+                message: format!("{} exists; add --force to replace it", path.display()),
             }
             .into());
         }
@@ -78,7 +75,13 @@ pub(super) fn take(from: &Path, dest: &Path, force: bool) -> Result<()> {
 fn file_stem(name: &str) -> String {
     let s: String = name
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '-' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '-'
+            }
+        })
         .take(80)
         .collect();
     if s.is_empty() {
@@ -95,7 +98,10 @@ pub(super) fn graph_toml(source: Option<&str>, ops: &Path) -> String {
         "# A graph of your own for gqlbench (docs/own-graph.md): `gqlbench run federation --graph DIR`.\n",
     );
     if let Some(s) = source {
-        t.push_str(&format!("source = {}\n", toml_string(&format!("gqlbench init graph --from {s}"))));
+        t.push_str(&format!(
+            "source = {}\n",
+            toml_string(&format!("gqlbench init graph --from {s}"))
+        ));
     }
     t.push_str(
         "\n# List lengths by Type.field (default 3, at most 1000):\n# [lists]\n# \"Query.products\" = 10\n\n# The delays scenario's subgraph delays (default: every subgraph 20..150ms):\n# [delays]\n# \"*\" = \"20..150ms\"\n\n# A CPU cost the mocks burn each time they resolve a field (default none):\n# [costs]\n# \"Product.price\" = \"50us\"\n\n# Per operation (file stem): weight (default 1), variables (one set, or a list rotated per\n# request), or values generated per case: [operations.NAME.generate] id = { from = 1, to = 100, format = \"Product-{}\" }\n",
@@ -162,7 +168,10 @@ fn toml_string(s: &str) -> String {
 }
 
 fn toml_key(k: &str) -> String {
-    if k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') && !k.is_empty() {
+    if k.chars()
+        .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        && !k.is_empty()
+    {
         k.to_string()
     } else {
         toml_string(k)
@@ -178,7 +187,10 @@ mod tests {
         let vars = sample_variables(
             "query Q($id: ID!, $n: Int = 3, $tags: [String!]!, $order: Order) { a }",
         );
-        assert_eq!(vars, vec!["id = \"1\"", "tags = [\"1\"]", "order = \"<a Order>\""]);
+        assert_eq!(
+            vars,
+            vec!["id = \"1\"", "tags = [\"1\"]", "order = \"<a Order>\""]
+        );
         assert_eq!(file_stem("GetUser"), "GetUser");
         assert_eq!(file_stem("a b/c"), "a-b-c");
         assert_eq!(file_stem(""), "operation");

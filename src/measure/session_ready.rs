@@ -159,6 +159,23 @@ fn ready(
     })
 }
 
+/// The first line of a log tail that reads as an error, with the line after it (a cause
+/// is often there); else its last line.
+fn first_error(tail: &str) -> String {
+    let lines: Vec<&str> = tail
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    match lines
+        .iter()
+        .position(|l| l.to_ascii_lowercase().contains("error"))
+    {
+        Some(i) => lines[i..lines.len().min(i + 2)].join(" "),
+        None => lines.last().copied().unwrap_or("(no log)").to_string(),
+    }
+}
+
 /// A target that exited during start-up: skipped when its log says it refused this host
 /// (a `refusals` entry of its target.toml), or when it is a gateway given a user's own
 /// graph (`own`: the graph's name), which it may not support (a directive, a feature): the
@@ -170,11 +187,10 @@ fn exited(t: &TargetDef, process: &TargetProcess, status: &str, own: Option<&str
         Some(format!("{} (it said: {})", r.why, line.trim()))
     });
     let refused = refused.or_else(|| {
-        let last = tail.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("");
         own.map(|g| {
             format!(
-                "exited during start-up on the graph '{g}' ({status}), most likely refusing something in it; its last words: {}",
-                last.trim()
+                "exited during start-up on the graph '{g}' ({status}), most likely refusing something in it: {}",
+                first_error(&tail)
             )
         })
     });
@@ -185,5 +201,19 @@ fn exited(t: &TargetDef, process: &TargetProcess, status: &str, own: Option<&str
             format!("exited during start-up ({status})"),
             Some(tail),
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn first_error_takes_the_error_line_and_its_cause() {
+        let tail = "at x\nAggregateGraphQLError: checks failed. Caused by:\nfeature y is unsupported\n\nNode.js v20";
+        assert_eq!(
+            super::first_error(tail),
+            "AggregateGraphQLError: checks failed. Caused by: feature y is unsupported"
+        );
+        assert_eq!(super::first_error("a\nlast words\n"), "last words");
+        assert_eq!(super::first_error(""), "(no log)");
     }
 }

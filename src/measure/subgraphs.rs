@@ -93,7 +93,12 @@ fn arguments(o: &Start<'_>, ports: &str) -> Vec<String> {
             a
         }
     };
-    argv.extend(["--ports".into(), ports.to_string(), "--threads".into(), threads]);
+    argv.extend([
+        "--ports".into(),
+        ports.to_string(),
+        "--threads".into(),
+        threads,
+    ]);
     for (name, spec) in o.delays {
         argv.push("--delay".into());
         argv.push(format!("{name}={spec}"));
@@ -304,8 +309,8 @@ mod tests {
             .enumerate()
             .map(|(i, n)| (n.to_string(), 7000 + i as u16))
             .collect();
-        let out = rewrite_supergraph(&text, &wide.names(), wide.placeholder_base_port(), &ports)
-            .unwrap();
+        let out =
+            rewrite_supergraph(&text, &wide.names(), wide.placeholder_base_port(), &ports).unwrap();
         assert!(out.contains("http://127.0.0.1:7011/graphql"));
         for i in 0..12 {
             let placeholder = url(wide.placeholder_base_port() + i);

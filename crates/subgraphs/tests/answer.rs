@@ -387,12 +387,69 @@ fn what_cannot_be_computed_is_an_error_naming_it() {
     assert!(e.contains("subscriptions"), "{e}");
     let e = err("{ topProducts { upc }", json!({}));
     assert!(e.contains("does not parse"), "{e}");
-    // A value type's field exists only in the subgraph that returned it.
+    // A value type's field in another subgraph that cannot reach it (no Query.box there).
     let a = "type Query { box: Box } type Box { size: Int }";
     let b = "type Box { colour: String }";
     let split = graph(&[("a", a), ("b", b)], &MockConfig::default());
     let e = split
         .expected("{ box { colour } }", None, &Map::new())
         .unwrap_err();
-    assert!(e.starts_with("box.colour: ") && e.contains("`a`"), "{e}");
+    assert!(
+        e.starts_with("box.colour: ") && e.contains("`b`") && e.contains("Query.box"),
+        "{e}"
+    );
+}
+
+/// A value type shared by two subgraphs (`@shareable`), each serving some of its fields:
+/// a gateway fetches the other's fields from the nearest entity above it, down the same
+/// path, and gets the object the same seed gives there.
+#[tokio::test]
+async fn a_shared_value_types_fields_come_down_the_same_path_in_the_other_subgraph() {
+    let a = r#"extend schema @link(url: "https://specs.apollo.dev/federation/v2.3", import: ["@key", "@shareable"])
+type Query { me: [User!]! }
+type User @key(fields: "id") { id: ID! details: Details @shareable }
+type Details @shareable { name: String }"#;
+    let b = r#"extend schema @link(url: "https://specs.apollo.dev/federation/v2.3", import: ["@key", "@shareable"])
+type User @key(fields: "id") { id: ID! details: Details @shareable }
+type Details @shareable { age: Int }"#;
+    let g = graph(&[("a", a), ("b", b)], &MockConfig::default());
+    let got = expected(&g, "{ me { id details { name age } } }", json!({}));
+    let sub =
+        |name: &str, sdl: &str| MockSubgraph::new(name, name, sdl, &MockConfig::default()).unwrap();
+    let (sa, sb) = (sub("a", a), sub("b", b));
+    let mine = run(&sa, "{ me { id details { name } } }", json!({})).await;
+    let users = mine["me"].as_array().unwrap();
+    assert_eq!(users.len(), 3);
+    for (i, u) in users.iter().enumerate() {
+        let rep = json!({ "__typename": "User", "id": u["id"] });
+        let theirs = &entities(&sb, "User", vec![rep], "{ details { age } }").await[0];
+        assert_eq!(
+            got["me"][i]["details"]["name"], u["details"]["name"],
+            "user {i}"
+        );
+        assert_eq!(
+            got["me"][i]["details"]["age"], theirs["details"]["age"],
+            "user {i}"
+        );
+        assert!(theirs["details"]["age"].is_number(), "{theirs}");
+    }
+}
+
+/// An enum member hidden from the API schema (`@inaccessible`) is never returned: a gateway
+/// could only null the field.
+#[test]
+fn an_inaccessible_enum_member_is_never_returned() {
+    let sdl = r#"extend schema @link(url: "https://specs.apollo.dev/federation/v2.3", import: ["@inaccessible"])
+type Query { moods: [Mood!]! }
+enum Mood { HAPPY SAD HIDDEN @inaccessible }"#;
+    let config = MockConfig {
+        lists: [("Query.moods".to_string(), 60)].into(),
+        ..MockConfig::default()
+    };
+    let g = graph(&[("m", sdl)], &config);
+    let got = expected(&g, "{ moods }", json!({}));
+    let moods = got["moods"].as_array().unwrap();
+    assert_eq!(moods.len(), 60);
+    assert!(moods.iter().all(|m| m == "HAPPY" || m == "SAD"), "{got}");
+    assert!(moods.iter().any(|m| m == "SAD") && moods.iter().any(|m| m == "HAPPY"));
 }

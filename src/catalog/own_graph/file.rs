@@ -87,7 +87,9 @@ impl Generator {
                 "generate.{var}: `format` has no {{}} where the number goes, e.g. \"Product-{{}}\""
             ));
         }
-        if self.format.is_none() && (self.from < i64::from(i32::MIN) || self.to > i64::from(i32::MAX)) {
+        if self.format.is_none()
+            && (self.from < i64::from(i32::MIN) || self.to > i64::from(i32::MAX))
+        {
             return Some(format!(
                 "generate.{var}: GraphQL's Int is 32-bit; keep from and to within ±2147483647 or give a `format` (a String)"
             ));
@@ -105,7 +107,10 @@ impl OperationSpec {
             None => vec![Map::new()],
             Some(Variables::One(m)) => vec![m.clone()],
             Some(Variables::List(l)) if l.is_empty() => {
-                return Err("variables: the list is empty; give at least one set, e.g. [{ first = 5 }]".into())
+                return Err(
+                    "variables: the list is empty; give at least one set, e.g. [{ first = 5 }]"
+                        .into(),
+                )
             }
             Some(Variables::List(l)) => l.clone(),
         };
@@ -117,7 +122,12 @@ impl OperationSpec {
                 return Err(p);
             }
         }
-        let n = self.generate.values().map(Generator::len).max().unwrap_or(1);
+        let n = self
+            .generate
+            .values()
+            .map(Generator::len)
+            .max()
+            .unwrap_or(1);
         if n > MAX_CASES || base.len() > 1 && n * base.len() > MAX_CASES {
             return Err(format!(
                 "generate: {} cases are more than the {MAX_CASES} an operation may have; narrow the range",
@@ -162,7 +172,9 @@ mod tests {
         let one = spec("variables = { first = 5 }").cases().unwrap();
         assert_eq!(one.len(), 1);
         assert_eq!(one[0]["first"], 5);
-        let list = spec("variables = [{ first = 1 }, { first = 2 }]").cases().unwrap();
+        let list = spec("variables = [{ first = 1 }, { first = 2 }]")
+            .cases()
+            .unwrap();
         assert_eq!(list.len(), 2);
         assert_eq!(list[1]["first"], 2);
         let gen = spec(
@@ -181,8 +193,14 @@ mod tests {
         for (text, says) in [
             ("variables = []", "the list is empty"),
             ("[generate]\nid = { from = 5, to = 1 }", "generate.id: `to`"),
-            ("[generate]\nid = { from = 1, to = 5, format = \"x\" }", "no {}"),
-            ("[generate]\nid = { from = 1, to = 5000 }", "more than the 1000"),
+            (
+                "[generate]\nid = { from = 1, to = 5, format = \"x\" }",
+                "no {}",
+            ),
+            (
+                "[generate]\nid = { from = 1, to = 5000 }",
+                "more than the 1000",
+            ),
             ("[generate]\nid = { from = 1, to = 3000000000 }", "32-bit"),
         ] {
             let e = spec(text).cases().unwrap_err();

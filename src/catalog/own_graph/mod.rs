@@ -149,7 +149,10 @@ impl OwnGraph {
             .costs()
             .map_err(|e| bad(toml_path.clone(), format!("[costs]: {e:#}")))?;
         let operations = operations::load(&graph)?;
-        Ok(OwnGraph { operations, ..graph })
+        Ok(OwnGraph {
+            operations,
+            ..graph
+        })
     }
 }
 
@@ -202,5 +205,6 @@ pub fn subgraphs_digest(dir: &Path) -> anyhow::Result<String> {
 fn recorded_digest(supergraph: &Path) -> Option<String> {
     let text = std::fs::read_to_string(supergraph).ok()?;
     let line = text.lines().next()?;
-    line.strip_prefix(DIGEST_PREFIX).map(|d| d.trim().to_string())
+    line.strip_prefix(DIGEST_PREFIX)
+        .map(|d| d.trim().to_string())
 }

@@ -50,8 +50,8 @@ pub(super) fn load(graph: &OwnGraph) -> Result<Vec<(OperationDef, u32)>, Catalog
         if weight == 0 {
             continue;
         }
-        let document = std::fs::read_to_string(path)
-            .map_err(|e| bad(path, format!("cannot read: {e}")))?;
+        let document =
+            std::fs::read_to_string(path).map_err(|e| bad(path, format!("cannot read: {e}")))?;
         crate::catalog::operation::check_document(&document, path)?;
         let parsed = async_graphql_parser::parse_query(&document).ok();
         let count = parsed.as_ref().map_or(0, |d| d.operations.iter().count());

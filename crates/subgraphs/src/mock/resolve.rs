@@ -107,11 +107,9 @@ impl Mock {
         if !field.requires.is_empty() {
             // The required (external) values come from the owner through the gateway, so a
             // different value there gives a different value here, as a real computation would.
-            let required: Map<String, Json> = field
-                .requires
-                .iter()
-                .map(|r| (r.clone(), node.known.get(r).cloned().unwrap_or(Json::Null)))
-                .collect();
+            // Only what the field set selects: a gateway may add `__typename` or keys
+            // inside a nested selection (`lead { isAvailable }`), which must not count.
+            let required = seed::project(&field.requires_set, &node.known);
             s = seed::mix(s, &seed::canonical(&Json::Object(required)));
         }
         if let Some(node) = self.by_arguments(&field.ty, args) {

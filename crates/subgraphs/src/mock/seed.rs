@@ -3,7 +3,7 @@
 //! `RandomState`, whose keys change per process: the same request must give the same answer
 //! on every run and machine, and two subgraphs must agree on an entity's fields.
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
 const FNV_PRIME: u64 = 0x0100_0000_01b3;
@@ -73,13 +73,97 @@ fn write(v: &Value, out: &mut String) {
             }
             out.push(']');
         }
+        // A whole number is written as an integer: a JavaScript gateway sends 1 for the
+        // 1.0 a subgraph printed, and the two must give one seed.
+        Value::Number(n) => match n.as_f64() {
+            Some(f) if n.is_f64() && f.fract() == 0.0 && f.abs() < 1e15 => {
+                out.push_str(&(f as i64).to_string())
+            }
+            _ => out.push_str(&n.to_string()),
+        },
         other => out.push_str(&other.to_string()),
     }
+}
+
+/// The members of `known` a field set (`"price dimensions { weight }"`) selects, nested
+/// selections applied to objects and to each item of lists; anything else is dropped.
+pub fn project(set: &str, known: &Map<String, Value>) -> Map<String, Value> {
+    let spaced = set.replace('{', " { ").replace('}', " } ");
+    let tokens: Vec<&str> = spaced.split_whitespace().collect();
+    let mut at = 0;
+    project_tokens(&tokens, &mut at, known)
+}
+
+fn project_tokens(
+    tokens: &[&str],
+    at: &mut usize,
+    known: &Map<String, Value>,
+) -> Map<String, Value> {
+    let mut out = Map::new();
+    while *at < tokens.len() {
+        let name = tokens[*at];
+        *at += 1;
+        if name == "}" {
+            break;
+        }
+        let nested = tokens.get(*at) == Some(&"{");
+        let start = *at + 1;
+        let v = known.get(name).cloned().unwrap_or(Value::Null);
+        if !nested {
+            out.insert(name.to_string(), v);
+            continue;
+        }
+        // Each use of the nested selection reads it from its start.
+        let mut end = start;
+        let inner = |v: &Value, end: &mut usize| -> Value {
+            let mut i = start;
+            let r = match v {
+                Value::Object(m) => Value::Object(project_tokens(tokens, &mut i, m)),
+                other => {
+                    project_tokens(tokens, &mut i, &Map::new());
+                    other.clone()
+                }
+            };
+            *end = i;
+            r
+        };
+        let projected = match &v {
+            Value::Array(items) => Value::Array(items.iter().map(|x| inner(x, &mut end)).collect()),
+            other => inner(other, &mut end),
+        };
+        if let Value::Array(items) = &v {
+            if items.is_empty() {
+                inner(&Value::Null, &mut end);
+            }
+        }
+        *at = end;
+        out.insert(name.to_string(), projected);
+    }
+    out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn project_keeps_what_a_field_set_selects_and_whole_floats_are_integers() {
+        let known = serde_json::json!({
+            "upc": "1",
+            "weight": 2,
+            "lead": {"__typename": "Employee", "id": 3, "isAvailable": true},
+            "tags": [{"a": 1, "b": 2}, {"a": 3}]
+        });
+        let Value::Object(known) = known else {
+            unreachable!()
+        };
+        let p = project("weight lead { isAvailable } tags { a } missing", &known);
+        assert_eq!(
+            Value::Object(p),
+            serde_json::json!({"weight": 2, "lead": {"isAvailable": true}, "tags": [{"a": 1}, {"a": 3}], "missing": null})
+        );
+        assert_eq!(canonical(&serde_json::json!([1.0, 2.5, 3])), "[1,2.5,3]");
+    }
 
     #[test]
     fn canonical_sorts_members_and_hash_is_fixed() {

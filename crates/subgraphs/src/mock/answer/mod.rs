@@ -110,6 +110,18 @@ impl Graph {
     }
 
     /// `Type.field` as subgraph `sub` defines it.
+    /// Whether any subgraph gives `type_name` a `@key`: an entity, fetched by its key,
+    /// rather than a value type reached from its parent.
+    fn is_entity(&self, type_name: &str) -> bool {
+        self.subgraphs.iter().any(|s| {
+            s.mock
+                .model
+                .types
+                .get(type_name)
+                .is_some_and(|t| !t.keys.is_empty())
+        })
+    }
+
     fn def(&self, sub: usize, type_name: &str, field: &str) -> Option<&FieldDef> {
         self.subgraphs[sub]
             .mock

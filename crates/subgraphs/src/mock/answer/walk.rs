@@ -1,9 +1,12 @@
 //! The walk of one operation over the graph, as a gateway's query plan runs it: each field
 //! is resolved in the subgraph that produced its parent when that subgraph serves it, else
 //! fetched with `_entities` from a subgraph that owns it, by a representation built as a
-//! gateway builds one (`__typename`, a resolvable key, the `@requires` values).
+//! gateway builds one (`__typename`, a resolvable key, the `@requires` values). A value
+//! type (no `@key`) whose field another subgraph serves is reached there as a gateway
+//! reaches it: from its nearest entity (or root) ancestor, down the same fields.
 
 use std::cell::Cell;
+use std::rc::Rc;
 
 use async_graphql::parser::types::{Field, SelectionSet};
 use serde_json::{Map, Value as Json};
@@ -31,6 +34,23 @@ struct At {
     node: Node,
     /// `@provides` of the field that returned it: fields served here although external.
     provided: Vec<String>,
+    /// For a value type: how it was reached from its nearest entity or root ancestor.
+    lineage: Option<Rc<Lineage>>,
+}
+
+/// The way down from an entity (or root) object to a value-type object.
+struct Lineage {
+    base: At,
+    steps: Vec<Step>,
+}
+
+/// One field of a lineage: its name, its arguments, and the list indices taken in its
+/// value (none for a field returning one object).
+#[derive(Clone)]
+struct Step {
+    field: String,
+    args: Map<String, Json>,
+    indices: Vec<usize>,
 }
 
 fn join(path: &str, key: &str) -> String {
@@ -57,6 +77,7 @@ impl<'a> Walk<'a> {
             sub: 0,
             node: Mock::root(self.op.root()?),
             provided: Vec::new(),
+            lineage: None,
         };
         self.selections(&at, &[&self.op.op.selection_set.node], "")
     }
@@ -109,17 +130,26 @@ impl<'a> Walk<'a> {
         let plain = mock
             .plain(ty, def, &here.node, &args)
             .map_err(|e| format!("{path}: {}", e.message))?;
-        self.complete(here.sub, def, plain, sets, path)
+        let step = Step {
+            field: name.to_string(),
+            args,
+            indices: Vec::new(),
+        };
+        self.complete(&here, def, plain, sets, path, step)
     }
 
+    /// The value of field `def` of `parent`, reached by `step` (its indices filled in as
+    /// lists are walked).
     fn complete(
         &self,
-        sub: usize,
+        parent: &At,
         def: &FieldDef,
         plain: Plain,
         sets: &[&'a SelectionSet],
         path: &str,
+        step: Step,
     ) -> Result<Json, String> {
+        let sub = parent.sub;
         let selected = sets.iter().any(|s| !s.items.is_empty());
         match plain {
             Plain::Leaf(_) if selected => Err(format!(
@@ -130,7 +160,11 @@ impl<'a> Walk<'a> {
             Plain::List(items) => items
                 .into_iter()
                 .enumerate()
-                .map(|(i, item)| self.complete(sub, def, item, sets, &join(path, &i.to_string())))
+                .map(|(i, item)| {
+                    let mut step = step.clone();
+                    step.indices.push(i);
+                    self.complete(parent, def, item, sets, &join(path, &i.to_string()), step)
+                })
                 .collect::<Result<Vec<_>, _>>()
                 .map(Json::Array),
             Plain::Object { node, .. } if !selected => Err(format!(
@@ -138,10 +172,23 @@ impl<'a> Walk<'a> {
                 def.name, node.type_name
             )),
             Plain::Object { node, .. } => {
+                let lineage = (!self.graph.is_entity(&node.type_name)).then(|| {
+                    Rc::new(match &parent.lineage {
+                        Some(l) => Lineage {
+                            base: l.base.clone(),
+                            steps: l.steps.iter().cloned().chain([step.clone()]).collect(),
+                        },
+                        None => Lineage {
+                            base: parent.clone(),
+                            steps: vec![step.clone()],
+                        },
+                    })
+                });
                 let at = At {
                     sub,
                     node,
                     provided: def.provides.clone(),
+                    lineage,
                 };
                 self.selections(&at, sets, path)
             }
@@ -179,7 +226,13 @@ impl<'a> Walk<'a> {
                 sub,
                 node: Mock::root(ty),
                 provided: Vec::new(),
+                lineage: None,
             });
+        }
+        if let Some(l) = &at.lineage {
+            if let Some(s) = (0..n).find(|&s| s != at.sub && owns(s)) {
+                return self.relocate(at, l, s, path);
+            }
         }
         let resolvable = |s: usize| {
             g.subgraphs[s]
@@ -216,7 +269,77 @@ impl<'a> Walk<'a> {
             sub: t,
             node,
             provided: Vec::new(),
+            lineage: None,
         })
+    }
+
+    /// The value-type object `at` as subgraph `s` gives it: its lineage's base fetched
+    /// there (a root, or an entity by `_entities`), then the same fields, arguments and
+    /// list items down.
+    fn relocate(&self, at: &At, l: &Lineage, s: usize, path: &str) -> Result<At, String> {
+        let g = self.graph;
+        let first = &l.steps[0].field;
+        let mut cur = match l.base.node.type_name.as_str() {
+            "Query" | "Mutation" => At {
+                sub: s,
+                node: l.base.node.clone(),
+                provided: Vec::new(),
+                lineage: None,
+            },
+            ty => {
+                let rep = self.representation(&l.base, s, first, path)?;
+                let node = g.subgraphs[s].mock.entity(&rep).map_err(|e| {
+                    format!(
+                        "{path}: _entities of `{}` for {ty}.{first}: {e}",
+                        g.subgraphs[s].name
+                    )
+                })?;
+                At {
+                    sub: s,
+                    node,
+                    provided: Vec::new(),
+                    lineage: None,
+                }
+            }
+        };
+        let mock = &g.subgraphs[s].mock;
+        for step in &l.steps {
+            let ty = cur.node.type_name.clone();
+            let def = g.def(s, &ty, &step.field).ok_or_else(|| {
+                format!(
+                    "{path}: subgraph `{}` serves a field of {} but not {ty}.{}, the way to it",
+                    g.subgraphs[s].name, at.node.type_name, step.field
+                )
+            })?;
+            let mut plain = mock
+                .plain(&ty, def, &cur.node, &step.args)
+                .map_err(|e| format!("{path}: {}", e.message))?;
+            for &i in &step.indices {
+                plain = match plain {
+                    Plain::List(mut items) if i < items.len() => items.swap_remove(i),
+                    _ => {
+                        return Err(format!(
+                            "{path}: {ty}.{} has no item {i} in `{}`",
+                            step.field, g.subgraphs[s].name
+                        ))
+                    }
+                };
+            }
+            let Plain::Object { node, .. } = plain else {
+                return Err(format!(
+                    "{path}: {ty}.{} is no object in `{}`",
+                    step.field, g.subgraphs[s].name
+                ));
+            };
+            cur = At {
+                sub: s,
+                node,
+                provided: Vec::new(),
+                lineage: None,
+            };
+        }
+        cur.lineage = at.lineage.clone();
+        Ok(cur)
     }
 
     /// The representation a gateway sends subgraph `t` to fetch field `name` of `at`.
