@@ -5,6 +5,7 @@
 pub mod distinct;
 pub mod documents;
 pub mod forms;
+pub mod graph;
 pub mod graph_check;
 pub mod humantime_serde_compat;
 pub mod incremental;

@@ -8,11 +8,11 @@ use anyhow::Result;
 use comfy_table::presets::UTF8_FULL_CONDENSED;
 use comfy_table::Table;
 
+use crate::catalog::graph::GraphPlan;
 use crate::catalog::{Catalog, OperationDef, TargetDef};
 use crate::cli::CheckArgs;
 use crate::error::PlanError;
 use crate::measure::session::{Session, StartOptions};
-use crate::plan::graph::GraphPlan;
 use crate::plan::resolve_isolation;
 use crate::progress::Progress;
 use crate::results::CheckOutcome;

@@ -63,6 +63,12 @@ pub fn graph(root: &Path, a: &InitGraphArgs) -> Result<ExitCode> {
             if op.cases.len() == 1 { "" } else { "s" }
         );
     }
+    if !graph.warnings.is_empty() {
+        eprintln!(
+            "the mock subgraphs do not honour (the rest is served):\n  {}",
+            graph.warnings.join("\n  ")
+        );
+    }
     eprintln!(
         "next: gqlbench run federation --graph {} (edit graph.toml for list lengths, weights and variables)",
         a.dir.display()

@@ -50,7 +50,7 @@ pub const COUNTERS_PORT_ENV: &str = "GQLBENCH_COUNTERS_PORT";
 /// What a gateway target needs besides itself.
 pub struct FederationStart<'a> {
     pub root: &'a Path,
-    pub graph: &'a crate::plan::graph::GraphPlan,
+    pub graph: &'a crate::catalog::graph::GraphPlan,
     pub delays: &'a std::collections::BTreeMap<String, String>,
     /// CPUs for the subgraphs: away from the gateway.
     pub cpus: Option<&'a CpuSet>,

@@ -11,7 +11,7 @@ use anyhow::{bail, Context, Result};
 use gqlbench_engine::Endpoint;
 
 use super::ready::{wait_ready, Readiness};
-use crate::plan::graph::GraphPlan;
+use crate::catalog::graph::GraphPlan;
 use crate::sys::cpus::CpuSet;
 use crate::sys::process::{free_port, SpawnSpec, TargetProcess};
 

@@ -3,7 +3,6 @@
 //! holds its typed load and its kind (`src/kinds/`), which owns the rest.
 pub mod ab;
 pub mod alternation;
-pub mod graph;
 pub mod isolation;
 pub mod load;
 mod options;
@@ -49,7 +48,7 @@ pub struct ScenarioPlan<K: ?Sized> {
     pub subgraphs: Option<std::collections::BTreeMap<String, String>>,
     /// Which subgraphs a gateway is put in front of (`[subgraphs] graph`, or the user's
     /// own graph of `run federation --graph DIR`).
-    pub graph: graph::GraphPlan,
+    pub graph: crate::catalog::graph::GraphPlan,
     /// What the scenario measures, and how.
     pub kind: Arc<K>,
     /// What the kind asks of the floors below it, worked out when the plan is made.

@@ -4,11 +4,11 @@
 //! be made before anything starts is made here, with the same limits `load` uses.
 use anyhow::Result;
 
+use crate::catalog::graph::GraphPlan;
 use crate::catalog::scenario::ScenarioDef;
 use crate::catalog::{Catalog, Profile, TargetDef};
 use crate::error::{CatalogError, PlanError};
 use crate::kind::{self, KindDef, ResolveCx, ScenarioPlan};
-use crate::plan::graph::GraphPlan;
 use crate::plan::load::{placeholder_endpoint, placeholder_operation, Load};
 use crate::plan::{resolve_isolation, KindNeeds, RunOptions};
 use crate::sys::cgroup::Limits;

@@ -36,6 +36,8 @@ pub struct OwnGraph {
     pub file: GraphFile,
     /// Operations with weights above zero, with their computed expected answers.
     pub operations: Vec<(OperationDef, u32)>,
+    /// What the mocks do not honour, one line per field (the rest is served).
+    pub warnings: Vec<String>,
 }
 
 impl OwnGraph {
@@ -144,13 +146,15 @@ impl OwnGraph {
             subgraphs,
             file,
             operations: Vec::new(),
+            warnings: Vec::new(),
         };
         graph
             .costs()
             .map_err(|e| bad(toml_path.clone(), format!("[costs]: {e:#}")))?;
-        let operations = operations::load(&graph)?;
+        let (operations, warnings) = operations::load(&graph)?;
         Ok(OwnGraph {
             operations,
+            warnings,
             ..graph
         })
     }

@@ -18,7 +18,10 @@ use crate::error::CatalogError;
 /// big measures the network and JSON, not the gateway.
 pub const MAX_ANSWER_BYTES: usize = 64 << 20;
 
-pub(super) fn load(graph: &OwnGraph) -> Result<Vec<(OperationDef, u32)>, CatalogError> {
+/// The operations with their answers, and what the mocks do not honour (per field).
+pub(super) type Loaded = (Vec<(OperationDef, u32)>, Vec<String>);
+
+pub(super) fn load(graph: &OwnGraph) -> Result<Loaded, CatalogError> {
     let dir = graph.dir.join("operations");
     let toml_path = graph.dir.join("graph.toml");
     let bad = |file: &Path, message: String| CatalogError::File {
@@ -84,9 +87,13 @@ pub(super) fn load(graph: &OwnGraph) -> Result<Vec<(OperationDef, u32)>, Catalog
                     ),
                 ));
             }
-            let data = mocks
-                .expected(&document, None, &vars)
-                .map_err(|e| bad(path, format!("cannot compute its expected answer: {e}")))?;
+            let data = mocks.expected(&document, None, &vars).map_err(|e| {
+                if e.contains("over 64 MiB") {
+                    bad(&toml_path, format!("[lists]: operation {stem}: {e}"))
+                } else {
+                    bad(path, format!("cannot compute its expected answer: {e}"))
+                }
+            })?;
             let size = serde_json::to_vec(&data).map(|b| b.len()).unwrap_or(0);
             if size > MAX_ANSWER_BYTES {
                 return Err(bad(
@@ -123,7 +130,7 @@ pub(super) fn load(graph: &OwnGraph) -> Result<Vec<(OperationDef, u32)>, Catalog
             "no operation with a weight above 0; add e.g. operations/products.graphql holding `{ products { id } }`".into(),
         ));
     }
-    Ok(out)
+    Ok((out, mocks.warnings()))
 }
 
 /// The variables an operation cannot run without: non-null and with no default.

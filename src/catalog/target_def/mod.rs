@@ -176,8 +176,8 @@ impl TargetDef {
     }
 
     /// Whether it can front `graph` (see [`FederationSpec::graphs`]); Err says why not.
-    pub fn serves_graph(&self, graph: &crate::plan::graph::GraphPlan) -> Result<(), String> {
-        use crate::plan::graph::GraphPlan;
+    pub fn serves_graph(&self, graph: &crate::catalog::graph::GraphPlan) -> Result<(), String> {
+        use crate::catalog::graph::GraphPlan;
         let listed = self
             .file
             .federation

@@ -80,7 +80,36 @@ impl Graph {
             });
         }
         ensure_lists_served(config, out.iter().map(|s| &s.mock), place)?;
+        for path in config.costs.keys() {
+            let known = path.split_once('.').is_some_and(|(t, f)| {
+                out.iter().any(|s| {
+                    s.mock
+                        .model
+                        .types
+                        .get(t)
+                        .is_some_and(|t| t.field(f).is_some())
+                })
+            });
+            anyhow::ensure!(
+                known,
+                "the cost for {path} names no field of an object type of the SDL files {place}"
+            );
+        }
         Ok(Graph { subgraphs: out })
+    }
+
+    /// What the mocks do not honour, one line per field, each naming its subgraph.
+    pub fn warnings(&self) -> Vec<String> {
+        self.subgraphs
+            .iter()
+            .flat_map(|s| {
+                s.mock
+                    .model
+                    .warnings
+                    .iter()
+                    .map(move |w| format!("{}: {w}", s.name))
+            })
+            .collect()
     }
 
     /// The subgraphs' names, in the order the graph consults them.

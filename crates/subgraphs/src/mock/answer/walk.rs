@@ -20,10 +20,15 @@ use crate::mock::resolve::{Mock, Node, Plain};
 /// fetch): more than this means the fields lead back to themselves.
 const MAX_DEPTH: usize = 16;
 
+/// Leaf values an answer may hold: each takes at least 4 bytes of JSON, so more than this
+/// is over the 64 MiB an answer may be; counting stops the walk before memory runs out.
+pub const MAX_VALUES: usize = 16 << 20;
+
 pub(super) struct Walk<'a> {
     graph: &'a Graph,
     op: &'a Op<'a>,
     depth: Cell<usize>,
+    values: Cell<usize>,
 }
 
 /// A parent object where the walk stands: the subgraph that produced it and its value
@@ -67,6 +72,7 @@ impl<'a> Walk<'a> {
             graph,
             op,
             depth: Cell::new(0),
+            values: Cell::new(0),
         }
     }
 
@@ -156,7 +162,15 @@ impl<'a> Walk<'a> {
                 "{path}: {} is a leaf and takes no selection",
                 def.name
             )),
-            Plain::Leaf(v) => Ok(v),
+            Plain::Leaf(v) => {
+                self.values.set(self.values.get() + 1);
+                if self.values.get() > MAX_VALUES {
+                    return Err(format!(
+                        "{path}: the answer would hold more than {MAX_VALUES} values, over 64 MiB; shorten the lists it reaches"
+                    ));
+                }
+                Ok(v)
+            }
             Plain::List(items) => items
                 .into_iter()
                 .enumerate()

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use gqlbench_subgraphs::graph::Graph;
 
-use crate::catalog::own_graph::{self, OwnGraph};
+use super::own_graph::{self, OwnGraph};
 
 #[derive(Debug, Clone)]
 pub enum GraphPlan {
