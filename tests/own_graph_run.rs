@@ -28,6 +28,14 @@ fn init(dir: &Path, extra: &[&str]) -> Outcome {
         .go()
 }
 
+/// `run federation --graph DIR`.
+fn run_graph(dir: &Path) -> Gqlbench {
+    Gqlbench::run("federation")
+        .root(repo())
+        .arg("--graph")
+        .arg(dir)
+}
+
 fn shop(tmp: &tempfile::TempDir) -> PathBuf {
     let dir = tmp.path().join("shop");
     let o = init(&dir, &[]);
@@ -51,10 +59,7 @@ fn init_then_run_puts_the_gateways_in_front_of_mock_subgraphs_with_computed_answ
     assert!(toml.contains("[operations.top-products]"), "{toml}");
 
     let out_dir = tempfile::tempdir().unwrap();
-    let out = Gqlbench::run("federation")
-        .root(repo())
-        .arg("--graph")
-        .arg(&dir)
+    let out = run_graph(&dir)
         .scenarios("constant")
         .targets("hive-gateway,apollo-gateway,mercurius-gateway")
         .warmup("0s")
@@ -140,11 +145,7 @@ fn a_graph_that_does_not_compose_or_an_operation_it_cannot_answer_is_refused() {
         o.stderr
     );
     // The run refuses it the same way, before anything starts.
-    let o = Gqlbench::run("federation")
-        .root(repo())
-        .arg("--graph")
-        .arg(&dir)
-        .go();
+    let o = run_graph(&dir).go();
     o.assert_exit(2);
     assert!(o.stderr.contains("typo.graphql:4:5"), "{}", o.stderr);
     std::fs::remove_file(dir.join("operations/typo.graphql")).unwrap();
@@ -198,11 +199,77 @@ fn bad_graph_settings_are_refused_naming_the_file_and_field() {
         text.replace("price: Int", "price: Int\n  weight: Int"),
     )
     .unwrap();
-    let o = Gqlbench::run("federation")
-        .root(repo())
-        .arg("--graph")
-        .arg(&dir)
-        .go();
+    let o = run_graph(&dir).go();
     o.assert_exit(2);
     assert!(o.stderr.contains("compose again"), "{}", o.stderr);
+}
+
+/// The other inputs `init graph` takes: a supergraph (its subgraphs extracted) and a
+/// persisted-operations manifest (one file per document, named by its operation); a file
+/// that is no supergraph and a manifest that is no manifest are refused.
+#[test]
+fn init_takes_a_supergraph_and_a_manifest_and_refuses_what_they_are_not() {
+    let tmp = tempfile::tempdir().unwrap();
+    let first = shop(&tmp);
+    let manifest = tmp.path().join("manifest.json");
+    let top =
+        std::fs::read_to_string(fixtures().join("graphs/shop-operations/top-products.graphql"))
+            .unwrap();
+    let body = serde_json::json!({
+        "format": "apollo-persisted-query-manifest",
+        "version": 1,
+        "operations": [
+            {"id": "a1", "name": "TopProducts", "type": "query", "body": top},
+            {"id": "b2", "name": "Latest", "type": "query", "body": "query Latest { latestReviews { id product { name } } }"}
+        ]
+    });
+    std::fs::write(&manifest, body.to_string()).unwrap();
+    let second = tmp.path().join("second");
+    let o = Gqlbench::new(["init", "graph"])
+        .root(repo())
+        .arg(&second)
+        .arg("--from")
+        .arg(first.join("supergraph.graphql"))
+        .arg("--operations")
+        .arg(&manifest)
+        .go();
+    assert!(o.success(), "{}", o.stderr);
+    for f in [
+        "subgraphs/products.graphql",
+        "subgraphs/reviews.graphql",
+        "operations/TopProducts.graphql",
+        "operations/Latest.graphql",
+    ] {
+        assert!(second.join(f).is_file(), "{f} missing: {}", o.stderr);
+    }
+    assert!(o.stderr.contains("second/Latest"), "{}", o.stderr);
+
+    let not_supergraph = tmp.path().join("plain.graphql");
+    std::fs::write(&not_supergraph, "type Query { a: Int }\n").unwrap();
+    let o = Gqlbench::new(["init", "graph"])
+        .root(repo())
+        .arg(tmp.path().join("third"))
+        .arg("--from")
+        .arg(&not_supergraph)
+        .go();
+    o.assert_exit(2);
+    assert!(
+        o.stderr.contains("plain.graphql") && o.stderr.contains("extracted"),
+        "{}",
+        o.stderr
+    );
+
+    std::fs::write(&manifest, "[1, 2]").unwrap();
+    let o = Gqlbench::new(["init", "graph"])
+        .root(repo())
+        .arg(&first)
+        .arg("--operations")
+        .arg(&manifest)
+        .go();
+    o.assert_exit(2);
+    assert!(
+        o.stderr.contains("manifest.json") && o.stderr.contains("manifest"),
+        "{}",
+        o.stderr
+    );
 }

@@ -20,9 +20,9 @@
 // A user's own graph (issue 27, docs/own-graph.md):
 //   node targets/_federation/compose.mjs --dir <dir> --out <file>
 // composes every <dir>/*.graphql (a subgraph named by its file stem) with placeholder URLs
-// 127.0.0.1:4401, 4402, ... in alphabetical order of the names (the ports
-// `gqlbench-subgraphs mock --ports` can be given; gqlbench does not run such a graph itself
-// yet). Syntax and composition errors name their subgraph and file, and exit 1.
+// 127.0.0.1:4401, 4402, ... in alphabetical order of the names (`gqlbench init graph` runs
+// it; a run replaces them by the mock subgraphs' real ports). Syntax and composition errors
+// name their subgraph and file, and exit 1.
 
 import { readFileSync, writeFileSync, readdirSync, existsSync, renameSync } from 'node:fs';
 import { dirname, join, resolve, relative } from 'node:path';
