@@ -57,6 +57,7 @@ fn upstream_table(s: &ScenarioResult) -> Option<ExtraTable> {
                     .unwrap_or_else(|| "-".into()),
                 last.map(|u| crate::units::fmt_bytes_or_unmeasured(u.subgraph_rss_peak_bytes))
                     .unwrap_or_default(),
+                cpu_per_request(t),
             ]
         })
         .collect();
@@ -69,11 +70,26 @@ fn upstream_table(s: &ScenarioResult) -> Option<ExtraTable> {
             "calls by subgraph (last trial)",
             "subgraph CPU %",
             "subgraph RSS peak",
+            "CPU µs per request: gateway / subgraphs",
         ]
         .map(String::from)
         .to_vec(),
         rows,
     })
+}
+
+/// The gateway's CPU time per request beside its subgraphs' (both from the medians of the
+/// trials: CPU % over req/s): the subgraphs are no bottleneck when theirs is the smaller.
+fn cpu_per_request(t: &TargetResult) -> String {
+    let Some(s) = &t.summary else {
+        return "-".into();
+    };
+    let rps = s.rps.center_or_median();
+    let per = |pct: Option<f64>| match pct {
+        Some(p) if rps > 0.0 => format!("{:.0}", p / 100.0 / rps * 1e6),
+        _ => "-".into(),
+    };
+    format!("{} / {}", per(s.cpu_avg_pct), per(s.subgraph_cpu_pct))
 }
 
 /// Per gateway and operation, its first request against the same request repeated right
