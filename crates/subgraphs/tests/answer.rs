@@ -453,3 +453,33 @@ enum Mood { HAPPY SAD HIDDEN @inaccessible }"#;
     assert!(moods.iter().all(|m| m == "HAPPY" || m == "SAD"), "{got}");
     assert!(moods.iter().any(|m| m == "SAD") && moods.iter().any(|m| m == "HAPPY"));
 }
+
+/// An argument left out, given as null, or given its SDL default seeds the same values:
+/// gateways forward an unset nullable variable either way, and must all get one answer.
+#[tokio::test]
+async fn absent_null_and_default_arguments_give_the_same_values() {
+    let sdl = "type Query { items(first: Int = 5, tag: String): [Item!]! } type Item { id: ID! }";
+    let g = graph(&[("s", sdl)], &MockConfig::default());
+    let plain = expected(&g, "{ items { id } }", json!({}));
+    for q in [
+        "{ items(first: null, tag: null) { id } }",
+        "{ items(first: 5) { id } }",
+        "query($t: String) { items(tag: $t) { id } }",
+    ] {
+        assert_eq!(expected(&g, q, json!({})), plain, "{q}");
+    }
+    assert_ne!(expected(&g, "{ items(first: 6) { id } }", json!({})), plain);
+    assert_ne!(
+        expected(&g, "{ items(tag: \"a\") { id } }", json!({})),
+        plain
+    );
+    // The served mock agrees, whichever way the argument arrives.
+    let s = MockSubgraph::new("s", "s", sdl, &MockConfig::default()).unwrap();
+    let served = run(
+        &s,
+        "query($t: String) { items(tag: $t, first: null) { id } }",
+        json!({}),
+    )
+    .await;
+    assert_eq!(served, plain);
+}

@@ -100,6 +100,7 @@ impl Mock {
                 return Ok(Plain::Leaf(v.clone()));
             }
         }
+        let args = &seeded_args(field, args);
         let mut s = seed::mix(node.seed, &field.name);
         if !args.is_empty() {
             s = seed::mix(s, &seed::canonical(&Json::Object(args.clone())));
@@ -271,4 +272,25 @@ impl Mock {
             known,
         })
     }
+}
+
+/// The arguments as they seed a value: a null or absent one takes its SDL default, and one
+/// with none is left out. Gateways differ here (an unset nullable variable is sent as null
+/// by some and left out by others, as the spec allows), and all must get the same answer.
+fn seeded_args(field: &FieldDef, args: &Map<String, Json>) -> Map<String, Json> {
+    let mut out: Map<String, Json> = args
+        .iter()
+        .filter(|(_, v)| !v.is_null())
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    for a in &field.args {
+        if out.contains_key(&a.name) {
+            continue;
+        }
+        let default = a.default.clone().and_then(|d| d.into_json().ok());
+        if let Some(d) = default.filter(|d| !d.is_null()) {
+            out.insert(a.name.clone(), d);
+        }
+    }
+    out
 }
