@@ -23,10 +23,10 @@ impl Default for GraphPlan {
 }
 
 impl GraphPlan {
-    /// As reports and messages name it: "demo", "wide", "own graph 'shop'".
+    /// As reports and messages name it: "demo graph", "wide graph", "own graph 'shop'".
     pub fn label(&self) -> String {
         match self {
-            GraphPlan::Builtin(g) => g.name().to_string(),
+            GraphPlan::Builtin(g) => format!("{} graph", g.name()),
             GraphPlan::Own(o) => format!("own graph '{}'", o.name),
         }
     }
