@@ -483,3 +483,15 @@ async fn absent_null_and_default_arguments_give_the_same_values() {
     .await;
     assert_eq!(served, plain);
 }
+
+/// A subgraph whose root type is named otherwise (`schema { query: Queries }`) is served
+/// as the supergraph names it, `Query`; its fields answer as any root field.
+#[tokio::test]
+async fn a_renamed_root_type_is_served_as_query() {
+    let sdl = "schema { query: Queries } type Queries { things: [Thing!]! } type Thing { id: ID! }";
+    let g = graph(&[("r", sdl)], &MockConfig::default());
+    let got = expected(&g, "{ things { id } }", json!({}));
+    assert_eq!(got["things"].as_array().map(Vec::len), Some(3), "{got}");
+    let s = MockSubgraph::new("r", "r", sdl, &MockConfig::default()).unwrap();
+    assert_eq!(run(&s, "{ things { id } }", json!({})).await, got);
+}

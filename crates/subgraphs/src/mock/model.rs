@@ -108,11 +108,23 @@ pub fn parse(file: &str, sdl: &str) -> anyhow::Result<Model> {
         mutation: None,
         warnings: Vec::new(),
     };
+    // Root types named otherwise (`schema { query: Queries }`), as (given name, role).
+    let mut roots: Vec<(String, &str)> = Vec::new();
     for def in doc.definitions {
-        let TypeSystemDefinition::Type(def) = def else {
-            // `schema`/`extend schema @link(...)` and directive definitions describe the
-            // federation machinery, not data; root types are found by name below.
-            continue;
+        let def = match def {
+            TypeSystemDefinition::Type(def) => def,
+            TypeSystemDefinition::Schema(s) => {
+                let s = s.node;
+                for (name, role) in [(s.query, "Query"), (s.mutation, "Mutation")] {
+                    if let Some(n) = name.filter(|n| n.node.as_str() != role) {
+                        roots.push((n.node.to_string(), role));
+                    }
+                }
+                continue;
+            }
+            // `extend schema @link(...)` and directive definitions describe the
+            // federation machinery, not data.
+            TypeSystemDefinition::Directive(_) => continue,
         };
         let def = def.node;
         let name = def.name.node.to_string();
@@ -192,6 +204,14 @@ pub fn parse(file: &str, sdl: &str) -> anyhow::Result<Model> {
                 t.name
             ));
             t.keys.clear();
+        }
+    }
+    // A gateway sends a subgraph root fields, never its root type's name: the mock serves
+    // a renamed root as `Query` (or `Mutation`), which is what the supergraph calls it.
+    for (given, role) in roots {
+        if let Some(mut t) = model.types.remove(&given) {
+            t.name = role.to_string();
+            model.types.insert(role.to_string(), t);
         }
     }
     if model.types.contains_key("Mutation") {
