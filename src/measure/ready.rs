@@ -180,6 +180,27 @@ pub fn wait_ready(
     }
 }
 
+/// " (variables {...})" of case `i` when the `n` requests checked are the operation's
+/// cases (not batches or copies), so a wrong answer says which variables it was for.
+fn case_variables(op: &OperationDef, i: usize, n: usize) -> String {
+    let Some(v) = op.cases.get(i).and_then(|c| c.variables.as_ref()) else {
+        return String::new();
+    };
+    if n != op.cases.len() {
+        return String::new();
+    }
+    let mut text = v.to_string();
+    if text.len() > 200 {
+        let cut = (0..=200)
+            .rev()
+            .find(|&k| text.is_char_boundary(k))
+            .unwrap_or(0);
+        text.truncate(cut);
+        text.push('…');
+    }
+    format!(" (variables {text})")
+}
+
 /// Repeats of an operation's first case after its first request, for the warm figure.
 const WARM_REPEATS: usize = 5;
 
@@ -202,7 +223,8 @@ pub fn check_operations(
                 }
                 problem(&verdict).map(|p| {
                     if engine_op.variants.len() > 1 {
-                        format!("case {} of {}: {p}", i + 1, engine_op.variants.len())
+                        let n = engine_op.variants.len();
+                        format!("case {} of {n}: {p}{}", i + 1, case_variables(op, i, n))
                     } else {
                         p
                     }
@@ -273,5 +295,35 @@ mod tests {
         );
         let down = not_ready_problem(s(10), "connect: refused", s(1), false);
         assert!(down.contains("(last answer: connect: refused)"), "{down}");
+    }
+
+    #[test]
+    fn a_failed_case_names_its_variables_when_requests_are_the_cases() {
+        let case = |v: serde_json::Value| crate::catalog::OperationCase {
+            variables: Some(v),
+            data: serde_json::Value::Null,
+            unique: None,
+        };
+        let op = OperationDef {
+            name: "g/op".into(),
+            document: "query($a: Int) { x(a: $a) }".into(),
+            document_path: "op.graphql".into(),
+            expected_path: "graph.toml".into(),
+            cases: vec![
+                case(serde_json::json!({"a": 1})),
+                case(serde_json::json!({"a": 2})),
+            ],
+            incremental: false,
+            form: Default::default(),
+        };
+        assert_eq!(case_variables(&op, 1, 2), r#" (variables {"a":2})"#);
+        // Batches or copies: request i is not case i.
+        assert_eq!(case_variables(&op, 1, 4), "");
+        let long = OperationDef {
+            cases: vec![case(serde_json::json!({"s": "é".repeat(300)}))],
+            ..op
+        };
+        let text = case_variables(&long, 0, 1);
+        assert!(text.ends_with("…)") && text.len() < 220, "{text}");
     }
 }

@@ -235,12 +235,18 @@ fn post(port: u16, body: &str) -> Value {
     serde_json::from_str(body).unwrap()
 }
 
-#[test]
-fn mock_command_serves_the_sdl_files_of_a_directory() {
-    let dir = std::env::temp_dir().join(format!("gqlbench-mock-{}", std::process::id()));
+/// The shop's two SDL files in a fresh folder named by `tag`.
+fn shop_folder(tag: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("gqlbench-mock-{tag}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("products.graphql"), PRODUCTS).unwrap();
     std::fs::write(dir.join("reviews.graphql"), REVIEWS).unwrap();
+    dir
+}
+
+/// `gqlbench-subgraphs mock` on `dir` with `--list Query.topProducts=2`, its ports (products,
+/// reviews), and the first line it printed.
+fn spawn_mock(dir: &std::path::Path) -> (std::process::Child, Vec<u16>, String) {
     let free: Vec<std::net::TcpListener> = (0..2)
         .map(|_| std::net::TcpListener::bind("127.0.0.1:0").unwrap())
         .collect();
@@ -252,7 +258,7 @@ fn mock_command_serves_the_sdl_files_of_a_directory() {
     let mut child = Command::new(env!("CARGO_BIN_EXE_gqlbench-subgraphs"))
         .arg("mock")
         .arg("--dir")
-        .arg(&dir)
+        .arg(dir)
         .args([
             "--ports",
             &format!("products={},reviews={}", ports[0], ports[1]),
@@ -265,6 +271,52 @@ fn mock_command_serves_the_sdl_files_of_a_directory() {
     BufReader::new(child.stdout.take().unwrap())
         .read_line(&mut line)
         .unwrap();
+    (child, ports, line)
+}
+
+/// Two processes serving one folder give the same answers, byte for byte, and equal to the
+/// answers computed in-process: nothing in a value depends on the process.
+#[test]
+fn two_mock_processes_answer_alike_and_as_computed() {
+    let dir = shop_folder("twice");
+    let (mut a, pa, _) = spawn_mock(&dir);
+    let (mut b, pb, _) = spawn_mock(&dir);
+    let top = r#"{"query":"{ topProducts { upc name price } }"}"#;
+    let reps = r#"{"query":"query($r:[_Any!]!){_entities(representations:$r){... on Product{upc reviews{id body}}}}","variables":{"r":[{"__typename":"Product","upc":"Product-7"}]}}"#;
+    let answers: Vec<(Value, Value)> = [&pa, &pb]
+        .iter()
+        .map(|p| (post(p[0], top), post(p[1], reps)))
+        .collect();
+    for c in [&mut a, &mut b] {
+        let _ = c.kill();
+        let _ = c.wait();
+    }
+    let config = gqlbench_subgraphs::mock::MockConfig {
+        lists: [("Query.topProducts".to_string(), 2)].into(),
+        ..Default::default()
+    };
+    let computed = gqlbench_subgraphs::mock::answer::Graph::load_dir(&dir, &config)
+        .unwrap()
+        .expected(
+            "{ topProducts { upc name price } }",
+            None,
+            &Default::default(),
+        )
+        .unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(answers[0], answers[1]);
+    assert_eq!(answers[0].0["data"], computed);
+    assert!(
+        answers[0].1["data"]["_entities"][0]["reviews"][0]["body"].is_string(),
+        "{:?}",
+        answers[0].1
+    );
+}
+
+#[test]
+fn mock_command_serves_the_sdl_files_of_a_directory() {
+    let dir = shop_folder("serve");
+    let (mut child, ports, line) = spawn_mock(&dir);
     let products = post(ports[0], r#"{"query":"{ topProducts { upc name } }"}"#);
     let reviews = post(ports[1], r#"{"query":"{ _service { sdl } }"}"#);
     let _ = child.kill();
