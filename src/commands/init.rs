@@ -208,14 +208,11 @@ fn compose(tools: &Path, dir: &Path) -> Result<()> {
     Ok(())
 }
 
+/// The paths of `dir/*.graphql`, sorted.
 pub(super) fn graphql_files(dir: &Path) -> Result<Vec<PathBuf>> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .with_context(|| format!("reading {}", dir.display()))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.is_file() && p.extension().is_some_and(|e| e == "graphql"))
-        .collect();
-    files.sort();
-    Ok(files)
+    let files =
+        own_graph::graphql_files(dir).with_context(|| format!("reading {}", dir.display()))?;
+    Ok(files.into_iter().map(|(_, p)| p).collect())
 }
 
 fn has_graphql(dir: &Path) -> bool {

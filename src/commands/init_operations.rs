@@ -12,13 +12,10 @@ use crate::error::PlanError;
 /// Copies (or writes from a manifest) the operations of `from` into `dest`.
 pub(super) fn take(from: &Path, dest: &Path, force: bool) -> Result<()> {
     let files: Vec<(String, String)> = if from.is_dir() {
+        let files = crate::catalog::own_graph::graphql_files(from)
+            .with_context(|| format!("reading {}", from.display()))?;
         let mut out = Vec::new();
-        for f in super::init::graphql_files(from)? {
-            let stem = f
-                .file_stem()
-                .and_then(|s| s.to_str())
-                .context("a file without a UTF-8 name")?
-                .to_string();
+        for (stem, f) in files {
             let text =
                 std::fs::read_to_string(&f).with_context(|| format!("reading {}", f.display()))?;
             out.push((stem, text));

@@ -93,7 +93,8 @@ pub fn resolve(
     )?;
     // Subscriptions have no expected answers: their kind reads the document itself.
     let mut operations = Vec::new();
-    if kind.reads_operations() {
+    // A user's graph brings its own operations (below): the file's are not read.
+    if kind.reads_operations() && own.is_none() {
         for o in &f.operations {
             let mut def = cat
                 .operation(&o.name)
@@ -149,15 +150,17 @@ pub fn resolve(
         // A user's graph: its operations, checked and answered when it was loaded, and
         // its own delays where the scenario has some.
         Some(g) => {
-            operations = g
-                .operations
-                .iter()
-                .map(|(o, w)| {
-                    let mut o = o.clone();
-                    o.form = kind.form();
-                    (o, *w)
-                })
-                .collect();
+            if kind.reads_operations() {
+                operations = g
+                    .operations
+                    .iter()
+                    .map(|(o, w)| {
+                        let mut o = o.clone();
+                        o.form = kind.form();
+                        (o, *w)
+                    })
+                    .collect();
+            }
             if delays.as_ref().is_some_and(|d| !d.is_empty()) {
                 delays = Some(g.delays());
             }

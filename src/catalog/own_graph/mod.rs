@@ -166,23 +166,33 @@ pub fn subgraph_names(dir: &Path) -> Result<Vec<String>, CatalogError> {
         file: dir.to_path_buf(),
         message,
     };
-    let rd = std::fs::read_dir(dir).map_err(|e| {
-        bad(format!(
-            "cannot read the subgraphs folder ({e}); it holds one SDL file per subgraph, e.g. subgraphs/products.graphql"
-        ))
-    })?;
-    let mut names: Vec<String> = rd
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "graphql"))
-        .filter_map(|p| p.file_stem().and_then(|s| s.to_str()).map(String::from))
+    let names: Vec<String> = graphql_files(dir)
+        .map_err(|e| {
+            bad(format!(
+                "cannot read the subgraphs folder ({e}); it holds one SDL file per subgraph, e.g. subgraphs/products.graphql"
+            ))
+        })?
+        .into_iter()
+        .map(|(stem, _)| stem)
         .collect();
-    names.sort();
     if names.is_empty() {
         return Err(bad(
             "has no *.graphql file; give one Federation v2 SDL file per subgraph".into(),
         ));
     }
     Ok(names)
+}
+
+/// `(file stem, path)` of every `dir/*.graphql` file, sorted: a graph folder's subgraphs
+/// and operations, and what `init graph` copies.
+pub fn graphql_files(dir: &Path) -> std::io::Result<Vec<(String, PathBuf)>> {
+    let mut files: Vec<(String, PathBuf)> = std::fs::read_dir(dir)?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_file() && p.extension().is_some_and(|e| e == "graphql"))
+        .filter_map(|p| Some((p.file_stem()?.to_str()?.to_string(), p.clone())))
+        .collect();
+    files.sort();
+    Ok(files)
 }
 
 /// The first line of a supergraph `init graph` composed: the digest of the SDL it was

@@ -145,19 +145,12 @@ fn required_variables(doc: &async_graphql_parser::types::ExecutableDocument) -> 
 
 /// `(stem, path)` of every `dir/*.graphql`, sorted.
 fn operation_files(dir: &Path) -> Result<Vec<(String, PathBuf)>, CatalogError> {
-    let rd = std::fs::read_dir(dir).map_err(|e| CatalogError::File {
+    super::graphql_files(dir).map_err(|e| CatalogError::File {
         file: dir.to_path_buf(),
         message: format!(
             "cannot read the operations folder ({e}); it holds one operation per .graphql file"
         ),
-    })?;
-    let mut files: Vec<(String, PathBuf)> = rd
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "graphql"))
-        .filter_map(|p| Some((p.file_stem()?.to_str()?.to_string(), p.clone())))
-        .collect();
-    files.sort();
-    Ok(files)
+    })
 }
 
 fn names(files: &[(String, PathBuf)]) -> String {

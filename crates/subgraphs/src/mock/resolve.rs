@@ -103,7 +103,7 @@ impl Mock {
         let args = &seeded_args(field, args);
         let mut s = seed::mix(node.seed, &field.name);
         if !args.is_empty() {
-            s = seed::mix(s, &seed::canonical(&Json::Object(args.clone())));
+            s = seed::mix(s, &seed::canonical_map(args));
         }
         if !field.requires.is_empty() {
             // The required (external) values come from the owner through the gateway, so a
@@ -111,13 +111,12 @@ impl Mock {
             // Only what the field set selects: a gateway may add `__typename` or keys
             // inside a nested selection (`lead { isAvailable }`), which must not count.
             let required = seed::project(&field.requires_set, &node.known);
-            s = seed::mix(s, &seed::canonical(&Json::Object(required)));
+            s = seed::mix(s, &seed::canonical_map(&required));
         }
         if let Some(node) = self.by_arguments(&field.ty, args) {
             return Ok(Plain::Object { node, typed: false });
         }
-        let path = format!("{owner}.{}", field.name);
-        self.value(&path, owner, &field.name, &field.ty, s)
+        self.value(owner, &field.name, &field.ty, s)
     }
 
     /// `product(upc: "1")`: a field returning one entity whose arguments carry its whole
@@ -144,12 +143,22 @@ impl Mock {
         })
     }
 
-    fn value(&self, path: &str, owner: &str, field: &str, ty: &Type, s: u64) -> Res<Plain> {
+    /// A list field's length: its own (`--list Type.field=n`) or the default. The key is
+    /// only formatted when some length is set: this runs for every list of every request.
+    fn list_len(&self, owner: &str, field: &str) -> usize {
+        if self.lists.is_empty() {
+            return self.default_list;
+        }
+        let path = format!("{owner}.{field}");
+        self.lists.get(&path).copied().unwrap_or(self.default_list)
+    }
+
+    fn value(&self, owner: &str, field: &str, ty: &Type, s: u64) -> Res<Plain> {
         match &ty.base {
             BaseType::List(inner) => {
-                let n = self.lists.get(path).copied().unwrap_or(self.default_list);
+                let n = self.list_len(owner, field);
                 let items: Res<Vec<_>> = (0..n)
-                    .map(|i| self.value(path, owner, field, inner, seed::mix_index(s, i)))
+                    .map(|i| self.value(owner, field, inner, seed::mix_index(s, i)))
                     .collect();
                 Ok(Plain::List(items?))
             }

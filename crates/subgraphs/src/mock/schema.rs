@@ -80,7 +80,9 @@ pub fn build(mock: Arc<Mock>, costs: &BTreeMap<String, Duration>) -> anyhow::Res
 }
 
 fn field(mock: &Arc<Mock>, owner: &str, f: &FieldDef, cost: Option<Duration>) -> Field {
-    let (mock, owner, def) = (mock.clone(), owner.to_string(), f.clone());
+    // Shared, not copied, by every resolution of the field: this runs per field per request.
+    let (mock, owner, def): (Arc<Mock>, Arc<str>, Arc<FieldDef>) =
+        (mock.clone(), owner.into(), Arc::new(f.clone()));
     let mut field = Field::new(f.name.clone(), type_ref(&f.ty), move |ctx| {
         let (mock, owner, def) = (mock.clone(), owner.clone(), def.clone());
         FieldFuture::new(async move {
@@ -88,16 +90,20 @@ fn field(mock: &Arc<Mock>, owner: &str, f: &FieldDef, cost: Option<Duration>) ->
                 super::cost::burn(cost);
             }
             // Root fields have no parent value: the root type's fixed seed stands in.
+            let root;
             let node = match ctx.parent_value.downcast_ref::<Node>() {
-                Some(node) => node.clone(),
-                None if owner == "Query" || owner == "Mutation" => Mock::root(&owner),
+                Some(node) => node,
+                None if &*owner == "Query" || &*owner == "Mutation" => {
+                    root = Mock::root(&owner);
+                    &root
+                }
                 None => return Err(format!("internal: {owner} has no mock parent value").into()),
             };
             let mut args = Map::new();
             for (name, v) in ctx.args.iter() {
                 args.insert(name.to_string(), v.as_value().clone().into_json()?);
             }
-            mock.field(&owner, &def, &node, &args).map(Some)
+            mock.field(&owner, &def, node, &args).map(Some)
         })
     });
     for a in &f.args {

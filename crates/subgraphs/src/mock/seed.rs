@@ -47,22 +47,31 @@ pub fn canonical(v: &Value) -> String {
     out
 }
 
+/// [`canonical`] of an object given as its members (no copy into a `Value` first).
+pub fn canonical_map(map: &Map<String, Value>) -> String {
+    let mut out = String::new();
+    write_map(map, &mut out);
+    out
+}
+
+fn write_map(map: &Map<String, Value>, out: &mut String) {
+    let mut members: Vec<_> = map.iter().collect();
+    members.sort_by(|a, b| a.0.cmp(b.0));
+    out.push('{');
+    for (i, (k, v)) in members.into_iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str(&Value::String(k.clone()).to_string());
+        out.push(':');
+        write(v, out);
+    }
+    out.push('}');
+}
+
 fn write(v: &Value, out: &mut String) {
     match v {
-        Value::Object(map) => {
-            let mut members: Vec<_> = map.iter().collect();
-            members.sort_by(|a, b| a.0.cmp(b.0));
-            out.push('{');
-            for (i, (k, v)) in members.into_iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                out.push_str(&Value::String(k.clone()).to_string());
-                out.push(':');
-                write(v, out);
-            }
-            out.push('}');
-        }
+        Value::Object(map) => write_map(map, out),
         Value::Array(items) => {
             out.push('[');
             for (i, v) in items.iter().enumerate() {
