@@ -11,11 +11,16 @@ pub fn parse_precision(s: &str) -> Result<f64, String> {
 }
 
 pub fn parse_interference(s: &str) -> Result<f64, String> {
+    if s.trim().eq_ignore_ascii_case("off") {
+        return Ok(f64::INFINITY);
+    }
     let t = s.trim().trim_end_matches('%');
     t.parse::<f64>()
         .ok()
         .filter(|v| v.is_finite() && *v > 0.0)
-        .ok_or_else(|| format!("'{s}' is not a share of one CPU above 0; write e.g. 10% or 50%"))
+        .ok_or_else(|| {
+            format!("'{s}' is not a share of one CPU above 0; write e.g. 10% or 50%, or off")
+        })
 }
 
 pub fn parse_duration(s: &str) -> Result<std::time::Duration, String> {

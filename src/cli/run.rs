@@ -63,9 +63,15 @@ pub struct RunArgs {
     #[arg(long)]
     pub max_trials: Option<u32>,
     /// CPU use by other processes on the run's CPUs (% of one CPU) above which a trial is
-    /// measured again and flagged "interference" (default 10%); raise it on a shared machine
+    /// disturbed (default 10%): a burst well above the run's own level is measured again, a
+    /// steady level is counted and named; "off" judges none
     #[arg(long, value_name = "PCT", value_parser = parse_interference)]
     pub interference_limit: Option<f64>,
+    /// Time the hypervisor steals from the run's CPUs (% of one CPU) above which a trial
+    /// is disturbed (default 5%): a burst well above the machine's own level is measured
+    /// again, a steady level is counted and named; "off" judges none
+    #[arg(long, value_name = "PCT", value_parser = parse_interference)]
+    pub steal_limit: Option<f64>,
     /// Extra environment for every target the run starts, e.g. GQLBENCH_WORK=200000
     /// (repeatable; recorded in the results and shown in the report)
     #[arg(long = "target-env", value_name = "NAME=VALUE")]

@@ -30,6 +30,10 @@ pub fn run(root: &Path, args: &AbArgs) -> Result<ExitCode> {
         root: root.to_path_buf(),
         cancel: super::cancel_flag(),
         command: std::env::args().collect(),
+        noise: std::sync::Mutex::new(crate::measure::noise::Judge::new(
+            ap.run.interference_limit_pct,
+            ap.run.steal_limit_pct,
+        )),
     };
     let (nofile, _) = crate::sys::cpus::raise_nofile();
     if let Some(g) = &ap.run.isolation.generator {

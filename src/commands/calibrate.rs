@@ -1,22 +1,19 @@
 //! `gqlbench calibrate`: what this machine's load generator can send, against a native
 //! static server pinned to the target CPUs, and (with --wrk) wrk's figure beside it from
 //! the same server in the same run, as requests per generator CPU-second.
-use std::collections::BTreeMap;
 use std::process::{Command, ExitCode, Stdio};
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
-use gqlbench_engine::{Control, Endpoint, Operation, Stop, Variant};
+use gqlbench_engine::{Control, Operation, Stop};
 use serde::Serialize;
 
 use crate::cli::CalibrateArgs;
 use crate::error::PlanError;
-use crate::measure::ready::{wait_ready, Readiness};
-use crate::plan::load::{Arrival, Load};
+use crate::plan::load::Load;
 use crate::plan::resolve_isolation;
 use crate::report::{Document, ExportManager, Exporter, Output, Terminal};
 use crate::sys::cpus::CpuSet;
-use crate::sys::process::{free_port, SpawnSpec, TargetProcess};
 
 #[derive(Serialize, Debug, Clone)]
 pub struct Step {
@@ -43,17 +40,7 @@ pub struct Calibration {
 
 /// The load of one calibration step.
 fn step_load(connections: u32, pipelining: u32) -> Load {
-    Load {
-        arrival: Arrival::Closed {
-            connections,
-            pipelining,
-            think_time: Duration::ZERO,
-        },
-        stages: vec![],
-        timeout: Duration::from_secs(10),
-        unique_request_header: false,
-        headers: Vec::new(),
-    }
+    crate::measure::machine_probe::static_load(connections, pipelining)
 }
 
 const PIPELINING: [u32; 2] = [1, 10];
@@ -94,18 +81,7 @@ fn check_flags(a: &CalibrateArgs, gen: &CpuSet) -> Result<(), PlanError> {
 }
 
 fn static_op() -> Operation {
-    Operation {
-        name: "static".into(),
-        weight: 1,
-        variants: vec![Variant {
-            body: bytes::Bytes::from_static(br#"{"query":"{ __typename }"}"#),
-            expected_data: Some(serde_json::json!({"__typename": "Query"})),
-            unique: None,
-            batch: None,
-            incremental: None,
-            persisted: None,
-        }],
-    }
+    crate::measure::machine_probe::static_op()
 }
 
 pub fn run(a: &CalibrateArgs) -> Result<ExitCode> {
@@ -121,36 +97,8 @@ pub fn run(a: &CalibrateArgs) -> Result<ExitCode> {
     let cancel = super::cancel_flag();
     crate::sys::cpus::pin_current_thread(&gen).context("pinning to the generator CPUs")?;
     crate::sys::cpus::raise_nofile();
-    let port = free_port()?;
-    let exe = crate::sys::process::own_exe().context("locating the gqlbench binary")?;
-    let dir = std::env::temp_dir();
-    let prog = vec![
-        exe.display().to_string(),
-        "serve-static".into(),
-        "--port".into(),
-        port.to_string(),
-    ];
-    let mut server = TargetProcess::spawn(SpawnSpec {
-        program: &prog,
-        cwd: &dir,
-        env: BTreeMap::new(),
-        log: dir.join(format!("gqlbench-static-{port}.log")),
-        cpus: srv.clone(),
-        cgroup_procs: vec![],
-    })?;
-    let endpoint = Endpoint::from_url(&format!("http://127.0.0.1:{port}/graphql"))
-        .map_err(|e| anyhow::anyhow!("{e}"))?;
-    match wait_ready(
-        &mut server,
-        &endpoint,
-        &[],
-        Duration::from_secs(10),
-        crate::measure::ready::READY_POLL,
-        &|| false,
-    ) {
-        Readiness::Ready { .. } => {}
-        _ => bail!("the static server did not start:\n{}", server.log_tail(10)),
-    }
+    let (mut server, endpoint) = crate::measure::machine_probe::start_static(srv.clone())?;
+    let port = endpoint.addr.port();
     let mut steps = Vec::new();
     let mut interrupted = false;
     for p in PIPELINING {

@@ -35,6 +35,10 @@ pub fn run(root: &Path, args: &RunArgs) -> Result<ExitCode> {
         root: root.to_path_buf(),
         cancel: super::cancel_flag(),
         command: std::env::args().collect(),
+        noise: std::sync::Mutex::new(crate::measure::noise::Judge::new(
+            plan.interference_limit_pct,
+            plan.steal_limit_pct,
+        )),
     };
     let (nofile, nofile_note) = crate::sys::cpus::raise_nofile();
     // Said only when this plan's connections come near a limit that could not be raised.
@@ -116,6 +120,7 @@ pub fn options(a: &RunArgs) -> RunOptions {
         precision: a.precision,
         max_trials: a.max_trials,
         interference_limit: a.interference_limit,
+        steal_limit: a.steal_limit,
         target_env: a.target_env.clone(),
         max_time: a.max_time,
         connections: a.connections,

@@ -36,6 +36,9 @@ pub struct TrialCx<'a> {
     /// The scenario's operations in the engine's form.
     pub ops: &'a [gqlbench_engine::Operation],
     pub trial: u32,
+    /// The target's process has served no load yet (its first trial, or a fresh process
+    /// of a race's later round): its JIT is still tiering up.
+    pub fresh: bool,
     /// This target's place in the trial's rotated order (1-based).
     pub position: u32,
     /// "<scenario> trial k/n <target>", for progress lines.
@@ -62,7 +65,7 @@ impl TrialCx<'_> {
         let sp = self.sp;
         let w = if warmup == sp.warmup && sp.warmup_max > sp.warmup {
             // A target's first trial warms up longer: its JIT is still tiering up.
-            let min = if self.trial == 1 {
+            let min = if self.fresh {
                 sp.warmup
                     .max(crate::measure::warmup::FIRST_MIN)
                     .min(sp.warmup_max)

@@ -22,6 +22,10 @@ use crate::plan::RunPlan;
 use crate::progress::Progress;
 use crate::results::{now_rfc3339, GeneratorUsage, NoiseInfo, SaturationFlag, TrialResult, Vitals};
 
+/// Time the arms of an alternating run get to open and prime their connections before the
+/// shared clock starts (a run still connecting then starts late, its first block cut).
+const CONNECT_ALLOWANCE: Duration = Duration::from_millis(600);
+
 /// How the two sides share the pair's time.
 #[derive(Debug, Clone, Copy)]
 pub enum Sharing {
@@ -80,8 +84,13 @@ pub fn run<K: ?Sized>(
             .load
             .with_connections((sl.load.connections() / n as u32).max(1)),
     };
-    // One clock for every arm's slices, started before any run connects.
-    let epoch = Instant::now();
+    // One clock for every arm's slices. Alternating, it starts once the runs have had time
+    // to connect and prime their connections, and every run starts its load on it, so the
+    // warm-up and the window (whole blocks) cover whole blocks.
+    let epoch = match sl.sharing {
+        Sharing::Alternate { .. } => Instant::now() + CONNECT_ALLOWANCE,
+        Sharing::Duet => Instant::now(),
+    };
     let plans: Vec<gqlbench_engine::LoadPlan> = sessions
         .iter()
         .enumerate()
@@ -98,6 +107,7 @@ pub fn run<K: ?Sized>(
                 },
             );
             if let Sharing::Alternate { slice, guard, seed } = sl.sharing {
+                p.start_at = Some(epoch);
                 p.slicing = Some(Slicing {
                     epoch,
                     length: slice,

@@ -11,8 +11,13 @@ use std::time::{Duration, Instant};
 
 use crate::plan::ScenarioPlan;
 
-/// Seconds to start and check one target, until the run has timed some.
-const START_GUESS_S: f64 = 3.0;
+/// Seconds to start and check one target, until the run has timed some, on the reference
+/// machine (a Node server starts in 0.3–0.5 s there and its answers are checked in a few
+/// hundred ms); a probe that finds the machine slower scales it (`with_machine`).
+const START_GUESS_S: f64 = 1.5;
+/// Seconds an alternating round waits for its runs to connect before its clock starts
+/// (`alternate::CONNECT_ALLOWANCE`), plus its drain.
+const ROUND_OVERHEAD_S: f64 = 1.0;
 /// Wall seconds per nominal second of a trial, until the run has timed some: a closed
 /// trial warms up until steady (up to its `warmup_max`), connects and drains.
 const PACE_GUESS: f64 = 1.3;
@@ -25,6 +30,10 @@ pub struct Budget {
     actual_s: f64,
     starts: u32,
     start_s: f64,
+    /// The run's alternation (a round's targets together), for the rounds' lengths.
+    alternation: Option<crate::plan::alternation::Alternation>,
+    /// How much slower than the reference machine the start's probe found this one.
+    slowdown: f64,
 }
 
 impl Budget {
@@ -37,7 +46,21 @@ impl Budget {
             actual_s: 0.0,
             starts: 0,
             start_s: 0.0,
+            alternation: None,
+            slowdown: 1.0,
         }
+    }
+
+    /// The run's alternation and the machine's slowdown against the reference (the start's
+    /// probe), which its estimates use until it has timed its own trials and starts.
+    pub fn with_machine(
+        mut self,
+        alternation: Option<crate::plan::alternation::Alternation>,
+        slowdown: f64,
+    ) -> Budget {
+        self.alternation = alternation;
+        self.slowdown = slowdown.max(1.0);
+        self
     }
 
     pub fn total(&self) -> Option<Duration> {
@@ -57,12 +80,17 @@ impl Budget {
         }
     }
 
+    /// The slowdown the start's probe found (1 on the reference machine).
+    pub fn slowdown(&self) -> f64 {
+        self.slowdown
+    }
+
     /// Seconds starting and checking a target took, on average so far.
     pub fn start_s(&self) -> f64 {
         if self.starts > 0 {
             self.start_s / self.starts as f64
         } else {
-            START_GUESS_S
+            START_GUESS_S * self.slowdown
         }
     }
 
@@ -80,17 +108,64 @@ impl Budget {
         self.start_s += actual.as_secs_f64();
     }
 
-    /// The least time `sp` takes: every target started and checked, and its minimum rounds
-    /// at the pace measured so far.
+    /// The least time `sp` takes at the pace measured so far: its minimum rounds of every
+    /// target, each target started (for every round, when the rounds race and start fresh
+    /// processes) and, alternating, each round its warm-up (fresh processes) and window in
+    /// whole blocks of every target's slices.
     pub fn minimum_s<K: ?Sized>(&self, sp: &ScenarioPlan<K>) -> f64 {
-        sp.targets.len() as f64
-            * (self.start_s()
-                + sp.needs.min_trial_secs * sp.needs.budget_trials as f64 * self.pace())
+        let n = sp.targets.len();
+        let rounds = sp.needs.budget_trials.max(1);
+        let races = sp.needs.adaptive && sp.precision.target.is_some();
+        let starts = if races { rounds } else { 1 };
+        let start = n as f64 * starts as f64 * self.start_s();
+        let load = match self.alternation.filter(|_| sp.needs.alternates && n >= 2) {
+            Some(alt) => {
+                let warm = alt.wall(alt.blocks_for(sp.warmup.max(sp.warmup_max)), n);
+                let window = alt.wall(alt.blocks_for(sp.duration), n).as_secs_f64();
+                let fresh = if races { rounds } else { 1 };
+                fresh as f64 * warm.as_secs_f64() + rounds as f64 * (window + ROUND_OVERHEAD_S)
+            }
+            None => n as f64 * sp.needs.min_trial_secs * rounds as f64,
+        };
+        start + load * self.pace()
     }
 
     /// The least time `scenarios` take together.
-    pub fn minimum_of<K: ?Sized>(&self, scenarios: &[ScenarioPlan<K>]) -> f64 {
+    pub fn minimum_of<K: ?Sized>(&self, scenarios: &[&ScenarioPlan<K>]) -> f64 {
         scenarios.iter().map(|s| self.minimum_s(s)).sum()
+    }
+
+    /// Which of `scenarios` the run keeps so that their minimums fit the budget, when they
+    /// do not all fit: the scenarios whose rounds race (the rankings) before the others
+    /// (cold starts, subscriptions), each group's first ones kept, and never none (the
+    /// first one always runs). All of them without a budget or when they fit.
+    pub fn scope<K: ?Sized>(&self, scenarios: &[ScenarioPlan<K>]) -> Vec<bool> {
+        let mut keep = vec![true; scenarios.len()];
+        let Some(total) = self.total.map(|t| t.as_secs_f64()) else {
+            return keep;
+        };
+        let need = |keep: &[bool]| -> f64 {
+            scenarios
+                .iter()
+                .zip(keep)
+                .filter(|(_, k)| **k)
+                .map(|(s, _)| self.minimum_s(s))
+                .sum()
+        };
+        let races = |s: &ScenarioPlan<K>| s.needs.adaptive && s.precision.target.is_some();
+        // The order of leaving: the others from the last, then the races from the last.
+        let mut order: Vec<usize> = (0..scenarios.len())
+            .rev()
+            .filter(|&i| !races(&scenarios[i]))
+            .collect();
+        order.extend((0..scenarios.len()).rev().filter(|&i| races(&scenarios[i])));
+        for i in order {
+            if need(&keep) <= total || keep.iter().filter(|k| **k).count() <= 1 {
+                break;
+            }
+            keep[i] = false;
+        }
+        keep
     }
 
     /// When work beyond the minimum must stop in scenario `this`, which `later` follow,
@@ -101,7 +176,7 @@ impl Budget {
     pub fn deadline<K: ?Sized>(
         &self,
         this: &ScenarioPlan<K>,
-        later: &[ScenarioPlan<K>],
+        later: &[&ScenarioPlan<K>],
     ) -> Option<Instant> {
         self.deadline_from(
             Instant::now(),
@@ -133,7 +208,7 @@ impl Budget {
 
     /// The line printed before the first scenario: what the run needs at least, and the
     /// budget that what it does beyond that shares.
-    pub fn expectation<K: ?Sized>(&self, scenarios: &[ScenarioPlan<K>]) -> String {
+    pub fn expectation<K: ?Sized>(&self, scenarios: &[&ScenarioPlan<K>]) -> String {
         let min = fmt_min(self.minimum_of(scenarios));
         match self.total {
             None => format!(

@@ -20,6 +20,7 @@ pub mod install;
 pub mod install_record;
 pub mod leftovers;
 pub mod loopback;
+pub mod machine_probe;
 pub mod noise;
 pub mod out_dir;
 pub mod ready;
@@ -42,6 +43,8 @@ pub struct RunContext {
     pub root: std::path::PathBuf,
     pub cancel: Arc<AtomicBool>,
     pub command: Vec<String>,
+    /// The run's noise so far: a reading is judged against it (`noise::Judge`).
+    pub noise: std::sync::Mutex<noise::Judge>,
 }
 
 impl RunContext {

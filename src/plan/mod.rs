@@ -71,6 +71,12 @@ pub struct KindNeeds {
     pub trace_collector: Option<TargetDef>,
     /// Whether servers count their executions for this scenario.
     pub counts_executions: bool,
+    /// Whether a round may measure the targets together, alternating in slices: a kind
+    /// that says so, in the closed model, with no helper read per trial (the run may still
+    /// ask for one at a time).
+    pub alternates: bool,
+    /// Whether rounds may be added until decided (a race, with a precision).
+    pub adaptive: bool,
 }
 
 /// The run's PostgreSQL, when a scenario needs one.
@@ -102,11 +108,16 @@ pub struct RunPlan<K: ?Sized> {
     pub budget: Option<Duration>,
     /// Foreign CPU use (% of one CPU) above which a trial counts as disturbed.
     pub interference_limit_pct: f64,
+    /// Steal (% of one CPU) above which a trial counts as disturbed.
+    pub steal_limit_pct: f64,
     /// Extra environment for every target (`--target-env`), over the scenario's own.
     pub target_env: BTreeMap<String, String>,
     /// How the rounds of plain-load scenarios measure their targets: alternating in slices
     /// (the default), or one after another (None: `--one-at-a-time`).
     pub alternation: Option<alternation::Alternation>,
+    /// The scenarios were named (`--scenarios`): the run keeps every one, even beyond its
+    /// budget, where it may leave some of the suite's default scope out (`budget::scope`).
+    pub scenarios_named: bool,
 }
 
 impl<K: ?Sized> RunPlan<K> {

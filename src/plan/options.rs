@@ -46,6 +46,8 @@ pub struct RunOptions {
     pub max_trials: Option<u32>,
     /// Foreign CPU (% of one CPU) above which a trial counts as disturbed.
     pub interference_limit: Option<f64>,
+    /// Steal (% of one CPU) above which a trial counts as disturbed.
+    pub steal_limit: Option<f64>,
     /// `NAME=VALUE` for every target, checked by the planner.
     pub target_env: Vec<String>,
     pub max_time: Option<Duration>,
@@ -80,6 +82,7 @@ impl Default for RunOptions {
             precision: None,
             max_trials: None,
             interference_limit: None,
+            steal_limit: None,
             target_env: Vec::new(),
             max_time: None,
             connections: None,

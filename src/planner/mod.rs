@@ -161,8 +161,12 @@ pub fn resolve_run(cat: &Catalog, args: &RunOptions, registry: &[&KindDef]) -> R
         database,
         budget,
         interference_limit_pct: args.interference_limit.unwrap_or(FOREIGN_LIMIT_PCT),
+        steal_limit_pct: args
+            .steal_limit
+            .unwrap_or(crate::measure::noise::STEAL_LIMIT_PCT),
         target_env: parse_target_env(&args.target_env)?,
         alternation: alternation(args)?,
+        scenarios_named: !args.scenarios.is_empty(),
     })
 }
 

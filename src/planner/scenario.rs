@@ -255,7 +255,17 @@ pub fn resolve(
         loads: kind.loads(&sp.load),
         trace_collector: kind.trace_collector().cloned(),
         counts_executions: kind.counts_executions(),
+        alternates: false,
+        adaptive: kind.adaptive_rounds(),
     };
+    // What `runner::alternating::applies` finds in the started sessions, known from the
+    // plan: per-trial helpers (subgraphs, execution counters, a collector, a coprocessor)
+    // keep a scenario's targets one at a time, and its progress header must say so.
+    let helpers = sp.subgraphs.is_some()
+        || sp.needs.counts_executions
+        || sp.needs.trace_collector.is_some()
+        || sp.targets.iter().any(|t| t.coprocessor.is_some());
+    sp.needs.alternates = kind.alternates() && !sp.load.is_open() && !helpers;
     Ok(sp)
 }
 

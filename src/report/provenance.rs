@@ -153,9 +153,58 @@ pub fn provenance_lines(r: &RunResults) -> Vec<String> {
                 .join(" ")
         ));
     }
+    v.extend(r.machine_probe.as_ref().map(|p| p.line()));
+    v.extend(noise_line(r));
     v.extend(super::precision::run_line(r));
     v.extend(super::precision::budget_line(r));
+    v.extend(r.left_out.as_ref().map(|l| l.line()));
     v
+}
+
+/// The noise the run's measurements saw: "noise over 154 measurements: the hypervisor
+/// stole 7% of a CPU (median; 49% at the 90th percentile), 12 steady and 3 bursts measured
+/// again (steal above 5% or other processes above 10%)". None without a reading.
+pub fn noise_line(r: &RunResults) -> Option<String> {
+    let trials: Vec<&crate::results::TrialResult> = r
+        .scenarios
+        .iter()
+        .flat_map(|s| s.targets.iter())
+        .flat_map(|t| t.trials.iter())
+        .collect();
+    let mut steal: Vec<f64> = trials
+        .iter()
+        .filter_map(|x| x.noise.as_ref().and_then(|n| n.steal_pct))
+        .collect();
+    if steal.is_empty() {
+        return None;
+    }
+    steal.sort_by(f64::total_cmp);
+    let p90 = steal[((steal.len() - 1) as f64 * 0.9).round() as usize];
+    let again = trials.iter().filter(|x| x.excluded.is_some()).count();
+    let flagged = trials
+        .iter()
+        .filter(|x| {
+            x.excluded.is_none()
+                && x.saturation
+                    .iter()
+                    .any(|f| f.kind == crate::results::FlagKind::Interference)
+        })
+        .count();
+    let injected = trials.iter().any(|x| {
+        x.noise
+            .as_ref()
+            .is_some_and(|n| n.injected_steal_pct.is_some())
+    });
+    Some(format!(
+        "noise over {} trials: the hypervisor stole {:.0}% of a CPU (median; {p90:.0}% at the 90th percentile); {flagged} counted with the caveat `interference`, {again} measured again after a burst{}",
+        steal.len(),
+        crate::stats::median(&steal),
+        if injected {
+            " (steal injected by GQLBENCH_INJECT_STEAL, a test setting)"
+        } else {
+            ""
+        }
+    ))
 }
 
 /// An imported run: what measured it and from which files; the machine and isolation lines

@@ -352,12 +352,14 @@ fn the_run_lines_count_rows_within_fastest_named_pairs_decided_and_what_the_budg
         stop,
         canary: Vec::new(),
         slices: None,
+        race: None,
     };
     let pair = |state: &str| RankPair {
         faster: "good".into(),
         slower: "wide".into(),
         margin: None,
         state: state.into(),
+        race: None,
     };
     // Scenario 1 (`sweep`, stopped by the run's time): `good` within ±5% (±1%), `wide` not
     // (±20%); a fastest named, its one pair decided.
@@ -395,6 +397,7 @@ fn the_run_lines_count_rows_within_fastest_named_pairs_decided_and_what_the_budg
     r.budget = Some(BudgetInfo {
         max_s: 540.0,
         used_s: 579.0,
+        promised_s: None,
     });
     let b = precision::budget_line(&r).unwrap();
     assert!(b.contains("9m 00s") && b.contains("9m 39s"), "{b}");

@@ -12,6 +12,7 @@ use crate::error::ResultsError;
 mod flag;
 mod import;
 mod kind_data;
+mod run_extras;
 mod sanity;
 mod stop_reason;
 mod summary;
@@ -24,6 +25,7 @@ pub use import::*;
 pub use kind_data::{Key, KindData};
 pub use sanity::damaged_throughput;
 
+pub use run_extras::{LeftOut, MachineProbe, RaceInfo};
 pub use stop_reason::StopReason;
 pub use summary::*;
 pub use target::*;
@@ -72,6 +74,12 @@ pub struct RunResults {
     /// and runs of older versions, whose budget held only rounds added for precision).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub budget: Option<BudgetInfo>,
+    /// What the machine showed at the start (before the first scenario).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub machine_probe: Option<MachineProbe>,
+    /// Scenarios of the suite's default scope the run left out to keep its budget.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub left_out: Option<LeftOut>,
     /// What the run's exit code says, and why (set when the run ends).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verdict: Option<RunVerdict>,
@@ -81,6 +89,10 @@ pub struct RunResults {
 #[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq)]
 pub struct BudgetInfo {
     pub max_s: f64,
+    /// What the run said before its first scenario it would take at most: the budget, or
+    /// the scenarios' minimums when they are more.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub promised_s: Option<f64>,
     /// Seconds from the end of the installs to the end of the last scenario.
     pub used_s: f64,
 }
@@ -176,6 +188,10 @@ pub struct RoundsInfo {
     /// The slices the rounds' targets alternated in, when they did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub slices: Option<SlicesInfo>,
+    /// The race: which targets each round measured, the fresh processes it started and
+    /// what they cost (`summary::race`, `runner::rounds_loop`). Absent for fixed rounds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub race: Option<RaceInfo>,
 }
 
 /// How a scenario's alternating rounds shared the target CPUs.

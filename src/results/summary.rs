@@ -113,4 +113,44 @@ pub struct RankPair {
     /// `faster` (the interval excludes 0), `equivalent` (the whole interval is within the
     /// precision asked for) or `undecided`.
     pub state: String,
+    /// How the race judged it (`summary::race`); absent in files before it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub race: Option<RacePair>,
+}
+
+/// What more an undecided pair would take at the noise seen so far (display only: the
+/// decision stays with the sequential rule).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Forecast {
+    /// More units (of the pair's estimate) until an interval would decide, about half the
+    /// time (the observed difference and spread taken as true).
+    pub more_units: f64,
+    /// The same in rounds of the pair alone.
+    pub more_rounds: u32,
+    /// Which verdict the forecast heads for.
+    /// `faster` or `equivalent`.
+    pub toward: String,
+}
+
+/// How an adjacent pair of the ranking was judged: the unit its interval rests on and the
+/// two-level variance that chose it, the look and the share of the error rate, and for a
+/// pair left open what deciding it would take.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct RacePair {
+    pub unit: crate::stats::levels::Unit,
+    /// Units the interval's standard error came from, and its degrees of freedom.
+    pub units: usize,
+    pub df: f64,
+    /// Rounds both targets ran, at the look that decided it (or the last).
+    pub rounds: usize,
+    /// The round after which it was decided.
+    pub decided_after: Option<u32>,
+    /// The error rate its interval was made at (the race's, shared among the pairs open).
+    pub alpha: f64,
+    /// The interval's half-width over the standard error.
+    pub multiplier: f64,
+    pub levels: crate::stats::levels::Levels,
+    /// For a pair left open: more rounds of the pair alone that would decide it about
+    /// half the time at the noise seen, and which way.
+    pub forecast: Option<Forecast>,
 }

@@ -335,4 +335,8 @@ pub struct NoiseInfo {
     pub steal_pct: Option<f64>,
     /// Current frequency of each watched CPU at the window's end, MHz.
     pub freq_mhz: Option<Vec<u64>>,
+    /// Steal that a test added to this reading (`GQLBENCH_INJECT_STEAL`), included in
+    /// `steal_pct`; absent on a real run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub injected_steal_pct: Option<f64>,
 }

@@ -70,6 +70,7 @@ pub fn run(
         alpha: ap.alpha,
         max_looks: ap.max_pairs as usize,
         min_look: ap.min_pairs as usize,
+        spending: crate::stats::sequential::Spending::OBrienFleming,
     };
     let began = Instant::now();
     let mut ds: Vec<f64> = Vec::new();

@@ -1,7 +1,7 @@
 //! An alternating round: every target of the round measured together, in time slices of
 //! one shared clock (`measure::alternate`), so that each sees the same machine, moment by
 //! moment, and drift and noise weigh on every target alike. Each target's trial is its
-//! figures over its own slices, recorded as a sequential trial is (`rounds_loop::record`),
+//! figures over its own slices, recorded as a sequential trial is (`record`),
 //! so the rows, the intervals, the ranking and `compare` read them unchanged.
 //!
 //! A round alternates when the run asks for it (the default; `--one-at-a-time` does not),
@@ -9,9 +9,9 @@
 //! its rate: nothing to rank), at least two targets are up, and no target has a helper
 //! whose figures are read per trial (subgraphs, a coprocessor, a trace collector, execution
 //! counters), or more targets than the engine's slicing takes: those are measured one at a
-//! time. The first round warms each target up for
-//! the profile's longest warm-up (its JIT is still tiering up); later rounds, whose targets
-//! were loaded moments before, not at all. Warm-up and window are whole blocks, so every
+//! time. A round of fresh processes (the first, or a race's restarted ones) warms each
+//! target up for the profile's longest warm-up (its JIT is still tiering up); a round of
+//! processes loaded moments before, not at all. Warm-up and window are whole blocks, so every
 //! target gets the same share of the window.
 use std::time::{Duration, Instant};
 
@@ -26,15 +26,7 @@ use crate::results::SlicesInfo;
 /// The alternation a scenario's rounds plan, before its targets are started: the run's,
 /// when its kind is plain load in the closed model and its targets need no helpers.
 pub fn planned(plan: &RunPlan, sp: &ScenarioPlan) -> Option<Alternation> {
-    let alt = plan.alternation?;
-    // What `applies` finds in the started sessions, known from the plan: per-trial
-    // helpers (subgraphs, execution counters, a collector, a coprocessor) keep a scenario's
-    // targets one at a time, and its progress header must say so.
-    let helpers = sp.subgraphs.is_some()
-        || sp.needs.counts_executions
-        || sp.needs.trace_collector.is_some()
-        || sp.targets.iter().any(|t| t.coprocessor.is_some());
-    (sp.kind.alternates() && !sp.load.is_open() && !helpers).then_some(alt)
+    plan.alternation.filter(|_| sp.needs.alternates)
 }
 
 /// The alternation round `order`'s targets take, if they alternate (see the module).
@@ -70,8 +62,16 @@ pub fn info(sp: &ScenarioPlan, alt: Alternation, rounds: u32) -> SlicesInfo {
     }
 }
 
-/// Round `round` of the targets `order` (arm i is `order[i]`), measured again once if the
-/// sentinels saw interference.
+/// What one alternating round is: whether its processes are fresh (the first round, or a
+/// race's restarted ones) and warm up first, and its window's blocks.
+#[derive(Debug, Clone, Copy)]
+pub struct Shape {
+    pub warm: bool,
+    pub blocks: u32,
+}
+
+/// Round `round` of the targets `order` (arm i is `order[i]`), measured again once if a
+/// burst of noise spoiled it.
 pub fn round(
     cx: &mut ScenarioCx<'_>,
     sessions: &mut [Option<Session>],
@@ -79,17 +79,18 @@ pub fn round(
     order: &[usize],
     round: u32,
     alt: Alternation,
+    shape: Shape,
 ) -> Result<()> {
     let sp = cx.sp;
     let n = order.len();
-    // Later rounds need none: their targets were loaded moments before, and a round's
-    // first slices start after an idle gap as every slice does, their start not counted.
-    let warmup = if round == 1 {
+    // Processes loaded moments before need none: a round's first slices start after an
+    // idle gap as every slice does, their start not counted.
+    let warmup = if shape.warm {
         alt.wall(alt.blocks_for(sp.warmup.max(sp.warmup_max)), n)
     } else {
         Duration::ZERO
     };
-    let duration = alt.wall(alt.blocks_for(sp.duration), n);
+    let duration = alt.wall(shape.blocks, n);
     let mut again = false;
     loop {
         let label = format!(
@@ -141,12 +142,13 @@ pub fn round(
                 (ti, t)
             })
             .collect();
+        // Its nominal length is its blocks' (what the budget's estimates assume).
         cx.budget
-            .record_trial(sp.per_target_trial_secs() * n as f64, began.elapsed());
-        if !super::rounds_loop::record(cx, sessions, trials, round, &label, again)? {
+            .record_trial((warmup + duration).as_secs_f64(), began.elapsed());
+        if !super::record::record(cx, sessions, trials, round, &label, again)? {
             return Ok(());
         }
         again = true;
-        cx.progress.extend(sp.per_target_trial_secs() * n as f64);
+        cx.progress.extend((warmup + duration).as_secs_f64());
     }
 }

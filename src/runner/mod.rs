@@ -5,6 +5,8 @@
 pub mod ab;
 mod ab_pair;
 mod alternating;
+mod record;
+mod restart;
 pub mod rounds_loop;
 pub mod scenario;
 
@@ -139,6 +141,8 @@ pub fn new_results(
         target_env: plan.target_env.clone(),
         scenarios: Vec::new(),
         budget: None,
+        machine_probe: None,
+        left_out: None,
         verdict: None,
     }
 }
@@ -193,21 +197,68 @@ pub fn run_plan(
         }
     }
     results.save(out)?;
-    // The time budget counts from here: installs are not load.
-    let mut budget = budget::Budget::new(plan.budget);
-    progress.line(&budget.expectation(&plan.scenarios));
+    // The time budget counts from here: installs are not load. What the machine shows
+    // before any target sets the noise's level and the budget's estimates.
+    let budget = budget::Budget::new(plan.budget);
+    progress.message("probing the machine (canary, noise under load, generator) ...".into());
+    let probe = crate::measure::machine_probe::probe(plan, ctx);
+    if let Some(n) = &probe.noise {
+        match ctx.noise.lock() {
+            Ok(mut j) => j.seed(n),
+            Err(e) => e.into_inner().seed(n),
+        }
+    }
+    progress.line(&probe.line());
+    let mut budget = budget.with_machine(plan.alternation, probe.slowdown());
+    results.machine_probe = Some(probe);
+    // The suite's default scope keeps to the budget: what does not fit is left out, named.
+    let keep = if plan.scenarios_named {
+        vec![true; plan.scenarios.len()]
+    } else {
+        budget.scope(&plan.scenarios)
+    };
+    let kept: Vec<&crate::kind::ScenarioPlan> = plan
+        .scenarios
+        .iter()
+        .zip(&keep)
+        .filter(|(_, k)| **k)
+        .map(|(s, _)| s)
+        .collect();
+    let left: Vec<&crate::kind::ScenarioPlan> = plan
+        .scenarios
+        .iter()
+        .zip(&keep)
+        .filter(|(_, k)| !**k)
+        .map(|(s, _)| s)
+        .collect();
+    if !left.is_empty() {
+        let lo = left_out(
+            plan,
+            &left,
+            budget.minimum_of(&left),
+            budget.minimum_of(&kept),
+        );
+        progress.line(&lo.line());
+        for s in &left {
+            progress.skip(s.planned_load_secs());
+        }
+        results.left_out = Some(lo);
+    }
+    progress.line(&budget.expectation(&kept));
+    results.budget = budget.total().map(|t| BudgetInfo {
+        max_s: t.as_secs_f64(),
+        used_s: 0.0,
+        promised_s: Some(budget.minimum_of(&kept).max(t.as_secs_f64())),
+    });
 
     // The database lives from the first database scenario to the last one (stopped then,
     // so later scenarios do not share the machine with it); Drop stops it on any exit.
-    let last_db = plan
-        .scenarios
-        .iter()
-        .rposition(|s| s.kind.database().is_some());
+    let last_db = kept.iter().rposition(|s| s.kind.database().is_some());
     let mut db: Option<database::RunDatabase> = None;
     // Why the database could not start, and whether that is only this machine lacking the
     // PostgreSQL server (the scenarios are then skipped, not failed).
     let mut db_error: Option<(String, bool)> = None;
-    for (k, sp) in plan.scenarios.iter().enumerate() {
+    for (k, sp) in kept.iter().copied().enumerate() {
         if ctx.cancelled() {
             break;
         }
@@ -266,7 +317,7 @@ pub fn run_plan(
         }
         // What the scenario does beyond its minimum ends at its share of the spare time,
         // and before the rest of the run's budget is what the later scenarios need.
-        let deadline = budget.deadline(sp, &plan.scenarios[k + 1..]);
+        let deadline = budget.deadline(sp, &kept[k + 1..]);
         let mut cx = crate::kind::ScenarioCx {
             deadline,
             budget: &mut budget,
@@ -290,11 +341,35 @@ pub fn run_plan(
         }
         let s = &mut results.scenarios[si];
         s.ranking = summary::rank(s);
-        results.budget = budget.total().map(|t| BudgetInfo {
-            max_s: t.as_secs_f64(),
-            used_s: budget.elapsed().as_secs_f64(),
-        });
+        if let Some(b) = results.budget.as_mut() {
+            b.used_s = budget.elapsed().as_secs_f64();
+        }
         results.save(out)?;
     }
     Ok(())
+}
+
+/// What the run left out of the default scope, and the command that runs it.
+fn left_out<K: ?Sized>(
+    plan: &crate::plan::RunPlan<K>,
+    left: &[&crate::plan::ScenarioPlan<K>],
+    minimum_s: f64,
+    kept_minimum_s: f64,
+) -> LeftOut {
+    let names: Vec<String> = left.iter().map(|s| s.name.clone()).collect();
+    let profile = if plan.profile == crate::plan::DEFAULT_PROFILE {
+        String::new()
+    } else {
+        format!(" --profile {}", plan.profile)
+    };
+    LeftOut {
+        command: format!(
+            "gqlbench run {} --scenarios {}{profile}",
+            plan.suite,
+            names.join(",")
+        ),
+        scenarios: names,
+        minimum_s,
+        kept_minimum_s,
+    }
 }

@@ -1,22 +1,29 @@
-//! The rounds of a scenario over its started targets. Each round runs the kind's trial of
-//! every target still up, in an order that rotates from round to round (A B C, B C A, ...),
-//! so drift hits every target alike; a plain-load round measures them together,
-//! alternating in time slices (`alternating`), when it can. After each trial the target's summary is made and
-//! saved; a trial the noise sentinels call disturbed is measured again (once, within the
-//! budget) and the disturbed one kept but not counted. A canary times each watched CPU
-//! before the first round and after every round. Rounds go on until `rounds::decide` says
-//! why not.
+//! The rounds of a scenario over its started targets. Each round measures the targets it
+//! needs in an order that rotates from round to round (A B C, B C A, ...), so drift hits
+//! every target alike; a plain-load round measures them together, alternating in time
+//! slices (`alternating`), when it can. After each trial the target's summary is made and
+//! saved; a trial spoiled by a burst of noise is measured again (`noise::Judge`). A canary
+//! times each watched CPU before the first round and after every round.
+//!
+//! With a precision asked for, the rounds are a *race* (`summary::race`): every target is
+//! measured in the first rounds (the profile's minimum); after that only the targets of
+//! adjacent pairs still open, until every pair is decided or the budget is spent
+//! (`rounds::decide`). A race samples the processes' luck: every round after the first
+//! starts fresh processes of the targets it measures (`restart`), so one lucky or
+//! unlucky process cannot decide a ranking; what that costs is recorded
+//! (`RoundsInfo::race`). Targets with helpers read per trial (subgraphs, a coprocessor, a
+//! collector, execution counters) keep their processes.
 use std::time::Instant;
 
 use anyhow::Result;
 
-use crate::catalog::TargetKind;
 use crate::kind::RunPlan;
 use crate::kind::{ScenarioCx, TrialCx};
 use crate::measure::budget::{fits, share};
 use crate::measure::session::Session;
 use crate::results::*;
 use crate::summary;
+use crate::summary::race::{Looks, Standing};
 use crate::summary::rounds::{self, Row, StopReason};
 
 /// The rule's view of the scenario's rows: each target's counted samples by round.
@@ -24,7 +31,12 @@ fn rows(s: &ScenarioResult) -> Vec<Row> {
     s.targets
         .iter()
         .filter(|t| t.status == TargetStatus::Ok)
-        .map(|t| Row::of(t, summary::rankable(t) && t.kind != TargetKind::Baseline))
+        .map(|t| {
+            Row::of(
+                t,
+                summary::rankable(t) && t.kind != crate::catalog::TargetKind::Baseline,
+            )
+        })
         .collect()
 }
 
@@ -38,6 +50,83 @@ fn canary(plan: &RunPlan, round: u32) -> CanaryPoint {
     }
 }
 
+/// Whether the scenario's rounds race (a precision asked for, a kind whose trial is one
+/// throughput figure).
+pub fn races(sp: &crate::kind::ScenarioPlan) -> bool {
+    sp.precision.target.is_some() && sp.kind.adaptive_rounds()
+}
+
+/// Whether a started target may be started afresh between rounds: nothing beside it whose
+/// figures are read per trial.
+fn restartable(s: &Session) -> bool {
+    s.subgraphs.is_none()
+        && s.coprocessor.is_none()
+        && s.collector.is_none()
+        && s.counters_port.is_none()
+}
+
+/// Most blocks a round's window holds when the race lengthens it.
+const MAX_BLOCKS: u32 = 8;
+
+/// The blocks of an alternating round's window: the profile's duration in whole blocks, or,
+/// in a race that starts fresh processes, as many as Kalibera and Jones' rule finds worth a
+/// round's cost at the noise of the pairs still open (`levels::blocks_per_round`): a round
+/// term as large as the blocks' noise asks for short rounds (more processes), none for long
+/// ones (restarts cost more than they tell).
+fn window_blocks(
+    cx: &ScenarioCx<'_>,
+    alt: crate::plan::alternation::Alternation,
+    standing: Option<&Standing>,
+    restart: bool,
+) -> u32 {
+    let sp = cx.sp;
+    let base = alt.blocks_for(sp.duration);
+    let Some(st) = standing.filter(|_| restart) else {
+        return base;
+    };
+    let open: Vec<crate::stats::levels::Levels> = st
+        .pairs
+        .iter()
+        .filter(|p| p.state == crate::summary::race::State::Undecided)
+        .filter_map(|p| p.estimate.map(|e| e.levels))
+        .collect();
+    // Per target: a start and the warm-up against one block of its own slices.
+    let block = alt.block_own().as_secs_f64();
+    let c_round = cx.budget.start_s() + block * alt.blocks_for(sp.warmup.max(sp.warmup_max)) as f64;
+    crate::stats::levels::blocks_per_round(&open, c_round, block, base, MAX_BLOCKS.max(base))
+}
+
+/// What one more round of `who` costs, wall seconds at the run's pace: fresh processes
+/// started (when `restart`), their warm-up and the window.
+fn round_secs(
+    cx: &ScenarioCx<'_>,
+    who: &[usize],
+    restart: bool,
+    fresh: bool,
+    blocks: Option<u32>,
+) -> f64 {
+    let sp = cx.sp;
+    let n = who.len();
+    let starts = if restart {
+        n as f64 * cx.budget.start_s()
+    } else {
+        0.0
+    };
+    let load = match super::alternating::planned(cx.plan, sp).filter(|_| n >= 2) {
+        Some(alt) => {
+            let warm = if fresh {
+                alt.wall(alt.blocks_for(sp.warmup.max(sp.warmup_max)), n)
+            } else {
+                std::time::Duration::ZERO
+            };
+            let blocks = blocks.unwrap_or_else(|| alt.blocks_for(sp.duration));
+            (warm + alt.wall(blocks, n)).as_secs_f64()
+        }
+        None => sp.per_target_trial_secs() * n as f64,
+    };
+    starts + load * cx.budget.pace()
+}
+
 pub fn run(
     cx: &mut ScenarioCx<'_>,
     sessions: &mut [Option<Session>],
@@ -45,8 +134,8 @@ pub fn run(
 ) -> Result<()> {
     let (sp, si, plan, ctx) = (cx.sp, cx.si, cx.plan, cx.ctx);
     let out = &plan.out_dir;
-    let per_trial = sp.per_target_trial_secs();
     let p = sp.precision;
+    let racing = races(sp);
     let mut info = RoundsInfo {
         run: 0,
         min: p.min_rounds,
@@ -56,35 +145,114 @@ pub fn run(
         stop: StopReason::Ended,
         canary: vec![canary(plan, 0)],
         slices: None,
+        race: racing.then(RaceInfo::default),
     };
+    // Which targets may be started afresh, decided once from their first start: a target
+    // with helpers read per trial keeps its processes for the whole scenario.
+    let may_restart: Vec<bool> = sessions
+        .iter()
+        .map(|s| racing && s.as_ref().is_some_and(restartable))
+        .collect();
+    // Whose process has served no load yet (its warm-up is a first one).
+    let mut fresh: Vec<bool> = vec![true; sp.targets.len()];
     let mut round = 0u32;
     let mut alternated = 0u32;
     let stop = loop {
-        let alive: Vec<usize> = (0..sp.targets.len())
-            .filter(|&i| sessions[i].is_some())
+        // Targets that can still be measured: up, or dropped from the race and startable
+        // again.
+        let available: Vec<usize> = (0..sp.targets.len())
+            .filter(|&i| {
+                cx.results.scenarios[si].targets[i].status == TargetStatus::Ok
+                    && (sessions[i].is_some() || may_restart[i])
+            })
             .collect();
-        if alive.is_empty() || ctx.cancelled() {
+        if available.is_empty() || ctx.cancelled() {
             break StopReason::Ended;
         }
-        // A round beyond the minimum costs what trials have cost so far.
-        let round_secs = per_trial * alive.len() as f64 * cx.budget.pace();
-        let time_left = fits(cx.deadline, round_secs);
-        if let Some(why) = rounds::decide(&rows(&cx.results.scenarios[si]), round, &p, time_left) {
+        let standing: Option<Standing> = (racing && round > 0).then(|| {
+            summary::standing::standing(
+                &cx.results.scenarios[si],
+                Looks::Sequential { last: false },
+            )
+        });
+        // The next round: every target up to the minimum, then the race's.
+        let next: Vec<usize> = match &standing {
+            Some(st) if round >= p.min_rounds => available
+                .iter()
+                .copied()
+                .filter(|&i| st.racing.contains(&sp.targets[i].name))
+                .collect(),
+            _ => available.clone(),
+        };
+        let restart = round > 0 && next.iter().any(|&i| may_restart[i]);
+        let blocks = super::alternating::planned(plan, sp)
+            .map(|alt| window_blocks(cx, alt, standing.as_ref(), restart));
+        let secs = round_secs(cx, &next, restart, restart || round == 0, blocks);
+        let time_left = fits(cx.deadline, secs);
+        let rows = rows(&cx.results.scenarios[si]);
+        if let Some(why) = rounds::decide(
+            &rows,
+            round,
+            &p,
+            standing.as_ref(),
+            next.is_empty(),
+            time_left,
+        ) {
             break why;
         }
         round += 1;
         if round > p.min_rounds {
-            cx.progress.extend(round_secs);
+            cx.progress.extend(secs);
             cx.progress.line(&format!(
-                "  {}: round {round} (up to {}): the intervals or the ranking are not decided yet",
-                sp.name, p.max_rounds
+                "  {}: round {round} (up to {}): {}",
+                sp.name,
+                p.max_rounds,
+                match &standing {
+                    Some(_) => format!(
+                        "{} racing ({})",
+                        next.len(),
+                        next.iter()
+                            .map(|&i| sp.targets[i].name.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                    None => "the intervals are not within the precision yet".into(),
+                }
             ));
         }
-        // Rotate the order each round (A B C, B C A, ...) so drift hits every target alike.
-        let k = (round as usize - 1) % alive.len();
-        let order: Vec<usize> = alive[k..].iter().chain(&alive[..k]).copied().collect();
+        let began = Instant::now();
+        // Fresh processes for this round (see the module).
+        if restart {
+            let spent = super::restart::round(cx, sessions, &next, &may_restart, round)?;
+            for &i in &next {
+                fresh[i] |= may_restart[i];
+            }
+            if let Some(r) = info.race.as_mut() {
+                r.restarts += next.iter().filter(|&&i| may_restart[i]).count() as u32;
+                r.restart_s += spent;
+            }
+        }
+        // Those whose start failed are out; rotate the order each round (A B C, B C A,
+        // ...) so drift hits every target alike.
+        let up: Vec<usize> = next
+            .iter()
+            .copied()
+            .filter(|&i| sessions[i].is_some())
+            .collect();
+        if up.is_empty() {
+            continue;
+        }
+        let k = (round as usize - 1) % up.len();
+        let order: Vec<usize> = up[k..].iter().chain(&up[..k]).copied().collect();
         if let Some(alt) = super::alternating::applies(cx, sessions, &order) {
-            super::alternating::round(cx, sessions, engine_ops, &order, round, alt)?;
+            let shape = super::alternating::Shape {
+                warm: order.iter().any(|&i| fresh[i]),
+                blocks: blocks.unwrap_or_else(|| alt.blocks_for(sp.duration)),
+            };
+            super::alternating::round(cx, sessions, engine_ops, &order, round, alt, shape)?;
+            if let Some(r) = info.race.as_mut() {
+                r.blocks.push(shape.blocks);
+            }
             alternated += 1;
             info.slices = Some(super::alternating::info(sp, alt, alternated));
         } else {
@@ -94,21 +262,29 @@ pub fn run(
                 }
                 // This trial and the others left to the minimum share the scenario's time.
                 let left = (order.len() - pos) as u32
-                    + alive.len() as u32 * p.min_rounds.saturating_sub(round);
+                    + order.len() as u32 * p.min_rounds.saturating_sub(round);
                 let deadline = share(cx.deadline, left);
                 one_trial(
                     cx,
                     sessions,
                     engine_ops,
                     ti,
-                    round,
-                    pos as u32 + 1,
+                    (round, pos as u32 + 1),
+                    fresh[ti],
                     deadline,
                 )?;
             }
         }
+        for &i in &order {
+            fresh[i] = false;
+        }
         info.run = round;
         info.canary.push(canary(plan, round));
+        if let Some(r) = info.race.as_mut() {
+            r.measured
+                .push(order.iter().map(|&i| sp.targets[i].name.clone()).collect());
+            r.round_s.push(began.elapsed().as_secs_f64());
+        }
         cx.results.scenarios[si].rounds = Some(info.clone());
         cx.results.save(out)?;
     };
@@ -127,17 +303,20 @@ pub(super) fn rounds_planned(p: &crate::plan::Precision) -> String {
     }
 }
 
-/// One target's trial of a round, measured again once if the sentinels saw interference.
+/// One target's trial of a round, measured again once if a burst of noise spoiled it.
+/// `at`: the round and the target's place in its order; `fresh`: its process has served
+/// no load yet.
 fn one_trial(
     cx: &mut ScenarioCx<'_>,
     sessions: &mut [Option<Session>],
     engine_ops: &[gqlbench_engine::Operation],
     ti: usize,
-    round: u32,
-    position: u32,
+    at: (u32, u32),
+    fresh: bool,
     deadline: Option<Instant>,
 ) -> Result<()> {
     let (sp, plan, ctx) = (cx.sp, cx.plan, cx.ctx);
+    let (round, position) = at;
     let t = &sp.targets[ti];
     let per_trial = sp.per_target_trial_secs();
     let mut again = false;
@@ -160,6 +339,7 @@ fn one_trial(
             sess,
             ops: engine_ops,
             trial: round,
+            fresh: fresh && !again,
             position,
             label: &label,
             deadline,
@@ -171,98 +351,10 @@ fn one_trial(
         if sp.kind.adaptive_rounds() {
             cx.budget.record_trial(per_trial, began.elapsed());
         }
-        if !record(cx, sessions, vec![(ti, trial_result)], round, &label, again)? {
+        if !super::record::record(cx, sessions, vec![(ti, trial_result)], round, &label, again)? {
             return Ok(());
         }
         again = true;
         cx.progress.extend(per_trial);
     }
-}
-
-/// Records the trials one measurement made (one target's, or every target's of an
-/// alternating round, sharing its noise): each target's crash, interruption and summary,
-/// saved. True when the measurement is to be made again: the sentinels saw interference,
-/// it was the first time, every trial is valid and there is time; its trials are then kept
-/// but not counted. A second disturbed measurement is counted, flagged `interference`
-/// (the row stays ranked; the report names it).
-pub(super) fn record(
-    cx: &mut ScenarioCx<'_>,
-    sessions: &mut [Option<Session>],
-    mut trials: Vec<(usize, TrialResult)>,
-    round: u32,
-    label: &str,
-    again: bool,
-) -> Result<bool> {
-    let (sp, si, plan, ctx) = (cx.sp, cx.si, cx.plan, cx.ctx);
-    let per_trial = sp.per_target_trial_secs();
-    let noisy = trials.first().and_then(|(_, t)| {
-        t.noise
-            .as_ref()
-            .and_then(|n| crate::measure::noise::interference(n, plan.interference_limit_pct))
-    });
-    let crashed = |sessions: &mut [Option<Session>], ti: usize| {
-        sessions[ti].as_mut().and_then(|s| s.process.exited())
-    };
-    let any_crashed = trials
-        .iter()
-        .any(|(ti, _)| crashed(sessions, *ti).is_some());
-    let repeat = noisy.is_some()
-        && !again
-        && !any_crashed
-        && !ctx.cancelled()
-        && trials.iter().all(|(_, t)| t.valid)
-        && fits(
-            cx.deadline,
-            per_trial * trials.len() as f64 * cx.budget.pace(),
-        );
-    for (ti, mut trial_result) in trials.drain(..) {
-        let t = &sp.targets[ti];
-        if let Some(why) = &noisy {
-            if repeat {
-                trial_result.excluded = Some(format!("interference, measured again: {why}"));
-            } else {
-                trial_result.saturation.push(SaturationFlag {
-                    kind: crate::results::FlagKind::Interference,
-                    detail: why.clone(),
-                });
-            }
-        }
-        let tr = &mut cx.results.scenarios[si].targets[ti];
-        tr.trials.push(trial_result);
-        if let Some(st) = crashed(sessions, ti) {
-            tr.status = TargetStatus::Crashed;
-            let st = st.to_string();
-            let note = sp.limits.kill_note(&st).unwrap_or_default();
-            tr.problem = Some(format!("exited ({st}) during trial {round}{note}"));
-            if let Some(mut s) = sessions[ti].take() {
-                tr.log_tail = Some(s.process.log_tail(20));
-                s.stop();
-            }
-            cx.progress.line(&format!(
-                "  {}: CRASHED during trial {round} ({st})",
-                t.name
-            ));
-            cx.progress
-                .skip(per_trial * sp.trials.saturating_sub(round) as f64);
-        }
-        if ctx.cancelled() {
-            tr.status = TargetStatus::Interrupted;
-            tr.problem = Some("run interrupted (Ctrl-C) during this trial".into());
-        }
-        tr.summary = summary::summarize(tr);
-        sp.kind.summarize(sp, tr);
-        if let Some(last) = tr.trials.last() {
-            let line = if last.alternated.is_some() {
-                format!("{label} {}", t.name)
-            } else {
-                label.to_string()
-            };
-            cx.progress.line(&sp.kind.trial_line(&line, last));
-            if let Some(why) = &last.excluded {
-                cx.progress.line(&format!("  {}: {why}", t.name));
-            }
-        }
-    }
-    cx.results.save(&plan.out_dir)?;
-    Ok(repeat)
 }

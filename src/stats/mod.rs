@@ -9,6 +9,7 @@
 //! speed), so the logarithms are close to normal and Student's t gives the nominal coverage;
 //! the center is then the geometric mean. `tests::coverage_*` check it by simulation.
 pub mod between;
+pub mod levels;
 pub mod sequential;
 pub mod t;
 

@@ -17,59 +17,8 @@
 //! degrees of freedom, so each boundary is turned into a t multiplier with the same tail.
 use super::{mean, stdev, t};
 
-/// How a sequential comparison spends its error budget.
-#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct Design {
-    /// Two-sided error budget over all looks (0 < alpha < 1).
-    pub alpha: f64,
-    /// K_max: looks (pairs) at most; the budget is all spent at the last one.
-    pub max_looks: usize,
-    /// The first look: looks before it spend nothing (their boundary is infinite).
-    pub min_look: usize,
-}
-
-impl Design {
-    /// `max_looks` looks at the default budget (5%) with the first look at 3 pairs.
-    pub fn new(max_looks: usize) -> Design {
-        Design {
-            alpha: 0.05,
-            max_looks,
-            min_look: 3,
-        }
-    }
-
-    /// K_max, at least 1.
-    fn k_max(&self) -> usize {
-        self.max_looks.max(1)
-    }
-
-    /// The first look, within 1..=K_max.
-    fn first(&self) -> usize {
-        self.min_look.clamp(1, self.k_max())
-    }
-
-    /// The alpha planned to be spent by the end of look `k`: α(k / K_max), nothing before
-    /// the first look, all of it from the last look on.
-    pub fn spent(&self, k: usize) -> f64 {
-        if k < self.first() {
-            0.0
-        } else if k >= self.k_max() {
-            self.alpha
-        } else {
-            // Lan–DeMets O'Brien–Fleming type, spent per side (α/2 each), as gsDesign and
-            // ldbounds do: the two-sided total is 4 − 4Φ(z_{1−α/4}/√t).
-            let z = -normal_quantile(self.alpha / 4.0);
-            let t = k as f64 / self.k_max() as f64;
-            4.0 * normal_cdf(-z / t.sqrt())
-        }
-    }
-}
-
-impl Default for Design {
-    fn default() -> Design {
-        Design::new(20)
-    }
-}
+mod design;
+pub use design::{Design, Spending};
 
 /// Φ(x), the standard normal CDF, accurate *relatively* far into the lower tail, where
 /// the boundaries' small spends live.
@@ -322,6 +271,20 @@ impl Bounds {
         }
     }
 
+    /// The z boundary of look `k` (as planned, or as the last look when `last`): +inf
+    /// before the first look; past K_max, the last planned one.
+    pub fn z(&self, k: usize, last: bool) -> f64 {
+        if k == 0 || k < self.design.first() {
+            return f64::INFINITY;
+        }
+        let i = k.min(self.design.k_max()) - 1;
+        if last || k >= self.design.k_max() {
+            self.last[i]
+        } else {
+            self.regular[i]
+        }
+    }
+
     /// The repeated confidence interval of the pair estimates `ds` at look k = ds.len()
     /// (see `rci`).
     pub fn rci(&self, ds: &[f64], last: bool) -> Option<Rci> {
@@ -390,7 +353,7 @@ fn z_bounds_of(
 
 /// t_{df}⁻¹(Φ(b)): the t quantile with the same upper tail as the z boundary `b`, found
 /// from the tail itself (1 − Φ(b) would round to 0 for a large b).
-fn t_multiplier(b: f64, df: usize) -> f64 {
+pub fn t_multiplier(b: f64, df: usize) -> f64 {
     if df == 0 || b.is_infinite() || b.is_nan() {
         return f64::INFINITY;
     }

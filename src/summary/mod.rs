@@ -1,7 +1,9 @@
 //! Derived figures: a target's summary over its trials and a scenario's ranking. Latency
 //! percentiles come from the trials' histograms merged, never from averaged percentiles.
 pub mod ab;
+pub mod race;
 pub mod rounds;
+pub mod standing;
 pub mod transient;
 
 use std::collections::BTreeMap;
@@ -9,7 +11,6 @@ use std::collections::BTreeMap;
 use gqlbench_engine::{decode_hist, new_latency, summarize_hist};
 
 use crate::catalog::scenario::Model;
-use crate::catalog::TargetKind;
 use crate::results::{GcStats, RankPair, Ranking, ScenarioResult, TargetResult};
 use crate::results::{TargetStatus, TargetSummary, TrialResult};
 use crate::stats;
@@ -172,51 +173,26 @@ pub fn rankable(t: &TargetResult) -> bool {
 }
 
 /// The ranking of the valid, unsaturated targets (baselines are the ceiling servers are
-/// measured against, not contestants). Every adjacent pair is compared round by round (the
-/// round is a block, so the machine's drift cancels out); the fastest is named only when
-/// the interval of its margin excludes zero.
+/// measured against, not contestants): the race's standing after the scenario's last round
+/// (`summary::race`), every adjacent pair compared on the rounds both ran; the fastest is
+/// named only when its pair with the runner-up is decided "faster".
 pub fn rank(s: &ScenarioResult) -> Option<Ranking> {
     if fixed_rate(s) {
         return None;
     }
-    let rows: Vec<crate::summary::rounds::Row> = s
-        .targets
-        .iter()
-        .filter(|t| rankable(t) && t.kind != TargetKind::Baseline)
-        .map(|t| crate::summary::rounds::Row::of(t, true))
-        .collect();
-    if rows.len() < 2 {
+    let st = standing::standing(s, standing::looks(s));
+    if st.order.len() < 2 {
         return None;
     }
-    let target = s
-        .rounds
-        .as_ref()
-        .and_then(|r| r.target_pct)
-        .map_or(0.0, |p| p / 100.0);
-    let pairs: Vec<RankPair> = crate::summary::rounds::pairs(&rows, target)
-        .into_iter()
-        .map(|(faster, slower, state)| {
-            use crate::summary::rounds::PairState as P;
-            let (state, change) = match state {
-                P::Faster(c) => ("faster", Some(c)),
-                P::Equivalent(c) => ("equivalent", Some(c)),
-                P::Undecided(c) => ("undecided", c),
-            };
-            RankPair {
-                faster,
-                slower,
-                margin: change,
-                state: state.into(),
-            }
-        })
-        .collect();
+    let pairs: Vec<RankPair> = st.pairs.iter().map(rank_pair).collect();
     let top = pairs.first()?;
-    let samples = |name: &str| {
-        rows.iter()
-            .find(|r| r.name == name)
-            .map_or(0, |r| r.samples.len())
-    };
     let m = top.margin?;
+    let samples = |name: &str| {
+        s.targets
+            .iter()
+            .find(|t| t.name == name)
+            .map_or(0, |t| counted_trials(t).iter().filter(|x| x.valid).count())
+    };
     Some(Ranking {
         fastest: top.faster.clone(),
         runner_up: top.slower.clone(),
@@ -226,4 +202,25 @@ pub fn rank(s: &ScenarioResult) -> Option<Ranking> {
         min_trials: samples(&top.faster).min(samples(&top.slower)) as u32,
         pairs,
     })
+}
+
+/// A judged pair as the results keep it.
+fn rank_pair(p: &race::PairJudgement) -> RankPair {
+    RankPair {
+        faster: p.faster.clone(),
+        slower: p.slower.clone(),
+        margin: p.change,
+        state: p.state.as_str().into(),
+        race: p.estimate.map(|e| crate::results::RacePair {
+            unit: e.unit,
+            units: e.n,
+            df: e.df,
+            rounds: p.look,
+            decided_after: p.decided_after,
+            alpha: p.alpha,
+            multiplier: p.multiplier,
+            levels: e.levels,
+            forecast: p.forecast.clone(),
+        }),
+    }
 }

@@ -102,6 +102,11 @@ pub struct LoadPlan {
     /// Send only in this run's own time slices (comparing arms side by side, see
     /// [`Slicing`]); None sends all the time.
     pub slicing: Option<Slicing>,
+    /// Start the load (warm-up first) at this instant at the earliest, once every
+    /// connection is open and primed: runs sharing a slice clock start on its epoch, so a
+    /// warm-up and a window of whole blocks cover whole blocks. A run not ready by then
+    /// starts as soon as it is.
+    pub start_at: Option<std::time::Instant>,
 }
 
 impl LoadPlan {
@@ -127,6 +132,7 @@ impl LoadPlan {
             keep_examples: 3,
             prime: false,
             slicing: None,
+            start_at: None,
         }
     }
 

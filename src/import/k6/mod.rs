@@ -402,6 +402,8 @@ pub fn import(o: &Options) -> Result<RunResults> {
         target_env: BTreeMap::new(),
         scenarios: vec![scenario],
         budget: None,
+        machine_probe: None,
+        left_out: None,
         verdict: None,
     })
 }

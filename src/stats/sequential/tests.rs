@@ -77,6 +77,7 @@ fn obrien_fleming_type_boundaries_match_the_published_ones() {
         alpha: 0.05,
         max_looks: 5,
         min_look: 1,
+        spending: Spending::OBrienFleming,
     };
     let b = boundaries(&d);
     for (got, want) in b.iter().zip([4.877, 3.357, 2.680, 2.290, 2.031]) {
@@ -100,6 +101,7 @@ fn boundaries_are_infinite_before_the_first_look_then_fall() {
             alpha: 0.05,
             max_looks: k_max,
             min_look: first,
+            spending: Spending::OBrienFleming,
         };
         let b = boundaries(&d);
         assert_eq!(b.len(), k_max);
@@ -125,6 +127,7 @@ fn degenerate_designs_still_give_a_boundary() {
     let zero = Design {
         max_looks: 0,
         min_look: 0,
+        spending: Spending::OBrienFleming,
         ..Design::default()
     };
     assert_eq!(boundaries(&zero).len(), 1);
@@ -256,6 +259,7 @@ fn ending_early_lowers_a_boundary_and_t_widens_every_one() {
             alpha: 0.05,
             max_looks: k_max,
             min_look: first,
+            spending: Spending::OBrienFleming,
         };
         let b = Bounds::new(&d);
         println!("K {k_max} first {first}: z {:.4?}", b.regular);

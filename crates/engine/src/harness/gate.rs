@@ -52,8 +52,15 @@ impl StartGate {
     }
 
     /// Waits (at most `limit`, or until `cancel`) for every worker to arrive, then sets the
-    /// start `lead` from now and releases them. Returns the start.
-    pub fn open_when_ready(&self, limit: Duration, lead: Duration, cancel: &AtomicBool) -> Instant {
+    /// start `lead` from now, or at `not_before` when that is later, and releases them.
+    /// Returns the start.
+    pub fn open_when_ready(
+        &self,
+        limit: Duration,
+        lead: Duration,
+        cancel: &AtomicBool,
+        not_before: Option<Instant>,
+    ) -> Instant {
         let give_up = Instant::now() + limit;
         let mut st = self.state();
         while st.arrived < self.workers && !cancel.load(Ordering::Relaxed) {
@@ -68,7 +75,7 @@ impl StartGate {
                 .map(|(g, _)| g)
                 .unwrap_or_else(|e| e.into_inner().0);
         }
-        let start = Instant::now() + lead;
+        let start = (Instant::now() + lead).max(not_before.unwrap_or(Instant::now()));
         st.start = Some(start);
         self.changed.notify_all();
         start
@@ -132,6 +139,7 @@ mod tests {
             Duration::from_secs(5),
             Duration::from_millis(5),
             &AtomicBool::new(false),
+            None,
         );
         assert!(start >= t0 + slow, "the start came before the slow worker");
         for h in handles {

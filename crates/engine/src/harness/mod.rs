@@ -57,6 +57,8 @@ pub(crate) struct Harness<'a, const N: usize> {
     pub precise_timers: bool,
     /// How long the start waits for a worker still preparing before it goes ahead.
     pub gate_limit: Duration,
+    /// The start at the earliest (runs that share a clock start on it together).
+    pub start_at: Option<Instant>,
 }
 
 /// Why a worker must stop: the caller cancelled, or the harness gave up on the run.
@@ -178,7 +180,7 @@ impl<const N: usize> Harness<'_, N> {
                     Err(e) => {
                         // Release the workers already started and let them end at once.
                         abort.store(true, Ordering::Relaxed);
-                        gate.open_when_ready(Duration::ZERO, Duration::ZERO, &abort);
+                        gate.open_when_ready(Duration::ZERO, Duration::ZERO, &abort, None);
                         for h in handles {
                             let _ = h.join();
                         }
@@ -186,7 +188,7 @@ impl<const N: usize> Harness<'_, N> {
                     }
                 }
             }
-            let start = gate.open_when_ready(self.gate_limit, LEAD, self.cancel);
+            let start = gate.open_when_ready(self.gate_limit, LEAD, self.cancel, self.start_at);
             let t = coordinate(&Running {
                 start,
                 ended: &ended,

@@ -103,6 +103,7 @@ fn harness<'a>(threads: usize, cancel: &'a AtomicBool, board: &'a Board<1>) -> H
         board,
         precise_timers: false,
         gate_limit: Duration::from_secs(30),
+        start_at: None,
     }
 }
 

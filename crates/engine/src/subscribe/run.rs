@@ -69,6 +69,7 @@ pub fn run_subscriptions(
         board,
         precise_timers: false,
         gate_limit: GATE_LIMIT,
+        start_at: None,
     };
     let worker = |seat: Seat<'_, LIVE_COUNTERS>| {
         let slots = share(needed, threads, seat.worker) as usize;

@@ -1,0 +1,104 @@
+//! A scenario's race as its results record it (`summary::race`): each ranked target's
+//! counted rounds (its trial's rate and, when the round alternated, each whole block's rate
+//! from its own slices) and the race's rule from the scenario's rounds. `rank` reports the
+//! standing after the last round; the runner asks for it after every round, to know which
+//! targets the next one measures.
+use std::collections::BTreeMap;
+
+use super::race::{self, Entrant, Looks, RoundObs, Rule, Standing};
+use crate::catalog::TargetKind;
+use crate::results::{ScenarioResult, StopReason, TargetResult, TrialResult};
+
+/// A slice counts towards its block when its counted part is at least this share of the
+/// fullest slice of its trial: the slices at the window's edges are cut short.
+const FULL_SLICE: f64 = 0.9;
+
+/// The block rates of an alternating trial: for each block (a permutation of the round's
+/// targets and its mirror, `2 × alternated` slices), this target's answers over the counted
+/// time of its two slices, when both are whole.
+pub fn block_rates(x: &TrialResult) -> BTreeMap<u64, f64> {
+    let Some(n) = x.alternated.filter(|n| *n >= 2) else {
+        return BTreeMap::new();
+    };
+    let slices = &x.load.slices;
+    let full = slices.iter().map(|s| s.counted_ms).fold(0.0, f64::max);
+    if full <= 0.0 {
+        return BTreeMap::new();
+    }
+    let mut blocks: BTreeMap<u64, (u64, f64, u32, bool)> = BTreeMap::new();
+    for s in slices {
+        let b = blocks.entry(s.index / (2 * n as u64)).or_default();
+        b.0 += s.ok;
+        b.1 += s.counted_ms;
+        b.2 += 1;
+        b.3 |= s.counted_ms < FULL_SLICE * full;
+    }
+    blocks
+        .into_iter()
+        .filter(|(_, (_, ms, k, short))| *k == 2 && !short && *ms > 0.0)
+        .map(|(b, (ok, ms, _, _))| (b, ok as f64 / (ms / 1000.0)))
+        .collect()
+}
+
+/// A target as the race sees it: its valid trials that count (not measured again), by
+/// round.
+pub fn entrant(t: &TargetResult, ranked: bool) -> Entrant {
+    Entrant {
+        name: t.name.clone(),
+        ranked,
+        rounds: t
+            .trials
+            .iter()
+            .filter(|x| x.valid && x.excluded.is_none() && x.load.throughput_rps > 0.0)
+            .map(|x| {
+                (
+                    x.trial,
+                    RoundObs {
+                        rate: x.load.throughput_rps,
+                        blocks: block_rates(x),
+                    },
+                )
+            })
+            .collect(),
+    }
+}
+
+/// Every target of the scenario as the race sees it; ranked are the valid, unsaturated ones
+/// that are not baselines.
+pub fn entrants(s: &ScenarioResult) -> Vec<Entrant> {
+    s.targets
+        .iter()
+        .map(|t| entrant(t, super::rankable(t) && t.kind != TargetKind::Baseline))
+        .collect()
+}
+
+/// The race's rule for the scenario: its precision as the equivalence margin (none: no pair
+/// can be equivalent), its most rounds as the looks planned.
+pub fn rule(s: &ScenarioResult) -> Rule {
+    let r = s.rounds.as_ref();
+    let margin = r.and_then(|r| r.target_pct).map_or(0.0, |p| p / 100.0);
+    let max = r.map_or(s.trials_planned, |r| r.max.max(r.run));
+    Rule::new(margin, max)
+}
+
+/// How the scenario's rounds were looked at: after every one (rounds added until decided),
+/// the last spending what was left when the rounds ended without a decision; or once at the
+/// end (a fixed number of rounds).
+pub fn looks(s: &ScenarioResult) -> Looks {
+    match s.rounds.as_ref() {
+        Some(r) if r.target_pct.is_some() => Looks::Sequential {
+            last: matches!(
+                r.stop,
+                StopReason::Time | StopReason::MaxRounds | StopReason::Ended
+            ),
+        },
+        _ => Looks::Once,
+    }
+}
+
+/// The standing of the scenario's race after its last round, as `looks` says it was looked
+/// at; `last` overrides whether the last look spends what is left (the runner asks before
+/// it knows why the rounds stop).
+pub fn standing(s: &ScenarioResult, looks: Looks) -> Standing {
+    race::judge(&entrants(s), &rule(s), looks)
+}
