@@ -44,6 +44,17 @@ pub fn fmt_ms(us: f64) -> String {
 }
 
 /// Requests per second: whole with thousands separators from 100 up, one decimal below.
+/// "45 s", "7 min", "1 h 10 min": a duration to read, not to compute with.
+pub fn fmt_minutes(secs: f64) -> String {
+    if secs < 90.0 {
+        format!("{:.0} s", secs.max(0.0))
+    } else if secs < 5400.0 {
+        format!("{:.0} min", secs / 60.0)
+    } else {
+        format!("{:.0} h {:.0} min", (secs / 3600.0).floor(), (secs % 3600.0) / 60.0)
+    }
+}
+
 pub fn fmt_rps(x: f64) -> String {
     if x >= 100.0 {
         let s = format!("{x:.0}");

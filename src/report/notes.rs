@@ -15,18 +15,39 @@ pub fn verdict(s: &ScenarioResult) -> String {
         return "no ranking: fewer than two valid, unsaturated targets (baselines are not ranked)"
             .into();
     };
-    let ci = format!(
-        "95% CI {:+.1}% to {:+.1}%",
-        r.margin_ci_pct.0, r.margin_ci_pct.1
-    );
+    // A race's pair says how it was judged; a ranking from before races, by rounds at 95%.
+    let raced = r.pairs.first().and_then(|p| p.race.as_ref());
+    let ci = match raced {
+        Some(_) => format!(
+            "interval {:+.1}% to {:+.1}%",
+            r.margin_ci_pct.0, r.margin_ci_pct.1
+        ),
+        None => format!(
+            "95% CI {:+.1}% to {:+.1}%",
+            r.margin_ci_pct.0, r.margin_ci_pct.1
+        ),
+    };
     if r.significant {
-        return format!(
-            "fastest: {}, {:+.1}% over {} ({ci}, paired over {} rounds)",
-            r.fastest, r.margin_pct, r.runner_up, r.min_trials
-        );
+        return match raced {
+            Some(x) => format!(
+                "fastest: {}, {:+.1}% over {} ({ci}, {})",
+                r.fastest,
+                r.margin_pct,
+                r.runner_up,
+                precision::judged(x)
+            ),
+            None => format!(
+                "fastest: {}, {:+.1}% over {} ({ci}, paired over {} rounds)",
+                r.fastest, r.margin_pct, r.runner_up, r.min_trials
+            ),
+        };
     }
     let top = r.pairs.first().map(|p| p.state.as_str());
-    if (r.min_trials as usize) < crate::stats::MIN_TRIALS {
+    let too_few = match raced {
+        Some(x) => x.rounds < crate::summary::race::MIN_LOOK,
+        None => (r.min_trials as usize) < crate::stats::MIN_TRIALS,
+    };
+    if too_few {
         format!(
             "no fastest named: {} leads {} by {:+.1}%, but {} trial(s) are too few to judge; use --trials {} or more",
             r.fastest,
@@ -63,6 +84,7 @@ pub fn notes(s: &ScenarioResult) -> Vec<String> {
         out.push(format!("CATALOGUE FAULT — {f}"));
     }
     out.extend(precision::pairs_note(s));
+    out.extend(precision::forecast_notes(s));
     out.extend(precision::rounds_note(s));
     out.extend(precision::sentinel_note(s));
     for t in s.targets.iter().filter(|t| !not_installed(t)) {

@@ -73,6 +73,9 @@ pub fn rounds_note(s: &ScenarioResult) -> Option<String> {
             crate::units::pct(sl.guard_ms)
         ));
     }
+    if let Some(race) = &r.race {
+        line.push_str(&race_line(s, race));
+    }
     let speeds: Vec<f64> = (1..=r.run).filter_map(|k| r.canary_ms(k)).collect();
     if speeds.len() >= 2 {
         let (lo, hi) = speeds
@@ -86,10 +89,70 @@ pub fn rounds_note(s: &ScenarioResult) -> Option<String> {
     Some(line)
 }
 
+/// How a race judged a pair: "on 14 blocks, 13 df, after round 7" (or "so far" for one
+/// still open), with the round term the unit was chosen by.
+pub fn judged(x: &crate::results::RacePair) -> String {
+    let when = match x.decided_after {
+        Some(k) => format!("decided after round {k}"),
+        None => format!("open after {} rounds", x.rounds),
+    };
+    format!(
+        "{when}, on {} {} ({:.0} df) at a {}% error rate",
+        x.units,
+        x.unit,
+        x.df,
+        pct(x.alpha * 100.0)
+    )
+}
+
+/// "; targets per round 5, 5, 4, 2; 12 fresh processes started (43 s of 266 s), windows of
+/// 2–6 blocks; the processes' luck (round term beyond the blocks' noise): 0.8–3.1%".
+fn race_line(s: &ScenarioResult, race: &crate::results::RaceInfo) -> String {
+    let counts: Vec<String> = race.measured.iter().map(|m| m.len().to_string()).collect();
+    let total: f64 = race.round_s.iter().sum();
+    let mut line = format!("; targets measured per round {}", counts.join(", "));
+    if race.restarts > 0 {
+        line.push_str(&format!(
+            "; {} fresh processes started for later rounds ({:.0} s of the rounds' {:.0} s)",
+            race.restarts, race.restart_s, total
+        ));
+    }
+    if let (Some(lo), Some(hi)) = (race.blocks.iter().min(), race.blocks.iter().max()) {
+        line.push_str(&if lo == hi {
+            format!(", windows of {lo} blocks")
+        } else {
+            format!(", windows of {lo}–{hi} blocks")
+        });
+    }
+    let luck: Vec<f64> = s
+        .ranking
+        .iter()
+        .flat_map(|r| r.pairs.iter())
+        .filter_map(|p| p.race.as_ref()?.levels.t2)
+        .map(|t2| t2.max(0.0).sqrt() * 100.0)
+        .collect();
+    if !luck.is_empty() {
+        let (lo, hi) = luck
+            .iter()
+            .fold((f64::INFINITY, 0.0f64), |(a, b), x| (a.min(*x), b.max(*x)));
+        line.push_str(&format!(
+            "; between rounds (fresh processes), the pairs' ratios moved by {lo:.1}–{hi:.1}% beyond their blocks' noise"
+        ));
+    }
+    line
+}
+
 /// The adjacent pairs of the ranking: "graphql-jit > mercurius +21.4% [+18.0, +24.9]",
-/// "≈" for equivalent, "?" for undecided.
+/// "≈" for equivalent, "?" for undecided; a race's pairs say how each was judged.
 pub fn pairs_note(s: &ScenarioResult) -> Option<String> {
     let r = s.ranking.as_ref()?;
+    if r.pairs.first().is_some_and(|p| p.race.is_some()) {
+        let parts: Vec<String> = r.pairs.iter().map(race_pair).collect();
+        return Some(format!(
+            "ranking, each adjacent pair on the rounds both ran (> faster, ≈ equivalent, ? undecided): {}",
+            parts.join("; ")
+        ));
+    }
     if r.pairs.len() < 2 {
         return None;
     }
@@ -115,6 +178,112 @@ pub fn pairs_note(s: &ScenarioResult) -> Option<String> {
         "ranking, each pair paired by round (> faster, ≈ equivalent, ? undecided): {}",
         parts.join("; ")
     ))
+}
+
+/// "graphql-jit > mercurius +22.1% [+2.0, +46.0] (decided after round 7, on 14 blocks...)".
+fn race_pair(p: &crate::results::RankPair) -> String {
+    let sign = match p.state.as_str() {
+        "faster" => ">",
+        "equivalent" => "≈",
+        _ => "?",
+    };
+    let m = p.margin.as_ref().map_or(String::new(), |m| {
+        format!(
+            " {:+.1}% [{}, {}]",
+            m.pct,
+            signed(m.ci_low_pct),
+            signed(m.ci_high_pct)
+        )
+    });
+    let how = p
+        .race
+        .as_ref()
+        .map_or(String::new(), |x| format!(" ({})", judged(x)));
+    format!("{} {sign} {}{m}{how}", p.faster, p.slower)
+}
+
+/// "+2.0", "-inf" for an interval no look has bounded yet.
+fn signed(x: f64) -> String {
+    if x.is_finite() {
+        format!("{x:+.1}")
+    } else if x > 0.0 {
+        "+∞".into()
+    } else {
+        "-∞".into()
+    }
+}
+
+/// What each pair left open would take to decide, at the noise the race saw (display only:
+/// the sequential rule decides), and the command that runs that much of it: "to decide
+/// graphql-yoga ? apollo-server: about 39 more rounds of the two (about 7 min at 11 s a
+/// round) toward faster: gqlbench run servers --scenarios simple --targets
+/// graphql-yoga,apollo-server --max-time 9m".
+pub fn forecast_notes(s: &ScenarioResult) -> Vec<String> {
+    let Some(r) = s.ranking.as_ref() else {
+        return Vec::new();
+    };
+    let per_round = pair_round_s(s);
+    r.pairs
+        .iter()
+        .filter(|p| p.state == "undecided")
+        .filter_map(|p| {
+            let x = p.race.as_ref()?;
+            Some(match &x.forecast {
+                Some(f) => {
+                    let secs = per_round.map(|r| r * f.more_rounds as f64);
+                    let time = secs.map_or(String::new(), |t| {
+                        format!(
+                            " (about {} at {:.0} s a round)",
+                            crate::units::fmt_minutes(t),
+                            per_round.unwrap_or_default()
+                        )
+                    });
+                    // Its own run: the rounds it has had and the ones forecast, with room.
+                    let whole = per_round.map(|r| r * (x.rounds as f64 + f.more_rounds as f64) * 1.3 + 30.0);
+                    format!(
+                        "to decide {} ? {}: about {} more rounds of the two{time}, toward {}: {}",
+                        p.faster,
+                        p.slower,
+                        f.more_rounds,
+                        f.toward,
+                        command(s, &p.faster, &p.slower, whole)
+                    )
+                }
+                None => format!(
+                    "to decide {} ? {}: more than {} rounds at the noise seen (its difference sits where neither verdict is near)",
+                    p.faster,
+                    p.slower,
+                    crate::summary::race::FORECAST_HORIZON
+                ),
+            })
+        })
+        .collect()
+}
+
+/// Wall seconds a round of two racing targets takes, from the race's own rounds (each
+/// round's time per target measured, for two).
+fn pair_round_s(s: &ScenarioResult) -> Option<f64> {
+    let race = s.rounds.as_ref()?.race.as_ref()?;
+    let per: Vec<f64> = race
+        .round_s
+        .iter()
+        .zip(&race.measured)
+        .filter(|(_, m)| !m.is_empty())
+        .skip(1)
+        .map(|(t, m)| t / m.len() as f64)
+        .collect();
+    (!per.is_empty()).then(|| 2.0 * crate::stats::median(&per))
+}
+
+/// The command that races the two targets of a scenario alone, with a budget of `secs`.
+fn command(s: &ScenarioResult, a: &str, b: &str, secs: Option<f64>) -> String {
+    let budget = secs.map_or(String::new(), |t| {
+        format!(" --max-time {}m", (t / 60.0).ceil().max(1.0))
+    });
+    format!(
+        "gqlbench run {} --scenarios {} --targets {a},{b}{budget}",
+        s.suite, s.name
+    )
 }
 
 /// Trials measured again, and warm-ups that never settled, per target.

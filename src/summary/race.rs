@@ -139,6 +139,7 @@ impl Standing {
 }
 
 mod pair;
+pub use pair::FORECAST_HORIZON;
 use pair::{judge_pair, pair_estimate, Boundaries};
 
 /// A decision made at some look, kept.

@@ -200,7 +200,7 @@ pub(super) fn judge_pair(
 }
 
 /// Rounds a forecast looks ahead at most.
-const FORECAST_HORIZON: usize = 100;
+pub const FORECAST_HORIZON: usize = 100;
 
 /// How many more rounds would bring the interval inside a verdict (faster, or equivalent),
 /// with the difference and the spread seen so far taken as true (ranking-fast.md §4): at
