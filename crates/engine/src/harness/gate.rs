@@ -162,10 +162,33 @@ mod tests {
             Duration::from_secs(30),
             Duration::ZERO,
             &AtomicBool::new(false),
+            None,
         );
         assert!(
             t0.elapsed() < Duration::from_secs(10),
             "waited for a dead worker"
         );
+    }
+
+    #[test]
+    fn a_start_asked_for_later_is_kept_and_one_already_past_is_not_waited_for() {
+        let gate = StartGate::new(0);
+        let later = Instant::now() + Duration::from_millis(300);
+        let start = gate.open_when_ready(
+            Duration::from_secs(5),
+            Duration::from_millis(5),
+            &AtomicBool::new(false),
+            Some(later),
+        );
+        assert_eq!(start, later, "the shared clock's start");
+        let past = Instant::now() - Duration::from_secs(1);
+        let t0 = Instant::now();
+        let start = gate.open_when_ready(
+            Duration::from_secs(5),
+            Duration::from_millis(5),
+            &AtomicBool::new(false),
+            Some(past),
+        );
+        assert!(start >= t0, "a start in the past is now, not then");
     }
 }
