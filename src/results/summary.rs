@@ -78,10 +78,12 @@ pub struct TargetSummary {
 pub struct LittleCheck {
     /// Requests the schedule keeps going at once: connections × pipelining.
     pub concurrency: f64,
-    /// A connection's turn: the mean latency of the row's merged histogram plus the think
-    /// time, milliseconds.
+    /// A connection's turn, milliseconds: `concurrency / expected_rps`, the mean latency plus
+    /// the think time that the trials' figures by the law imply together.
     pub turn_ms: f64,
-    /// `concurrency / turn`, req/s.
+    /// The req/s the law gives: the geometric mean over the used trials of each one's
+    /// connections × pipelining / (its mean latency + think time), as the row's req/s is the
+    /// geometric mean of theirs.
     pub expected_rps: f64,
     /// The row's req/s (the center of its trials).
     pub measured_rps: f64,
