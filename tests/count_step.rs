@@ -13,7 +13,7 @@ fn a_slow_targets_rows_are_timed_with_an_interval_and_checked_against_littles_la
     let dir = tempfile::tempdir().unwrap();
     let out = Gqlbench::run("e2e")
         .root(fixtures())
-        .scenarios("delay")
+        .scenarios("slow-answers")
         .trials(3)
         .warmup("0s")
         .duration("1s")
