@@ -7,7 +7,9 @@ use gqlbench_engine::LoadResult;
 /// Flags that qualify a figure without making it the generator's or the schedule's: the
 /// warm-up never settled (`unsteady`), other processes ran on the run's CPUs during a
 /// trial measured twice (`interference`), or the run's time budget ended a sweep before it
-/// had found the limit to its resolution (`budget`: its figure is a lower bound). The row
+/// had found the limit to its resolution (`budget`: its figure is a lower bound), or a
+/// closed-model row's req/s disagrees with Little's law beyond its interval (`littles_law`,
+/// raised for the row by `summary::checks`, not by a trial). The row
 /// stays valid, ranked and comparable, and the report names the caveat; a compare gate
 /// failing on machine noise would be switched off.
 pub fn is_caveat(f: &SaturationFlag) -> bool {

@@ -18,8 +18,16 @@ pub fn run(a: &ReportArgs) -> Result<ExitCode> {
     let pricing = a.cost.pricing()?;
     let mut r = RunResults::load(&a.run)?;
     // The ranking is derived from the stored summaries; derive it again so a saved
-    // run is judged by this version's rules.
+    // run is judged by this version's rules, after the rows' own checks (a closed-model
+    // row's interval at least its count's step, its req/s against Little's law). An
+    // imported run is not checked: its script's connections and pauses are not known.
+    let own = r.engine == crate::results::GQLBENCH_ENGINE;
     for s in &mut r.scenarios {
+        if own && s.kind.measures_throughput() {
+            for t in &mut s.targets {
+                crate::summary::checks::apply(&s.load, t);
+            }
+        }
         s.ranking = crate::summary::rank(s);
     }
     let exports = ExportManager::new();

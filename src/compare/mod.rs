@@ -87,6 +87,7 @@ pub fn compare(
         gate_passed: gate.map(|_| gate_failures.is_empty()),
         notes: notes::engine_note(a, b)
             .into_iter()
+            .chain(notes::source_note(&specs))
             .chain(std::iter::once(notes::between_note(
                 between_processes.as_ref(),
                 logs.len(),

@@ -1,6 +1,9 @@
 //! The notes of a comparison, what to keep in mind that is not a problem: what the variance
-//! between target processes added to every interval, and runs measured by different engines.
-use crate::results::RunResults;
+//! between target processes added to every interval, runs measured by different engines,
+//! and rows whose req/s the two runs took differently (counted, or from the requests'
+//! timing).
+use super::matching::RowSpec;
+use crate::results::{RunResults, TargetResult};
 use crate::stats::between::{self, Between};
 
 /// What the rows' scatter added to every interval, or why nothing could be added.
@@ -30,6 +33,31 @@ pub(super) fn engine_note(a: &RunResults, b: &RunResults) -> Option<String> {
         format!(
             "the runs were measured by different engines ({} and {}): a difference is also how each measures (latency points, warm-up, connection handling), not only the targets",
             a.engine, b.engine
+        )
+    })
+}
+
+/// Rows whose req/s one run counted and the other took from the requests' own timing
+/// (`load.rps_source`: a run of a version before the timing was taken for a coarse count,
+/// against one after): a slow row's count ran up to one request per connection above its
+/// timing, so its change is partly the method's.
+pub(super) fn source_note(specs: &[RowSpec<'_>]) -> Option<String> {
+    let timed = |t: &TargetResult| {
+        crate::summary::used_trials(t)
+            .iter()
+            .any(|x| x.load.rps_source.is_some())
+    };
+    let rows: Vec<String> = specs
+        .iter()
+        .filter_map(|(s, _, a, b)| {
+            let (a, b) = (a.as_ref()?, b.as_ref()?);
+            (timed(a) != timed(b)).then(|| format!("{}/{}", s.name, a.name))
+        })
+        .collect();
+    (!rows.is_empty()).then(|| {
+        format!(
+            "req/s counted in one run and taken from the requests' own timing in the other (a count too coarse for its window): {}; a slow row's count runs up to one request per connection above its timing, so its change is partly how each was measured",
+            rows.join(", ")
         )
     })
 }

@@ -179,3 +179,56 @@ fn partial_runs_and_empty_comparisons_are_run_problems() {
     assert_eq!(p[0].kind, ProblemKind::NothingCompared);
     assert!(p[0].reason.contains("3 row(s) in common"));
 }
+
+#[test]
+fn rows_counted_in_one_run_and_timed_in_the_other_are_named() {
+    use crate::results::{RunResults, ScenarioResult, TargetResult, TrialResult};
+    let run = |timed: bool| {
+        let mut load = gqlbench_engine::LoadResult {
+            model: "closed".into(),
+            requests: 40,
+            elapsed_s: 1.0,
+            throughput_rps: if timed { 33.7 } else { 40.0 },
+            ..Default::default()
+        };
+        if timed {
+            load.rps_source = Some("timing".into());
+        }
+        let mut t = TargetResult::new("hive-gateway".into(), Default::default());
+        t.trials.push(TrialResult::of_load(1, String::new(), load));
+        t.summary = crate::summary::summarize(&t);
+        let mut s = ScenarioResult {
+            name: "constant".into(),
+            ..Default::default()
+        };
+        s.targets.push(t);
+        let v = serde_json::json!({
+            "schema_version": crate::results::SCHEMA_VERSION,
+            "tool": {"name": "gqlbench", "version": "0.0.0", "git_commit": "abc123"},
+            "suite": "federation", "profile": "quick", "command": ["gqlbench"],
+            "started_at": "2026-01-01T00:00:00Z", "finished_at": null, "status": "complete",
+            "machine": {"cpu_model": "Test CPU", "cores": 2, "memory_bytes": 8u64 << 30,
+                        "kernel": "6.1", "os": "Linux", "hostname": "h"},
+            "isolation": {"generator_cpus": [0], "target_cpus": [1], "cgroups": "none",
+                          "notes": [], "nofile_limit": 1024},
+            "runtimes": {}, "scenarios": []
+        });
+        let mut r: RunResults = serde_json::from_value(v).unwrap();
+        r.scenarios.push(s);
+        r
+    };
+    let (old, new) = (run(false), run(true));
+    let c = compare(&old, &new, "old", "new", None);
+    assert!(
+        c.notes.iter().any(|n| n.starts_with(
+            "req/s counted in one run and taken from the requests' own timing in the other (a count too coarse for its window): constant/hive-gateway;"
+        )),
+        "{:?}",
+        c.notes
+    );
+    let same = compare(&new, &new, "new", "new", None);
+    assert!(!same
+        .notes
+        .iter()
+        .any(|n| n.contains("requests' own timing")));
+}

@@ -23,6 +23,12 @@ pub fn trial(cx: &mut TrialCx<'_>) -> TrialResult {
     conclude(cx, started_at, m, None)
 }
 
+/// What plain load derives from a target's summary: a closed-model row's interval floored
+/// at its trials' step, and its req/s against Little's law (`summary::checks`).
+pub fn summarize(sp: &crate::kind::ScenarioPlan, tr: &mut crate::results::TargetResult) {
+    crate::summary::checks::apply(&sp.load.info(), tr);
+}
+
 /// "<label>: 12,345 req/s, p99 3.2 ms, 0 failed".
 pub fn trial_line(label: &str, t: &TrialResult) -> String {
     let (caveats, flags): (Vec<_>, Vec<_>) = t

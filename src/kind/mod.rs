@@ -242,10 +242,12 @@ pub trait Kind: std::fmt::Debug + Send + Sync {
             .and_then(|k| k.wrong_answer_problem(tr, detail))
     }
 
-    /// After each trial, with the target's summary made: what this kind derives from it.
+    /// After each trial, with the target's summary made: what this kind derives from it
+    /// (a base kind's: plain load's, the row's checks against its load).
     fn summarize(&self, sp: &ScenarioPlan, tr: &mut TargetResult) {
-        if let Some(k) = self.inner() {
-            k.summarize(sp, tr)
+        match self.inner() {
+            Some(k) => k.summarize(sp, tr),
+            None => load::summarize(sp, tr),
         }
     }
 

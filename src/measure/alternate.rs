@@ -246,6 +246,11 @@ pub fn arm_trial(
     if let Some(r) = rate {
         load.throughput_rps = r;
     }
+    // Sliced, the count stays (its slices are what the round's readers use) and its step
+    // is judged against the timing; a duet's arm is measured over its window as a trial
+    // alone is.
+    let sliced = !load.slices.is_empty();
+    super::throughput::choose(&mut load, sliced);
     let mut t = TrialResult::of_load(trial, now_rfc3339(), load);
     t.position = position;
     t.vitals = arm.vitals;

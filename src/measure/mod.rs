@@ -2,7 +2,8 @@
 //! session starts a target (with its subgraphs, coprocessor, collector, customization and
 //! cgroup; its steps in `session_helpers`, `session_launch` and `session_ready`) and stops
 //! it; `ready` waits for it and checks its answers; `trial` runs one engine load against it
-//! with its vitals, noise and saturation watched (`trial_figures` judges what it saw);
+//! with its vitals, noise and saturation watched (`trial_figures` judges what it saw,
+//! `throughput` chooses its req/s: the count, or the requests' timing when it is coarse);
 //! `install` builds targets; `budget` keeps the run's time; `database` is the run's
 //! PostgreSQL. Nothing here knows which kind of scenario it serves: the runner and the
 //! kinds above decide that.
@@ -30,6 +31,7 @@ mod session_helpers;
 mod session_launch;
 mod session_ready;
 pub mod subgraphs;
+pub mod throughput;
 pub mod trial;
 mod trial_figures;
 pub mod variant_watch;

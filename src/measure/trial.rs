@@ -3,7 +3,8 @@
 //! machine's noise and the generator's CPU sampled alongside, then judged for saturation
 //! and problems (`measure`, given a `MeasureCx`): a `Measured`. Its steps here are the
 //! warm-up and the measured run with its samplers; what its figures make is in
-//! `trial_figures`. The kinds (`src/kinds/`, through `kind::TrialCx`) decide how many runs
+//! `trial_figures`, and which req/s it gives (the count, or the requests' timing when the
+//! count is coarse) in `throughput`. The kinds (`src/kinds/`, through `kind::TrialCx`) decide how many runs
 //! a trial is and at which load.
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -128,13 +129,16 @@ pub fn measure<K: ?Sized>(
     let vitals = target_vitals(watches.vitals, cx.sess);
     let noise = watches.noise.finish(&watched_cpus(cx.plan));
     let mut problems = Vec::new();
-    let result = match outcome {
+    let mut result = match outcome {
         Ok(r) => r,
         Err(e) => {
             problems.push(format!("engine: {e}"));
             LoadResult::default()
         }
     };
+    // A coarse count gives way to the requests' own timing (a slow target's few requests
+    // per connection), and the figure's step is kept for the row's interval.
+    super::throughput::choose(&mut result, false);
     // Judged once the run's figures are in: the generator's CPU and the load's own limits.
     let cores =
         crate::sys::cpus::generator_cores(cx.plan.isolation.generator.as_ref(), result.threads);

@@ -1,6 +1,6 @@
 //! The lines under a scenario's main table: the verdict (the fastest target named, or why
 //! none is) and the notes (faults, imprecision, extended windows, failures, saturation,
-//! crashes, leaks), one line each.
+//! crashes, leaks, how a closed model's req/s were taken), one line each.
 use super::precision;
 use crate::results::ScenarioResult;
 use crate::view::cells::not_installed;
@@ -87,6 +87,7 @@ pub fn notes(s: &ScenarioResult) -> Vec<String> {
     out.extend(precision::forecast_notes(s));
     out.extend(precision::rounds_note(s));
     out.extend(precision::sentinel_note(s));
+    out.extend(super::rates::notes(s));
     for t in s.targets.iter().filter(|t| !not_installed(t)) {
         out.extend(precision::trial_notes(t));
     }

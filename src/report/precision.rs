@@ -17,8 +17,9 @@ pub fn half_width_pct(t: &TargetResult) -> Option<f64> {
 
 pub use crate::units::pct;
 
-/// The precision cell of a row: "±1.4%", "±1.4% (within ±3%)", or "±7.2% (wanted ±5%:
-/// budget: the run's time)".
+/// The precision cell of a row: "±1.4%", "±1.4% (within ±3%)", "±7.2% (wanted ±5%:
+/// budget: the run's time)", or for an interval widened to its count's step "±50.0% (the
+/// count's step; wanted ±5%)".
 pub fn cell(s: &ScenarioResult, t: &TargetResult) -> String {
     let Some(hw) = half_width_pct(t) else {
         return match t.summary.as_ref().map(|x| x.rps.n) {
@@ -26,11 +27,22 @@ pub fn cell(s: &ScenarioResult, t: &TargetResult) -> String {
             _ => "-".into(),
         };
     };
+    // An interval widened to the count's step says so: no more rounds narrow it.
+    let step = t.summary.as_ref().is_some_and(|x| x.rps_widened);
     let Some(r) = s.rounds.as_ref() else {
-        return format!("±{hw:.1}%");
+        return if step {
+            format!("±{hw:.1}% (the count's step)")
+        } else {
+            format!("±{hw:.1}%")
+        };
     };
     match r.target_pct {
+        None if step => format!("±{hw:.1}% (the count's step)"),
         None => format!("±{hw:.1}%"),
+        Some(p) if step => {
+            let wanted = if hw <= p { "within" } else { "wanted" };
+            format!("±{hw:.1}% (the count's step; {wanted} ±{}%)", pct(p))
+        }
         Some(p) if hw <= p => format!("±{hw:.1}% (within ±{}%)", pct(p)),
         Some(p) => {
             let why = match r.stop {

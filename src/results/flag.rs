@@ -40,12 +40,15 @@ pub enum FlagKind {
     Interference,
     /// Caveat: the run's time budget ended a sweep early (its figure is a lower bound).
     Budget,
+    /// Caveat: a closed-model row's req/s disagrees with Little's law (connections over
+    /// the mean latency) by more than its interval (`summary::little`).
+    LittlesLaw,
     /// A name this version does not know.
     Other(String),
 }
 
 impl FlagKind {
-    const NAMES: [(FlagKind, &'static str); 13] = [
+    const NAMES: [(FlagKind, &'static str); 14] = [
         (FlagKind::GeneratorCpu, "generator_cpu"),
         (FlagKind::SendLag, "send_lag"),
         (FlagKind::Unsent, "unsent"),
@@ -59,6 +62,7 @@ impl FlagKind {
         (FlagKind::Unsteady, "unsteady"),
         (FlagKind::Interference, "interference"),
         (FlagKind::Budget, "budget"),
+        (FlagKind::LittlesLaw, "littles_law"),
     ];
 
     pub fn as_str(&self) -> &str {
@@ -76,7 +80,7 @@ impl FlagKind {
     pub fn is_caveat(&self) -> bool {
         matches!(
             self,
-            FlagKind::Unsteady | FlagKind::Interference | FlagKind::Budget
+            FlagKind::Unsteady | FlagKind::Interference | FlagKind::Budget | FlagKind::LittlesLaw
         )
     }
 }
@@ -122,6 +126,9 @@ mod tests {
             .filter(|(k, _)| k.is_caveat())
             .map(|(_, n)| *n)
             .collect();
-        assert_eq!(caveats, ["unsteady", "interference", "budget"]);
+        assert_eq!(
+            caveats,
+            ["unsteady", "interference", "budget", "littles_law"]
+        );
     }
 }

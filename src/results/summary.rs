@@ -16,6 +16,21 @@ pub struct TargetSummary {
     pub valid_trials: u32,
     pub rps: Estimate,
     pub p99_us: Estimate,
+    /// Closed model: the step of the trials' req/s relative to it (0.05 = ±5%), the mean
+    /// over the used trials of each one's (`load.rps_resolution`; in files of older versions
+    /// the count's bound, `summary::resolution`). `rps`'s interval is never narrower: one
+    /// request per connection at each edge of the counted time is not resolved by trials
+    /// that agree. None in the open model. Absent in files of older versions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rps_resolution: Option<f64>,
+    /// `rps`'s interval was widened to `rps_resolution`: the trials' spread alone was
+    /// narrower than their step.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub rps_widened: bool,
+    /// Closed model: the row's req/s against Little's law (`summary::little`). None in the
+    /// open model, for a ramp or a sweep, or without figures.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub little: Option<LittleCheck>,
     /// Latency of all valid trials' histograms merged (not averaged percentiles).
     pub latency: gqlbench_engine::LatencySummary,
     pub requests: u64,
@@ -46,12 +61,39 @@ pub struct TargetSummary {
     pub subscriptions: Option<SubscriptionSummary>,
     /// Any trial flagged by the saturation guard (caveats aside).
     pub saturated: bool,
-    /// Caveats of the counted trials (`saturation::CAVEATS`: `unsteady`, `interference`):
+    /// Caveats of the counted trials (`saturation::is_caveat`: `unsteady`, `interference`,
+    /// `budget`) and of the row (`littles_law`, `summary::checks`):
     /// the row stays valid and ranked, and the report names them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub caveats: Vec<String>,
     /// Every trial valid and at least one trial run.
     pub valid: bool,
+}
+
+/// A closed-model row's req/s against Little's law: a closed loop of `concurrency` requests
+/// each taking the mean latency plus the think time gets through `concurrency / turn` a
+/// second; a row that does not is counted otherwise than its requests were timed (a count's
+/// step, connections idle or stuck, requests without an answer).
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct LittleCheck {
+    /// Requests the schedule keeps going at once: connections × pipelining.
+    pub concurrency: f64,
+    /// A connection's turn, milliseconds: `concurrency / expected_rps`, the mean latency plus
+    /// the think time that the trials' figures by the law imply together.
+    pub turn_ms: f64,
+    /// The req/s the law gives: the geometric mean over the used trials of each one's
+    /// connections × pipelining / (its mean latency + think time), as the row's req/s is the
+    /// geometric mean of theirs.
+    pub expected_rps: f64,
+    /// The row's req/s (the center of its trials).
+    pub measured_rps: f64,
+    /// measured / expected − 1, in %.
+    pub diff_pct: f64,
+    /// How far they may differ, in %: the row's half-width (at least its step) plus the
+    /// client's own tolerance (`summary::little::TOLERANCE`).
+    pub allowed_pct: f64,
+    /// |diff| within allowed; otherwise the row carries the caveat `littles_law`.
+    pub agrees: bool,
 }
 
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]

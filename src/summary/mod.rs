@@ -1,7 +1,12 @@
 //! Derived figures: a target's summary over its trials and a scenario's ranking. Latency
 //! percentiles come from the trials' histograms merged, never from averaged percentiles.
+//! What is checked of a closed-model row once its summary is made (its interval against
+//! the count's step, its req/s against Little's law) is in `checks`.
 pub mod ab;
+pub mod checks;
+pub mod little;
 pub mod race;
+pub mod resolution;
 pub mod rounds;
 pub mod standing;
 pub mod transient;
@@ -44,6 +49,10 @@ pub fn summarize(t: &TargetResult) -> Option<TargetSummary> {
         valid_trials: valid.len() as u32,
         rps: stats::estimate(&rps),
         p99_us: stats::estimate(&p99),
+        // Set by `checks::apply`, which knows the scenario's load.
+        rps_resolution: None,
+        rps_widened: false,
+        little: None,
         latency: summarize_hist(&merged),
         requests: t.trials.iter().map(|x| x.load.requests).sum(),
         failures: failures_by_kind.values().sum(),

@@ -59,8 +59,8 @@ pub use plan::{
     MAX_BATCH, MAX_PIPELINING, MAX_SPAN,
 };
 pub use result::{
-    ConnectionSpread, FailureExample, LatencySummary, LoadResult, OperationCounts, PersistedCounts,
-    SecondSample, SliceSample, SLICE_PROFILE_BIN,
+    count_resolution, ConnectionSpread, FailureExample, LatencySummary, LoadResult,
+    OperationCounts, PersistedCounts, SecondSample, SliceSample, SLICE_PROFILE_BIN,
 };
 pub use schedule::{Curve, Stage, Stages};
 pub use slicing::{Slicing, MAX_ARMS, MAX_SLICE, MIN_SLICE};

@@ -41,6 +41,33 @@ pub struct LoadResult {
     pub throughput_rps: f64,
     /// `ok / elapsed_s`.
     pub ok_rps: f64,
+    /// Closed model with a duration window: the rate from the requests' own timing. Each
+    /// answered request counts the share of its span (send to answer, plus the think time
+    /// after it) that lies in the counted time (the window; with slicing, the counted parts
+    /// of the own slices in it), and the sum is divided by the counted time: a request that
+    /// a window's edge cuts counts in part, so the figure has no step of one request per
+    /// connection, as a count has (`count_resolution`). None in the open model, a
+    /// request-count window or an interrupted run. Absent in files of older versions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timed_rps: Option<f64>,
+    /// Closed model: the count's step relative to the count (0.05 = ±5%): each connection
+    /// slot (connection × pipelining) may have one request more or fewer counted for each
+    /// counted stretch's edges (the window, or each own slice that counted time), so
+    /// `requests` is known to within slots × stretches ([`count_resolution`]). None in the
+    /// open model, whose count is its arrival rate's, and without requests. Absent in files
+    /// of older versions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub count_resolution: Option<f64>,
+    /// Which figure `throughput_rps` is, when the caller chose the timing's
+    /// (`timed_rps`): "timing"; None (absent) for the count, as the engine gives it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rps_source: Option<String>,
+    /// The step of `throughput_rps` itself relative to it, as the caller judged it: the
+    /// count's (`count_resolution`, or what the count's edges were measured to do against
+    /// `timed_rps`), 0 for the timing's. None when nobody judged it (the engine alone, files
+    /// of older versions).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rps_resolution: Option<f64>,
     /// Latency: from the intended send time in the open model (coordinated-omission
     /// corrected), from the actual send in the closed model; to the last byte received.
     /// Answered requests only (failed validation included); a request without a
@@ -136,6 +163,16 @@ pub struct SliceSample {
     pub ok: u64,
     /// Failed requests of every kind, answered or not, as `LoadResult::failed`.
     pub failures: u64,
+}
+
+/// The relative step of a closed model's count of `requests` from `slots` connection slots
+/// (connections × pipelining) over `stretches` counted stretches (1 for a window; with
+/// slicing, the own slices that counted time): at the edges of each stretch every slot may
+/// have one request more or fewer counted than its share of the time holds (a request sent
+/// just before an edge counts whole, one just after not at all), so the count is known to
+/// within slots × stretches requests. None without requests.
+pub fn count_resolution(slots: u64, stretches: u64, requests: u64) -> Option<f64> {
+    (requests > 0).then(|| (slots * stretches.max(1)) as f64 / requests as f64)
 }
 
 impl LoadResult {

@@ -596,3 +596,41 @@ fn a_connection_the_server_never_answers_is_not_primed() {
     assert_eq!(r.connections.primed, Some(2), "{:?}", r.connections);
     assert!(r.ok > 0, "the primed connections carried the load");
 }
+
+#[test]
+fn a_slow_targets_rate_is_timed_from_its_requests_and_its_count_is_the_coarser() {
+    // 10 connections whose answers take 300 ms, all starting at the window's start (no
+    // warm-up): each sends at 0, 0.3, 0.6 and 0.9 s, so the count of the 1-s window has a
+    // whole request per connection it was only partly given.
+    let s = start(Mode::Slow {
+        body: HELLO.into(),
+        delay: Duration::from_millis(300),
+    });
+    let p = plan(s.endpoint(), closed(10.0, 1), for_duration(1000));
+    let r = run(&p, &Control::default()).unwrap();
+    assert_eq!(r.ok, r.requests);
+    let used = r.connections.connections_used;
+    assert_eq!(used, 10, "{:?}", r.connections);
+    assert_eq!(
+        r.count_resolution,
+        Some(used as f64 / r.requests as f64),
+        "one request per connection in {}",
+        r.requests
+    );
+    let timed = r.timed_rps.expect("a closed window that ran to its end");
+    let count = r.requests as f64 / r.elapsed_s;
+    // Each connection's last request is counted whole but may lie partly past the end,
+    // and every earlier one lies wholly inside: the timing is at most the count, and below
+    // it by less than one request per connection.
+    assert!(timed <= count, "timed {timed} vs count {count}");
+    assert!(
+        timed * r.elapsed_s > (r.requests - used) as f64,
+        "timed {timed} vs count {count}"
+    );
+
+    // A request-count window has no end to time against.
+    let p = plan(s.endpoint(), closed(2.0, 1), for_requests(4));
+    let r = run(&p, &Control::default()).unwrap();
+    assert_eq!(r.timed_rps, None);
+    assert!(r.count_resolution.is_some());
+}

@@ -160,7 +160,8 @@ impl Kind for Reloads {
         t
     }
 
-    fn summarize(&self, _: &crate::kind::ScenarioPlan, tr: &mut TargetResult) {
+    fn summarize(&self, sp: &crate::kind::ScenarioPlan, tr: &mut TargetResult) {
+        crate::kind::load::summarize(sp, tr);
         match summarize(tr) {
             Some(s) => tr.by_kind.set(&SUMMARY, &s),
             None => tr.by_kind.remove(&SUMMARY),

@@ -64,7 +64,7 @@ fn throughput(s: &ScenarioResult) -> Option<Figure> {
     Figure::drawn(crate::view::Figure::of(
         "throughput",
         "Throughput: req/s per target",
-        "Each row is a target in the table's order: the dot is the center (geometric mean) of its counted trials, the whisker its 95% t interval (none with one trial), the rings each trial's req/s (summary.rps: center, ci_low, ci_high, samples). Invalid rows are drawn too: the table says which rows are ranked.",
+        "Each row is a target in the table's order: the dot is the center (geometric mean) of its counted trials, the whisker its 95% t interval, never narrower than the count's step (none with one trial), the rings each trial's req/s (summary.rps: center, ci_low, ci_high, samples). Invalid rows are drawn too: the table says which rows are ranked.",
         legend(s, |t| t.summary.is_some()),
         chart,
     ))

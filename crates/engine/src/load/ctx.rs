@@ -240,6 +240,8 @@ impl Ctx {
         arrival: Arrival,
     ) {
         let mut rec = self.rec.borrow_mut();
+        // Answered: its share of the counted time, counted or not (closed model only).
+        rec.answered_span(p.sent, done, self.window_end());
         let bin = self.profile_bin(p.intended.unwrap_or(p.sent));
         if !p.in_window {
             rec.warmup_requests += 1;

@@ -4,7 +4,9 @@
 //! requests at intended times of a rate curve, latency from the intended time) drives each
 //! worker's connections; a duration window (`window`, extended when a connection completed
 //! nothing) or a request count ends the run; every response is judged and recorded per
-//! worker (`record`), merged at the end and summed up into the result (`summary`).
+//! worker (`record`), merged at the end and summed up into the result (`summary`); the
+//! closed model's rate is also taken from the requests' own timing (`progress`), without
+//! the count's step of one request per connection at each edge.
 //! A sliced run (`LoadPlan::slicing`, comparing arms side by side) sends only in its own
 //! time slices, counts each slice's requests past its guard (`slices`), and profiles the
 //! answers over the offset within slices.
@@ -15,6 +17,7 @@ mod answer;
 mod closed;
 mod ctx;
 mod open;
+mod progress;
 mod record;
 mod run;
 mod slices;

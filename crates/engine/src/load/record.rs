@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use hdrhistogram::Histogram;
 
+use super::progress::Progress;
 use super::slices::SliceRecord;
 use super::window::Window;
 use crate::harness::{Merge, Record};
@@ -115,6 +116,8 @@ pub struct Recorder {
     minimum: Option<Arc<Window>>,
     /// Sliced run: counts per own slice, and the profile within slices.
     pub(super) slices: SliceRecord,
+    /// Closed model with a duration window: the requests' shares of the counted time.
+    pub(super) progress: Option<Progress>,
 }
 
 impl Recorder {
@@ -156,6 +159,23 @@ impl Recorder {
             budget_exhausted: false,
             minimum: None,
             slices: SliceRecord::new(None, window_start),
+            progress: None,
+        }
+    }
+
+    /// Closed model with a duration window: sums each answered request's share of the
+    /// counted time (see `progress`), for the rate from the requests' own timing. Call
+    /// after `slice_by`.
+    pub fn track_progress(&mut self, think_time: Duration) {
+        let slicing = self.slices.slicing();
+        self.progress = Some(Progress::new(slicing, self.window_start, think_time));
+    }
+
+    /// An answered request's span, counted or not (a warm-up's or a guard's reaches into
+    /// the counted time too), with the window's end as it stands.
+    pub fn answered_span(&mut self, sent: Instant, done: Instant, end_now: Option<Instant>) {
+        if let (Some(p), Some(end)) = (self.progress.as_mut(), end_now) {
+            p.add(sent, done, end);
         }
     }
 
@@ -321,6 +341,7 @@ impl Merge for Recorder {
         }
         self.budget_exhausted &= o.budget_exhausted;
         self.slices.merge(o.slices);
+        self.progress.merge(o.progress);
     }
 }
 

@@ -129,6 +129,11 @@ pub fn run(plan: &LoadPlan, control: &Control) -> Result<LoadResult, EngineError
             open_max as u64
         },
         count_unused: plan.stop.duration.is_some() && !all_budgets_spent,
+        pipelining: match &plan.schedule {
+            Schedule::Closed { pipelining, .. } => u64::from(*pipelining),
+            Schedule::Open { .. } => 1,
+        },
+        timed: plan.stop.duration.is_some() && !all_budgets_spent,
     };
     let mut r = finish(rec, facts);
     r.window_extended_s = extended_by.map(|d| d.as_secs_f64());

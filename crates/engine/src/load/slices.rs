@@ -51,6 +51,11 @@ impl SliceRecord {
         }
     }
 
+    /// The slicing recorded by, if any.
+    pub(super) fn slicing(&self) -> Option<Slicing> {
+        self.slicing
+    }
+
     /// A counted request sent at `at` (intended time in the open model): answered or not,
     /// passed validation or not.
     pub(super) fn count(&mut self, at: Instant, answered: bool, ok: bool) {

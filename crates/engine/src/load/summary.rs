@@ -1,7 +1,7 @@
 //! Sums up the merged records of every worker of an HTTP load into its [`LoadResult`]:
 //! counts by kind, the first few failure examples of each kind, histograms summarized and
-//! encoded, the per-second series, the slices of a sliced run and the spread over
-//! connections.
+//! encoded, the per-second series, the slices of a sliced run, the spread over
+//! connections, and the closed model's rate from the requests' timing and count's step.
 
 use std::time::Duration;
 
@@ -26,6 +26,11 @@ pub struct RunFacts {
     /// Whether a connection that completed nothing is worth counting: a duration window
     /// that ran to its end (a spent request budget leaves connections idle by design).
     pub count_unused: bool,
+    /// Closed model: requests each connection keeps in flight.
+    pub pipelining: u64,
+    /// Whether the rate from the requests' own timing stands for the run: a duration
+    /// window (closed model) that ran to its end, not cut by an interrupt.
+    pub timed: bool,
 }
 
 /// Sums up the merged records of every worker into the result.
@@ -50,6 +55,7 @@ pub fn finish(rec: Recorder, facts: RunFacts) -> LoadResult {
         ..LoadResult::default()
     };
     let failures = rec.failures;
+    let progress = rec.progress.filter(|_| facts.timed && !facts.interrupted);
     (r.slices, r.slice_profile) = rec.slices.finish(facts.elapsed);
     let mut conn_p99s = Vec::new();
     let mut conn_counts = Vec::new();
@@ -90,6 +96,21 @@ pub fn finish(rec: Recorder, facts: RunFacts) -> LoadResult {
     if r.elapsed_s > 0.0 {
         r.throughput_rps = r.requests as f64 / r.elapsed_s;
         r.ok_rps = r.ok as f64 / r.elapsed_s;
+    }
+    if let Some(p) = progress {
+        let (shares, time) = p.finish(facts.elapsed);
+        r.timed_rps = (time > 0.0).then(|| shares / time);
+    }
+    if !open {
+        // The stretches whose edges may cut a request: the window, or each own slice that
+        // counted time.
+        let stretches = if r.slices.is_empty() {
+            1
+        } else {
+            r.slices.iter().filter(|s| s.counted_ms > 0.0).count() as u64
+        };
+        let slots = conn_counts.len() as u64 * facts.pipelining.max(1);
+        r.count_resolution = crate::result::count_resolution(slots, stretches, r.requests);
     }
     r.latency = hist::summarize(&rec.latency);
     r.latency_hist = hist::encode_hist(&rec.latency);
@@ -158,6 +179,8 @@ mod tests {
             keep_examples: 1,
             planned: 4,
             count_unused: true,
+            pipelining: 1,
+            timed: model == "closed",
         }
     }
 

@@ -69,6 +69,9 @@ pub(super) fn run_worker(
             let ops = setup.prep.ops.len();
             let mut rec = Recorder::new(window_start, !closed, ops, slots, setup.keep_examples);
             rec.slice_by(setup.slicing);
+            if let (Schedule::Closed { think_time, .. }, Some(_)) = (schedule, setup.window.end()) {
+                rec.track_progress(*think_time);
+            }
             if closed {
                 rec.established = Some(established);
                 rec.primed = primed;
