@@ -51,7 +51,11 @@ pub fn fmt_minutes(secs: f64) -> String {
     } else if secs < 5400.0 {
         format!("{:.0} min", secs / 60.0)
     } else {
-        format!("{:.0} h {:.0} min", (secs / 3600.0).floor(), (secs % 3600.0) / 60.0)
+        format!(
+            "{:.0} h {:.0} min",
+            (secs / 3600.0).floor(),
+            (secs % 3600.0) / 60.0
+        )
     }
 }
 

@@ -55,7 +55,9 @@ fn targets_of_a_round_alternate_and_known_costs_are_ranked_apart() {
     assert_eq!(slices.slice_ms, 200.0);
     assert_eq!(slices.guard_ms, 50.0);
     for t in &s.targets {
-        assert_eq!(t.trials.len(), 3, "{}", t.name);
+        // Counted rounds: a round the hypervisor disturbed is measured again (kept, not
+        // counted), so on a noisy machine a target may hold more trials than rounds.
+        assert_eq!(counted_trials(t).len(), 3, "{}", t.name);
         for x in &t.trials {
             assert!(x.valid, "{}: {:?}", t.name, x.problems);
             assert_eq!(x.alternated, Some(3), "{}", t.name);
@@ -122,7 +124,7 @@ fn a_target_crashing_mid_round_is_reported_and_the_others_go_on() {
     );
     let good = target(&r, 0, "fx-spin-good");
     assert_eq!(good.status, TargetStatus::Ok);
-    assert_eq!(good.trials.len(), 3);
+    assert_eq!(counted_trials(good).len(), 3);
     assert!(good.trials.iter().all(|x| x.valid));
     // The round it crashed in alternated; the rest, one target left, ran it alone.
     assert_eq!(good.trials[0].alternated, Some(2));
@@ -203,7 +205,7 @@ fn one_at_a_time_measures_each_target_alone() {
     let s = &r.scenarios[0];
     assert!(s.rounds.as_ref().unwrap().slices.is_none());
     for t in &s.targets {
-        assert_eq!(t.trials.len(), 3);
+        assert_eq!(counted_trials(t).len(), 3);
         assert!(t
             .trials
             .iter()

@@ -80,7 +80,7 @@ fn a_cache_that_never_forgets_fails_its_staleness_check_and_is_not_measured() {
         "{problem}"
     );
     // The rest of the scenario went on.
-    assert_eq!(target(&r, 0, "fx-good").trials.len(), 2);
+    assert_eq!(counted_trials(target(&r, 0, "fx-good")).len(), 2);
     assert!(
         out.stderr.contains("fx-cache-stale: WRONG ANSWERS"),
         "{}",

@@ -93,15 +93,24 @@ pub fn start_static(cpus: Option<CpuSet>) -> Result<(TargetProcess, Endpoint)> {
     }
 }
 
-/// Probes the machine for a run of `plan` (about 3 s). Whatever cannot be measured is
-/// None, and a probe that cannot run at all says why in `problem`; the run goes on.
-pub fn probe<K: ?Sized>(plan: &crate::plan::RunPlan<K>, ctx: &super::RunContext) -> MachineProbe {
+/// Probes the machine for a run of `plan`: the canary, and with `with_load` the static
+/// server's load (about 3 s in all; a run with a fixed count of rounds has no budget to
+/// estimate and leaves it out). Whatever cannot be measured is None, and a probe that
+/// cannot run at all says why in `problem`; the run goes on.
+pub fn probe<K: ?Sized>(
+    plan: &crate::plan::RunPlan<K>,
+    ctx: &super::RunContext,
+    with_load: bool,
+) -> MachineProbe {
     let cpus = super::trial::watched_cpus(plan);
     let canary = super::noise::canary(&cpus);
     let mut p = MachineProbe {
         canary_ms: canary,
         ..Default::default()
     };
+    if !with_load {
+        return p;
+    }
     match load(plan, ctx) {
         Ok((noise, rps_per_cpu_s)) => {
             p.noise = noise;

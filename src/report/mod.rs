@@ -15,6 +15,7 @@ pub mod cost;
 pub mod csv;
 pub mod export;
 mod extras;
+mod forecast;
 pub mod html;
 pub mod json;
 pub mod markdown;

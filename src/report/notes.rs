@@ -84,7 +84,7 @@ pub fn notes(s: &ScenarioResult) -> Vec<String> {
         out.push(format!("CATALOGUE FAULT — {f}"));
     }
     out.extend(precision::pairs_note(s));
-    out.extend(precision::forecast_notes(s));
+    out.extend(super::forecast::forecast_notes(s));
     out.extend(precision::rounds_note(s));
     out.extend(precision::sentinel_note(s));
     out.extend(super::rates::notes(s));

@@ -12,6 +12,7 @@ use crate::error::ResultsError;
 mod flag;
 mod import;
 mod kind_data;
+pub mod nonfinite;
 mod run_extras;
 mod sanity;
 mod stop_reason;

@@ -166,6 +166,7 @@ pub struct RankPair {
 pub struct Forecast {
     /// More units (of the pair's estimate) until an interval would decide, about half the
     /// time (the observed difference and spread taken as true).
+    #[serde(deserialize_with = "super::nonfinite::null_as_inf")]
     pub more_units: f64,
     /// The same in rounds of the pair alone.
     pub more_rounds: u32,
@@ -182,6 +183,7 @@ pub struct RacePair {
     pub unit: crate::stats::levels::Unit,
     /// Units the interval's standard error came from, and its degrees of freedom.
     pub units: usize,
+    #[serde(deserialize_with = "super::nonfinite::null_as_inf")]
     pub df: f64,
     /// Rounds both targets ran, at the look that decided it (or the last).
     pub rounds: usize,
@@ -190,6 +192,7 @@ pub struct RacePair {
     /// The error rate its interval was made at (the race's, shared among the pairs open).
     pub alpha: f64,
     /// The interval's half-width over the standard error.
+    #[serde(deserialize_with = "super::nonfinite::null_as_inf")]
     pub multiplier: f64,
     pub levels: crate::stats::levels::Levels,
     /// For a pair left open: more rounds of the pair alone that would decide it about

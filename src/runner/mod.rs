@@ -200,8 +200,11 @@ pub fn run_plan(
     // The time budget counts from here: installs are not load. What the machine shows
     // before any target sets the noise's level and the budget's estimates.
     let budget = budget::Budget::new(plan.budget);
+    // The probe's load (~3 s) serves the estimates of rounds added for precision; a run of
+    // fixed counts times its canary only.
+    let adaptive = plan.scenarios.iter().any(|s| s.precision.target.is_some());
     progress.message("probing the machine (canary, noise under load, generator) ...".into());
-    let probe = crate::measure::machine_probe::probe(plan, ctx);
+    let probe = crate::measure::machine_probe::probe(plan, ctx, adaptive);
     if let Some(n) = &probe.noise {
         match ctx.noise.lock() {
             Ok(mut j) => j.seed(n),

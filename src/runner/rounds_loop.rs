@@ -175,9 +175,10 @@ pub fn run(
                 Looks::Sequential { last: false },
             )
         });
-        // The next round: every target up to the minimum, then the race's.
+        // The next round: every target up to the minimum, then the race's (a scenario with
+        // no pair to race, one row, goes on for its interval: every target).
         let next: Vec<usize> = match &standing {
-            Some(st) if round >= p.min_rounds => available
+            Some(st) if round >= p.min_rounds && !st.pairs.is_empty() => available
                 .iter()
                 .copied()
                 .filter(|&i| st.racing.contains(&sp.targets[i].name))
@@ -207,7 +208,7 @@ pub fn run(
                 "  {}: round {round} (up to {}): {}",
                 sp.name,
                 p.max_rounds,
-                match &standing {
+                match standing.as_ref().filter(|st| !st.pairs.is_empty()) {
                     Some(_) => format!(
                         "{} racing ({})",
                         next.len(),

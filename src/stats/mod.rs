@@ -139,8 +139,11 @@ pub fn estimate(xs: &[f64]) -> Estimate {
 /// whether that interval excludes zero.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Change {
+    #[serde(deserialize_with = "crate::results::nonfinite::null_as_nan")]
     pub pct: f64,
+    #[serde(deserialize_with = "crate::results::nonfinite::null_as_neg_inf")]
     pub ci_low_pct: f64,
+    #[serde(deserialize_with = "crate::results::nonfinite::null_as_inf")]
     pub ci_high_pct: f64,
     pub significant: bool,
 }

@@ -4,8 +4,8 @@
 //! After each round (a *look*) the ranked targets are ordered (a two-way fit of their
 //! rounds' log rates, so a round that only some targets ran does not shift them against
 //! the rest) and every adjacent pair is judged on the rounds both ran: its blocks or its
-//! rounds (`stats::levels`), an interval whose multiplier comes from the O'Brien–Fleming
-//! spending of `stats::sequential` over the pair's looks (so looking after every round
+//! rounds (`stats::levels`), an interval whose multiplier comes from an α·t² spending
+//! (`SPENDING`, `stats::sequential`) over the pair's looks (so looking after every round
 //! keeps its error rate), and Holm's step-down over the scenario's adjacent pairs (the
 //! family: a pair decided frees its share of the error rate for the others). A pair is
 //! *faster* when its interval excludes 0, *equivalent* when it lies within ±margin. Once

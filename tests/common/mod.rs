@@ -17,6 +17,7 @@ pub use fixtures::{
     abs_fixture_target, federation_tools, fixture_copy, fixtures, one_short_trial, repo,
     workload_target,
 };
+pub use gqlbench::summary::counted_trials;
 pub use k6::{k6_binary, run_testrun};
 pub use prereq::{in_ci, require, require_in};
 pub use procs::{assert_no_process, cgroups_of, parent_pid, pids_with, processes_with, wait_for};
