@@ -209,12 +209,12 @@ impl MachineProbe {
         format!("machine at the start: {}", parts.join("; "))
     }
 
-    /// How much slower than the reference the machine is, for the budget's estimates: the
-    /// larger of the two factors, never below 1.
+    /// How much slower than the reference the machine is, for the budget's estimates of
+    /// target starts (CPU work, like the canary's): the canary's factor, never below 1. The
+    /// generator's factor is reported, not used: on the noisy VM it read ×2.16 while starts
+    /// took 0.6-1.3 s (the reference guess is 1.5 s), and the alternating rounds' load is
+    /// wall-clock slices whatever the machine.
     pub fn slowdown(&self) -> f64 {
-        [self.canary_factor(), self.generator_factor()]
-            .into_iter()
-            .flatten()
-            .fold(1.0, f64::max)
+        self.canary_factor().unwrap_or(1.0).max(1.0)
     }
 }

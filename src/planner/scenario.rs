@@ -209,6 +209,16 @@ pub fn resolve(
         })?;
     }
     let memory_bytes = def.memory_bytes()?;
+    // A race looks first after two rounds (`race::MIN_LOOK`) and adds rounds only for the
+    // pairs still open: the profile's minimum, set for rows' own intervals, would make every
+    // target run a third round on fresh processes. A count given (--trials, the scenario's
+    // own) is kept.
+    let races = target.is_some() && kind.adaptive_rounds();
+    let trials = if races && args.trials.is_none() && over.trials.is_none() {
+        trials.min(crate::summary::race::MIN_LOOK as u32)
+    } else {
+        trials
+    };
     let mut sp = ScenarioPlan {
         suite: def.suite.clone(),
         name: def.name.clone(),

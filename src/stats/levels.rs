@@ -92,7 +92,7 @@ pub struct UnitEstimate {
 pub fn blocks_per_round(open: &[Levels], c_round: f64, c_block: f64, min: u32, max: u32) -> u32 {
     let s1: Vec<f64> = open.iter().filter_map(|l| l.s1).collect();
     let t2: Vec<f64> = open.iter().filter_map(|l| l.t2).collect();
-    if s1.is_empty() || t2.is_empty() || !(c_block > 0.0) {
+    if s1.is_empty() || t2.is_empty() || c_block.is_nan() || c_block <= 0.0 {
         return min;
     }
     let t1 = mean(&s1);

@@ -216,7 +216,7 @@ fn forecast(
 ) -> Option<Forecast> {
     let s = e.se * (e.n as f64).sqrt();
     let looks = e.levels.rounds.max(1);
-    if !(s > 0.0) {
+    if s.is_nan() || s <= 0.0 {
         return None;
     }
     let d = d.abs();
