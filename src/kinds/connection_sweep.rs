@@ -199,13 +199,14 @@ fn table(s: &ScenarioResult) -> Option<Table> {
     })
 }
 
-/// The sweep as CSV, one line per target, trial and step: the data behind a chart of
-/// throughput and p99 against connections.
+/// The sweep as CSV, one line per target, counted trial and step: the data behind a chart
+/// of throughput and p99 against connections (a trial measured again after a burst of
+/// noise is left out: its repeat carries the round).
 fn csv(s: &ScenarioResult) -> Option<String> {
     s.connection_sweep.as_ref()?;
     let mut out = String::from("target,trial,connections,rps,p50_ms,p99_ms,failed\n");
     for t in &s.targets {
-        for tr in &t.trials {
+        for tr in crate::summary::counted_trials(t) {
             for st in tr.sweep.iter().flatten() {
                 let Some(c) = st.connections else { continue };
                 out.push_str(&format!(

@@ -158,9 +158,12 @@ pub fn paired(
     variant: &TargetResult,
     f: fn(&TrialResult) -> f64,
 ) -> Vec<(f64, f64)> {
+    // One pair per counted round: a trial measured again after a burst shares its round's
+    // number with its repeat.
     variant
         .trials
         .iter()
+        .filter(|v| v.excluded.is_none())
         .filter_map(|v| {
             let b = valid_trial(base, v.trial)?;
             let v = valid_trial(variant, v.trial)?;

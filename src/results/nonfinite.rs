@@ -19,6 +19,12 @@ pub fn null_as_nan<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
     Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::NAN))
 }
 
+/// An interval `[low, high]` whose missing bounds read as −∞ and +∞.
+pub fn null_as_unbounded<'de, D: Deserializer<'de>>(d: D) -> Result<(f64, f64), D::Error> {
+    let (lo, hi) = <(Option<f64>, Option<f64>)>::deserialize(d)?;
+    Ok((lo.unwrap_or(f64::NEG_INFINITY), hi.unwrap_or(f64::INFINITY)))
+}
+
 #[cfg(test)]
 mod tests {
     use crate::stats::Change;

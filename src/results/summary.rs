@@ -132,8 +132,10 @@ pub struct Ranking {
     pub runner_up: String,
     /// req/s of fastest over runner-up, minus one, in %: the mean of the per-round ratios
     /// (geometric), the rounds being blocks every target shares.
+    #[serde(deserialize_with = "super::nonfinite::null_as_nan")]
     pub margin_pct: f64,
     /// 95% t interval of that margin.
+    #[serde(deserialize_with = "super::nonfinite::null_as_unbounded")]
     pub margin_ci_pct: (f64, f64),
     /// The interval excludes zero (and each side has at least 3 rounds).
     pub significant: bool,

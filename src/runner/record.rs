@@ -1,6 +1,6 @@
 //! Recording one measurement's trials (one target's, or every target's of an alternating
-//! round): the noise judged (`noise::Judge`: a burst is measured again, a steady level
-//! counted and named), each target's crash or interruption, its summary, the results saved.
+//! round): the noise judged (`noise::Judge`: a burst is measured again, outside a race; a
+//! steady level, or a burst in a race, counted and named), each target's crash or interruption, its summary, the results saved.
 use anyhow::Result;
 
 use crate::kind::ScenarioCx;
@@ -46,7 +46,11 @@ pub fn record(
     let any_crashed = trials
         .iter()
         .any(|(ti, _)| crashed(sessions, *ti).is_some());
+    // A race does not measure a burst again: its intervals rest on the spread between
+    // blocks and rounds, which a disturbed round widens instead of biasing, and measuring
+    // again cost the noisy VM's default run about a minute of its nine (12 trials).
     let repeat = burst
+        && !super::rounds_loop::races(sp)
         && !again
         && !any_crashed
         && !ctx.cancelled()

@@ -38,7 +38,6 @@ impl Gqlbench {
         Gqlbench::default().args(args)
     }
 
-    /// `run SUITE`.
     /// `run SUITE`. The tests of a binary run in parallel, so each run sees the others' CPU
     /// use: interference is not flagged (a test of it sets its own limit after this one).
     pub fn run(suite: &str) -> Gqlbench {

@@ -105,8 +105,10 @@ pub struct LoadPlan {
     /// Start the load (warm-up first) at this instant at the earliest, once every
     /// connection is open and primed: runs sharing a slice clock start on its epoch, so a
     /// warm-up and a window of whole blocks cover whole blocks. A run not ready by then
-    /// starts as soon as it is.
+    /// starts as soon as it is, or, with `start_every`, at the next `start_at` + k·every
+    /// (a block boundary of the clock, so its window still holds whole blocks).
     pub start_at: Option<std::time::Instant>,
+    pub start_every: Option<Duration>,
 }
 
 impl LoadPlan {
@@ -133,6 +135,7 @@ impl LoadPlan {
             prime: false,
             slicing: None,
             start_at: None,
+            start_every: None,
         }
     }
 

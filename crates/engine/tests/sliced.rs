@@ -201,8 +201,14 @@ fn the_open_model_skips_the_other_arms_times() {
         rate * r.elapsed_s
     );
     assert_eq!(r.intended_requests, r.requests + r.unanswered + r.unsent);
-    // Skipped times are neither owed nor sent late.
-    assert!(r.unsent <= 2, "unsent {}", r.unsent);
+    // Skipped times are neither owed nor sent late: at most the few a worker the machine
+    // starved could not send in time (8 of ~400 on a noisy CI runner), never the other
+    // arms' times (half the window: hundreds).
+    assert!(
+        r.unsent as f64 <= got * 0.05 + 2.0,
+        "unsent {} of {got}",
+        r.unsent
+    );
     let lag = r.send_lag.clone().expect("open model");
     assert_eq!(lag.count, r.requests);
     assert!(lag.p90_us < 50_000, "{lag:?}");

@@ -14,6 +14,32 @@ struct State {
     start: Option<Instant>,
 }
 
+/// When a start may be: not before `at`, and, missed, on its grid (`at` + k·`every`), so
+/// that runs sharing a slice clock start on one of its block boundaries even when one was
+/// not ready in time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StartAt {
+    pub at: Instant,
+    pub every: Option<Duration>,
+}
+
+impl StartAt {
+    /// The first allowed start at or after `earliest`.
+    pub fn first_from(&self, earliest: Instant) -> Instant {
+        if earliest <= self.at {
+            return self.at;
+        }
+        match self.every.filter(|e| !e.is_zero()) {
+            Some(e) => {
+                let late = (earliest - self.at).as_nanos();
+                let k = late.div_ceil(e.as_nanos());
+                self.at + e * u32::try_from(k).unwrap_or(u32::MAX)
+            }
+            None => earliest,
+        }
+    }
+}
+
 /// Where workers wait for the common start.
 #[derive(Debug)]
 pub struct StartGate {
@@ -59,7 +85,7 @@ impl StartGate {
         limit: Duration,
         lead: Duration,
         cancel: &AtomicBool,
-        not_before: Option<Instant>,
+        not_before: Option<StartAt>,
     ) -> Instant {
         let give_up = Instant::now() + limit;
         let mut st = self.state();
@@ -75,7 +101,8 @@ impl StartGate {
                 .map(|(g, _)| g)
                 .unwrap_or_else(|e| e.into_inner().0);
         }
-        let start = (Instant::now() + lead).max(not_before.unwrap_or(Instant::now()));
+        let earliest = Instant::now() + lead;
+        let start = not_before.map_or(earliest, |n| n.first_from(earliest));
         st.start = Some(start);
         self.changed.notify_all();
         start
@@ -178,7 +205,10 @@ mod tests {
             Duration::from_secs(5),
             Duration::from_millis(5),
             &AtomicBool::new(false),
-            Some(later),
+            Some(StartAt {
+                at: later,
+                every: None,
+            }),
         );
         assert_eq!(start, later, "the shared clock's start");
         let past = Instant::now() - Duration::from_secs(1);
@@ -187,8 +217,32 @@ mod tests {
             Duration::from_secs(5),
             Duration::from_millis(5),
             &AtomicBool::new(false),
-            Some(past),
+            Some(StartAt {
+                at: past,
+                every: None,
+            }),
         );
         assert!(start >= t0, "a start in the past is now, not then");
+    }
+
+    #[test]
+    fn a_start_missed_waits_for_the_next_point_of_its_grid() {
+        let at = Instant::now();
+        let every = Duration::from_millis(400);
+        let grid = StartAt {
+            at,
+            every: Some(every),
+        };
+        assert_eq!(grid.first_from(at - every), at);
+        assert_eq!(grid.first_from(at), at);
+        assert_eq!(grid.first_from(at + Duration::from_millis(1)), at + every);
+        assert_eq!(grid.first_from(at + every), at + every);
+        assert_eq!(
+            grid.first_from(at + Duration::from_millis(900)),
+            at + every * 3
+        );
+        let free = StartAt { at, every: None };
+        let late = at + Duration::from_millis(900);
+        assert_eq!(free.first_from(late), late);
     }
 }

@@ -14,6 +14,7 @@
 //! start step that spawns its tasks, and a [`Driver`] that tells the ticker about them.
 
 mod gate;
+pub(crate) use gate::StartAt;
 pub(crate) mod live;
 pub(crate) mod merge;
 pub(crate) mod ticker;
@@ -57,8 +58,9 @@ pub(crate) struct Harness<'a, const N: usize> {
     pub precise_timers: bool,
     /// How long the start waits for a worker still preparing before it goes ahead.
     pub gate_limit: Duration,
-    /// The start at the earliest (runs that share a clock start on it together).
-    pub start_at: Option<Instant>,
+    /// The start at the earliest, and its grid when missed (runs that share a clock start
+    /// on it together).
+    pub start_at: Option<StartAt>,
 }
 
 /// Why a worker must stop: the caller cancelled, or the harness gave up on the run.

@@ -69,7 +69,10 @@ pub fn run(plan: &LoadPlan, control: &Control) -> Result<LoadResult, EngineError
         board: control.live.board(),
         precise_timers: true,
         gate_limit: plan.timeout + GATE_SLACK,
-        start_at: plan.start_at,
+        start_at: plan.start_at.map(|at| crate::harness::StartAt {
+            at,
+            every: plan.start_every,
+        }),
     };
     let worker = |seat: Seat<'_, LIVE_COUNTERS>| {
         let w = seat.worker;
