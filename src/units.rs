@@ -43,7 +43,6 @@ pub fn fmt_ms(us: f64) -> String {
     }
 }
 
-/// Requests per second: whole with thousands separators from 100 up, one decimal below.
 /// "45 s", "7 min", "1 h 10 min": a duration to read, not to compute with.
 pub fn fmt_minutes(secs: f64) -> String {
     if secs < 90.0 {
@@ -51,14 +50,13 @@ pub fn fmt_minutes(secs: f64) -> String {
     } else if secs < 5400.0 {
         format!("{:.0} min", secs / 60.0)
     } else {
-        format!(
-            "{:.0} h {:.0} min",
-            (secs / 3600.0).floor(),
-            (secs % 3600.0) / 60.0
-        )
+        // Whole minutes first, so 7,199 s reads "2 h 0 min", not "1 h 60 min".
+        let m = (secs / 60.0).round();
+        format!("{:.0} h {:.0} min", (m / 60.0).floor(), m % 60.0)
     }
 }
 
+/// Requests per second: whole with thousands separators from 100 up, one decimal below.
 pub fn fmt_rps(x: f64) -> String {
     if x >= 100.0 {
         let s = format!("{x:.0}");
@@ -134,6 +132,14 @@ pub fn snake_name<T: serde::Serialize>(v: &T) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_duration_reads_in_seconds_minutes_or_hours() {
+        assert_eq!(fmt_minutes(12.4), "12 s");
+        assert_eq!(fmt_minutes(1020.0), "17 min");
+        assert_eq!(fmt_minutes(7199.0), "2 h 0 min");
+        assert_eq!(fmt_minutes(5460.0), "1 h 31 min");
+    }
 
     #[test]
     fn figures_read_as_people_write_them() {

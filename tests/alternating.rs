@@ -77,14 +77,8 @@ fn targets_of_a_round_alternate_and_known_costs_are_ranked_apart() {
     }
     let rps = |name: &str| target(&r, 0, name).summary.as_ref().unwrap().rps.center;
     assert!(rps("fx-good") > rps("fx-light") && rps("fx-light") > rps("fx-heavy"));
-    let ranking = s.ranking.as_ref().expect("a ranking");
-    let states: Vec<(&str, &str, &str)> = ranking
-        .pairs
-        .iter()
-        .map(|p| (p.faster.as_str(), p.slower.as_str(), p.state.as_str()))
-        .collect();
     assert_eq!(
-        states,
+        pair_states(&r, 0),
         [
             ("fx-good", "fx-light", "faster"),
             ("fx-light", "fx-heavy", "faster")

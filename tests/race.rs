@@ -59,13 +59,8 @@ fn known_costs_are_decided_pair_by_pair_on_fresh_processes() {
         assert!(counted_trials(target(&r, 0, name)).len() >= 2, "{name}");
     }
     let ranking = s.ranking.as_ref().expect("a ranking");
-    let states: Vec<(&str, &str, &str)> = ranking
-        .pairs
-        .iter()
-        .map(|p| (p.faster.as_str(), p.slower.as_str(), p.state.as_str()))
-        .collect();
     assert_eq!(
-        states,
+        pair_states(&r, 0),
         [
             ("fx-good", "fx-light", "faster"),
             ("fx-light", "fx-heavy", "faster")

@@ -143,7 +143,7 @@ pub fn run(root: &Path, a: &InstallArgs) -> Result<ExitCode> {
                 Some(d) => eprintln!(
                     "{}: built in {}, recorded in {} for every checkout",
                     t.name,
-                    record::fmt_duration(seconds),
+                    crate::units::fmt_minutes(seconds),
                     record::tilde(&record::record_path(&d))
                 ),
                 None => eprintln!("{}: installed in {seconds:.0} s", t.name),

@@ -115,7 +115,7 @@ impl Budget {
     pub fn minimum_s<K: ?Sized>(&self, sp: &ScenarioPlan<K>) -> f64 {
         let n = sp.targets.len();
         let rounds = sp.needs.budget_trials.max(1);
-        let races = sp.needs.adaptive && sp.precision.target.is_some();
+        let races = sp.races();
         let starts = if races { rounds } else { 1 };
         let start = n as f64 * starts as f64 * self.start_s();
         let load = match self.alternation.filter(|_| sp.needs.alternates && n >= 2) {
@@ -152,13 +152,12 @@ impl Budget {
                 .map(|(s, _)| self.minimum_s(s))
                 .sum()
         };
-        let races = |s: &ScenarioPlan<K>| s.needs.adaptive && s.precision.target.is_some();
         // The order of leaving: the others from the last, then the races from the last.
         let mut order: Vec<usize> = (0..scenarios.len())
             .rev()
-            .filter(|&i| !races(&scenarios[i]))
+            .filter(|&i| !scenarios[i].races())
             .collect();
-        order.extend((0..scenarios.len()).rev().filter(|&i| races(&scenarios[i])));
+        order.extend((0..scenarios.len()).rev().filter(|&i| scenarios[i].races()));
         for i in order {
             if need(&keep) <= total || keep.iter().filter(|k| **k).count() <= 1 {
                 break;
@@ -209,18 +208,18 @@ impl Budget {
     /// The line printed before the first scenario: what the run needs at least, and the
     /// budget that what it does beyond that shares.
     pub fn expectation<K: ?Sized>(&self, scenarios: &[&ScenarioPlan<K>]) -> String {
-        let min = fmt_min(self.minimum_of(scenarios));
+        let min = crate::units::fmt_minutes(self.minimum_of(scenarios));
         match self.total {
             None => format!(
                 "expected time: about {min} for every scenario's minimum (no time budget: rounds are added until each is decided or at its most)"
             ),
             Some(t) if self.minimum_of(scenarios) > t.as_secs_f64() => format!(
                 "expected time: about {min}, beyond the {} budget: every scenario does its minimum and adds nothing (fewer --scenarios or --targets, or a larger --max-time)",
-                fmt_min(t.as_secs_f64())
+                crate::units::fmt_minutes(t.as_secs_f64())
             ),
             Some(t) => format!(
                 "expected time: {min} to {} (every scenario's minimum, then rounds and sweep steps added within the budget)",
-                fmt_min(t.as_secs_f64())
+                crate::units::fmt_minutes(t.as_secs_f64())
             ),
         }
     }
@@ -237,15 +236,6 @@ pub fn share(deadline: Option<Instant>, trials_left: u32) -> Option<Instant> {
     let d = deadline?;
     let now = Instant::now();
     Some(now + d.saturating_duration_since(now) / trials_left.max(1))
-}
-
-/// "7 min", "45 s".
-fn fmt_min(secs: f64) -> String {
-    if secs >= 90.0 {
-        format!("{:.0} min", secs / 60.0)
-    } else {
-        format!("{secs:.0} s")
-    }
 }
 
 #[cfg(test)]

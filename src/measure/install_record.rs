@@ -66,7 +66,7 @@ impl InstallRecord {
         let day = self.built_at.get(..10).unwrap_or(&self.built_at);
         let took = self
             .duration_s
-            .map(|s| format!(", {}", fmt_duration(s)))
+            .map(|s| format!(", {}", crate::units::fmt_minutes(s)))
             .unwrap_or_default();
         let how = match &self.migrated_from {
             Some(stamp) => format!(" (recorded from the stamp {})", tilde(stamp)),
@@ -87,15 +87,6 @@ fn shorten(s: &str, max: usize) -> String {
     let mut out: String = s.chars().take(max.saturating_sub(1)).collect();
     out.push('…');
     out
-}
-
-/// "45 s", "17 min".
-pub fn fmt_duration(secs: f64) -> String {
-    if secs < 90.0 {
-        format!("{secs:.0} s")
-    } else {
-        format!("{:.0} min", secs / 60.0)
-    }
 }
 
 /// A path with the home folder written `~`, as a user would type it.
@@ -326,7 +317,7 @@ mod tests {
 
     #[test]
     fn durations_read_as_a_person_would_say_them() {
-        assert_eq!(fmt_duration(12.4), "12 s");
-        assert_eq!(fmt_duration(1020.0), "17 min");
+        assert_eq!(crate::units::fmt_minutes(12.4), "12 s");
+        assert_eq!(crate::units::fmt_minutes(1020.0), "17 min");
     }
 }

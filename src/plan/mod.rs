@@ -142,6 +142,12 @@ impl<K: ?Sized> RunPlan<K> {
 }
 
 impl<K: ?Sized> ScenarioPlan<K> {
+    /// Whether its rounds race (`summary::race`): a precision asked for, and a kind whose
+    /// trial is one throughput figure.
+    pub fn races(&self) -> bool {
+        self.needs.adaptive && self.precision.target.is_some()
+    }
+
     /// Seconds of load this scenario asks for.
     pub fn planned_load_secs(&self) -> f64 {
         self.per_target_trial_secs() * self.trials as f64 * self.targets.len() as f64

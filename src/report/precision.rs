@@ -158,41 +158,24 @@ fn race_line(s: &ScenarioResult, race: &crate::results::RaceInfo) -> String {
 /// "≈" for equivalent, "?" for undecided; a race's pairs say how each was judged.
 pub fn pairs_note(s: &ScenarioResult) -> Option<String> {
     let r = s.ranking.as_ref()?;
-    if r.pairs.first().is_some_and(|p| p.race.is_some()) {
-        let parts: Vec<String> = r.pairs.iter().map(race_pair).collect();
-        return Some(format!(
-            "ranking, each adjacent pair on the rounds both ran (> faster, ≈ equivalent, ? undecided): {}",
-            parts.join("; ")
-        ));
-    }
-    if r.pairs.len() < 2 {
+    let raced = r.pairs.first().is_some_and(|p| p.race.is_some());
+    if !raced && r.pairs.len() < 2 {
         return None;
     }
-    let parts: Vec<String> = r
-        .pairs
-        .iter()
-        .map(|p| {
-            let sign = match p.state.as_str() {
-                "faster" => ">",
-                "equivalent" => "≈",
-                _ => "?",
-            };
-            let m = p.margin.as_ref().map_or(String::new(), |m| {
-                format!(
-                    " {:+.1}% [{:+.1}, {:+.1}]",
-                    m.pct, m.ci_low_pct, m.ci_high_pct
-                )
-            });
-            format!("{} {sign} {}{m}", p.faster, p.slower)
-        })
-        .collect();
+    let parts: Vec<String> = r.pairs.iter().map(race_pair).collect();
+    let how = if raced {
+        "each adjacent pair on the rounds both ran"
+    } else {
+        "each pair paired by round"
+    };
     Some(format!(
-        "ranking, each pair paired by round (> faster, ≈ equivalent, ? undecided): {}",
+        "ranking, {how} (> faster, ≈ equivalent, ? undecided): {}",
         parts.join("; ")
     ))
 }
 
-/// "graphql-jit > mercurius +22.1% [+2.0, +46.0] (decided after round 7, on 14 blocks...)".
+/// "graphql-jit > mercurius +22.1% [+2.0, +46.0] (decided after round 7, on 14 blocks...)";
+/// without a race, the pair and its interval alone.
 fn race_pair(p: &crate::results::RankPair) -> String {
     let sign = match p.state.as_str() {
         "faster" => ">",

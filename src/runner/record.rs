@@ -50,7 +50,7 @@ pub fn record(
     // blocks and rounds, which a disturbed round widens instead of biasing, and measuring
     // again cost the noisy VM's default run about a minute of its nine (12 trials).
     let repeat = burst
-        && !super::rounds_loop::races(sp)
+        && !sp.races()
         && !again
         && !any_crashed
         && !ctx.cancelled()

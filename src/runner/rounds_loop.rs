@@ -50,12 +50,6 @@ fn canary(plan: &RunPlan, round: u32) -> CanaryPoint {
     }
 }
 
-/// Whether the scenario's rounds race (a precision asked for, a kind whose trial is one
-/// throughput figure).
-pub fn races(sp: &crate::kind::ScenarioPlan) -> bool {
-    sp.precision.target.is_some() && sp.kind.adaptive_rounds()
-}
-
 /// Whether a started target may be started afresh between rounds: nothing beside it whose
 /// figures are read per trial.
 fn restartable(s: &Session) -> bool {
@@ -135,7 +129,7 @@ pub fn run(
     let (sp, si, plan, ctx) = (cx.sp, cx.si, cx.plan, cx.ctx);
     let out = &plan.out_dir;
     let p = sp.precision;
-    let racing = races(sp);
+    let racing = sp.races();
     let mut info = RoundsInfo {
         run: 0,
         min: p.min_rounds,
@@ -169,16 +163,19 @@ pub fn run(
         if available.is_empty() || ctx.cancelled() {
             break StopReason::Ended;
         }
-        let standing: Option<Standing> = (racing && round > 0).then(|| {
-            summary::standing::standing(
-                &cx.results.scenarios[si],
-                Looks::Sequential { last: false },
-            )
-        });
-        // The next round: every target up to the minimum, then the race's (a scenario with
-        // no pair to race, one row, goes on for its interval: every target).
+        // A standing without a pair (one row) is no race: its rounds go on for its interval,
+        // every target in each.
+        let standing: Option<Standing> = (racing && round > 0)
+            .then(|| {
+                summary::standing::standing(
+                    &cx.results.scenarios[si],
+                    Looks::Sequential { last: false },
+                )
+            })
+            .filter(|st| !st.pairs.is_empty());
+        // The next round: every target up to the minimum, then the race's.
         let next: Vec<usize> = match &standing {
-            Some(st) if round >= p.min_rounds && !st.pairs.is_empty() => available
+            Some(st) if round >= p.min_rounds => available
                 .iter()
                 .copied()
                 .filter(|&i| st.racing.contains(&sp.targets[i].name))
@@ -208,7 +205,7 @@ pub fn run(
                 "  {}: round {round} (up to {}): {}",
                 sp.name,
                 p.max_rounds,
-                match standing.as_ref().filter(|st| !st.pairs.is_empty()) {
+                match &standing {
                     Some(_) => format!(
                         "{} racing ({})",
                         next.len(),

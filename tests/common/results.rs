@@ -74,3 +74,15 @@ pub fn save_run(dir: &Path, name: &str, v: &RunResults) -> std::path::PathBuf {
     v.save(&p).unwrap();
     p
 }
+
+/// Scenario `si`'s adjacent pairs as (faster, slower, state); panics without a ranking.
+pub fn pair_states(r: &RunResults, si: usize) -> Vec<(&str, &str, &str)> {
+    r.scenarios[si]
+        .ranking
+        .as_ref()
+        .expect("a ranking")
+        .pairs
+        .iter()
+        .map(|p| (p.faster.as_str(), p.slower.as_str(), p.state.as_str()))
+        .collect()
+}
