@@ -59,4 +59,18 @@ pub struct RaceInfo {
     /// once the race has seen its noise).
     #[serde(default)]
     pub blocks: Vec<u32>,
+    /// The looks its error rate was spread over: the rounds the scenario's share of the
+    /// budget held at its start, at the machine's pace (at most its most rounds). Absent
+    /// (no budget, or a results file from before): its most rounds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub looks: Option<u32>,
+    /// The version of the race's rule that judged it (`summary::race::RULE`): a results
+    /// file is judged again as its run judged it. 1 (absent): each pair on its own figures;
+    /// 2: with the noise of a round pooled over the scenario's targets.
+    #[serde(default = "first_rule")]
+    pub rule: u32,
+}
+
+fn first_rule() -> u32 {
+    1
 }

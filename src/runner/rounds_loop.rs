@@ -121,6 +121,32 @@ fn round_secs(
     starts + load * cx.budget.pace()
 }
 
+/// The rounds a race's share of the budget holds, from its deadline at the run's pace:
+/// a first round of every target, then rounds of every target on fresh processes (those
+/// that may restart), at the profile's window; within [min, most] rounds. None without a
+/// deadline.
+fn planned_looks(cx: &ScenarioCx<'_>, may_restart: &[bool]) -> Option<u32> {
+    let p = cx.sp.precision;
+    let deadline = cx.deadline?;
+    let all: Vec<usize> = (0..cx.sp.targets.len()).collect();
+    let blocks = super::alternating::planned(cx.plan, cx.sp).map(|a| a.blocks_for(cx.sp.duration));
+    let restart = may_restart.iter().any(|&x| x);
+    let first = round_secs(cx, &all, false, true, blocks);
+    let later = round_secs(cx, &all, restart, restart, blocks);
+    let left = deadline
+        .saturating_duration_since(Instant::now())
+        .as_secs_f64();
+    let more = if later > 0.0 {
+        ((left - first) / later).floor().max(0.0) as u32
+    } else {
+        p.max_rounds
+    };
+    Some(
+        more.saturating_add(1)
+            .clamp(p.min_rounds.max(1), p.max_rounds.max(p.min_rounds)),
+    )
+}
+
 pub fn run(
     cx: &mut ScenarioCx<'_>,
     sessions: &mut [Option<Session>],
@@ -147,6 +173,20 @@ pub fn run(
         .iter()
         .map(|s| racing && s.as_ref().is_some_and(restartable))
         .collect();
+    // The looks the race spreads its error rate over, fixed before its first round as a
+    // sequential design's must be: the rounds its share of the budget holds at the
+    // machine's pace. Planned over the profile's most rounds instead, a race the budget
+    // stops after two would decide at a tenth of its error rate (α·t² at t = 2/10).
+    let looks = if racing {
+        planned_looks(cx, &may_restart)
+    } else {
+        None
+    };
+    if let Some(r) = info.race.as_mut() {
+        r.looks = looks;
+        r.rule = summary::race::RULE;
+    }
+    let most = looks.unwrap_or(p.max_rounds);
     // Whose process has served no load yet (its warm-up is a first one).
     let mut fresh: Vec<bool> = vec![true; sp.targets.len()];
     let mut round = 0u32;
@@ -198,13 +238,16 @@ pub fn run(
         ) {
             break why;
         }
+        // The budget's looks are the race's last (its last look spends what is left).
+        if round >= p.min_rounds && round >= most {
+            break StopReason::Time;
+        }
         round += 1;
         if round > p.min_rounds {
             cx.progress.extend(secs);
             cx.progress.line(&format!(
-                "  {}: round {round} (up to {}): {}",
+                "  {}: round {round} (up to {most}): {}",
                 sp.name,
-                p.max_rounds,
                 match &standing {
                     Some(_) => format!(
                         "{} racing ({})",

@@ -39,6 +39,9 @@ pub enum Unit {
     BlockPairs,
     /// The rounds' means.
     Rounds,
+    /// The rounds' means, their noise pooled over the scenario's targets
+    /// (`summary::race::pooled`).
+    PooledRounds,
 }
 
 impl std::fmt::Display for Unit {
@@ -47,6 +50,7 @@ impl std::fmt::Display for Unit {
             Unit::Blocks => "blocks",
             Unit::BlockPairs => "pairs of blocks",
             Unit::Rounds => "rounds",
+            Unit::PooledRounds => "rounds (noise pooled over the scenario's targets)",
         })
     }
 }

@@ -12,6 +12,7 @@ pub mod between;
 pub mod levels;
 pub mod sequential;
 pub mod t;
+pub mod twoway;
 
 use serde::{Deserialize, Serialize};
 

@@ -39,6 +39,9 @@ pub struct Entrant {
     pub name: String,
     /// Takes part in the ranking (valid, unsaturated, not a baseline).
     pub ranked: bool,
+    /// Its rounds inform the scenario's pooled noise (valid and unsaturated: the ranked
+    /// targets and a baseline measured with them).
+    pub pooled: bool,
     /// Its counted rounds.
     pub rounds: BTreeMap<u32, RoundObs>,
 }
@@ -56,6 +59,8 @@ pub struct Rule {
     pub min_look: usize,
     /// How the error rate is spent over the looks.
     pub spending: Spending,
+    /// The noise of a round pooled over the scenario's targets (`pooled`; rule 2).
+    pub pooled: bool,
 }
 
 impl Rule {
@@ -66,9 +71,13 @@ impl Rule {
             max_looks: (max_rounds as usize).max(MIN_LOOK),
             min_look: MIN_LOOK,
             spending: SPENDING,
+            pooled: true,
         }
     }
 }
+
+/// The race's rule as this build judges (`RaceInfo::rule`).
+pub const RULE: u32 = 2;
 
 /// A pair is first judged on two rounds: one round is one set of processes.
 pub const MIN_LOOK: usize = 2;
@@ -139,6 +148,7 @@ impl Standing {
 }
 
 mod pair;
+mod pooled;
 pub use pair::FORECAST_HORIZON;
 use pair::{judge_pair, pair_estimate, Boundaries};
 
@@ -218,6 +228,12 @@ fn look(
         })
         .filter(|e| !e.rounds.is_empty())
         .collect();
+    let pool = if rule.pooled {
+        let pooled: Vec<&Entrant> = entrants.iter().filter(|e| e.ranked || e.pooled).collect();
+        pooled::pool(&pooled, r)
+    } else {
+        None
+    };
     let mut order = fitted_order(&seen);
     // Adjacent pairs, each as (upper, lower) of the order, made to agree with what their
     // own comparison says (a frozen decision, or the sign of the paired estimate).
@@ -254,7 +270,7 @@ fn look(
         let mut decided_any = false;
         let mut still = Vec::new();
         for (a, b) in open {
-            let j = judge_pair(&seen[a], &seen[b], rule, m, last, r, bounds);
+            let j = judge_pair(&seen[a], &seen[b], rule, m, last, r, bounds, pool);
             if j.state != State::Undecided {
                 decided_any = true;
                 frozen.insert(
@@ -281,7 +297,7 @@ fn look(
             Some(f) => f.judgement.clone(),
             None => current
                 .remove(&k)
-                .unwrap_or_else(|| judge_pair(&seen[a], &seen[b], rule, 1, last, r, bounds)),
+                .unwrap_or_else(|| judge_pair(&seen[a], &seen[b], rule, 1, last, r, bounds, pool)),
         };
         if j.state == State::Undecided {
             racing.insert(seen[a].name.clone());
@@ -310,64 +326,19 @@ fn fitted_order(seen: &[Entrant]) -> Vec<usize> {
     idx
 }
 
-/// μ_t of log rate = μ_t + ρ_round, by alternating means (backfitting).
+/// μ_t of log rate = μ_t + ρ_round (`stats::twoway`).
 pub fn fit(seen: &[Entrant]) -> Vec<f64> {
-    let logs: Vec<Vec<(u32, f64)>> = seen
+    let cells: Vec<crate::stats::twoway::Cell> = seen
         .iter()
-        .map(|e| {
+        .enumerate()
+        .flat_map(|(t, e)| {
             e.rounds
                 .iter()
                 .filter(|(_, o)| o.rate > 0.0)
-                .map(|(r, o)| (*r, o.rate.ln()))
-                .collect()
+                .map(move |(r, o)| (t, *r, o.rate.ln()))
         })
         .collect();
-    let mut mu: Vec<f64> = logs
-        .iter()
-        .map(|l| {
-            if l.is_empty() {
-                f64::NEG_INFINITY
-            } else {
-                l.iter().map(|x| x.1).sum::<f64>() / l.len() as f64
-            }
-        })
-        .collect();
-    let mut rho: BTreeMap<u32, f64> = BTreeMap::new();
-    for _ in 0..100 {
-        let mut sums: BTreeMap<u32, (f64, usize)> = BTreeMap::new();
-        for (t, l) in logs.iter().enumerate() {
-            for (r, x) in l {
-                let e = sums.entry(*r).or_default();
-                e.0 += x - mu[t];
-                e.1 += 1;
-            }
-        }
-        let new_rho: BTreeMap<u32, f64> = sums
-            .into_iter()
-            .map(|(r, (s, n))| (r, s / n as f64))
-            .collect();
-        let avg = new_rho.values().sum::<f64>() / new_rho.len().max(1) as f64;
-        let new_rho: BTreeMap<u32, f64> = new_rho.into_iter().map(|(r, v)| (r, v - avg)).collect();
-        let mut change: f64 = 0.0;
-        for (t, l) in logs.iter().enumerate() {
-            if l.is_empty() {
-                continue;
-            }
-            let m = l
-                .iter()
-                .map(|(r, x)| x - new_rho.get(r).copied().unwrap_or(0.0))
-                .sum::<f64>()
-                / l.len() as f64;
-            change = change.max((m - mu[t]).abs());
-            mu[t] = m;
-        }
-        rho = new_rho;
-        if change < 1e-12 {
-            break;
-        }
-    }
-    let _ = rho;
-    mu
+    crate::stats::twoway::fit(seen.len(), &cells).mu
 }
 
 #[cfg(test)]

@@ -46,6 +46,7 @@ pub fn entrant(t: &TargetResult, ranked: bool) -> Entrant {
     Entrant {
         name: t.name.clone(),
         ranked,
+        pooled: super::rankable(t),
         rounds: t
             .trials
             .iter()
@@ -73,12 +74,21 @@ pub fn entrants(s: &ScenarioResult) -> Vec<Entrant> {
 }
 
 /// The race's rule for the scenario: its precision as the equivalence margin (none: no pair
-/// can be equivalent), its most rounds as the looks planned.
+/// can be equivalent), the looks its budget planned (else its most rounds) as the looks.
 pub fn rule(s: &ScenarioResult) -> Rule {
     let r = s.rounds.as_ref();
     let margin = r.and_then(|r| r.target_pct).map_or(0.0, |p| p / 100.0);
-    let max = r.map_or(s.trials_planned, |r| r.max.max(r.run));
-    Rule::new(margin, max)
+    let max = r.map_or(s.trials_planned, |r| {
+        let planned = r.race.as_ref().and_then(|x| x.looks).unwrap_or(r.max);
+        planned.max(r.run)
+    });
+    // Rounds without a race's record (fixed rounds, or a file from before the race) are
+    // judged by the first rule.
+    let version = r.and_then(|r| r.race.as_ref()).map_or(1, |x| x.rule);
+    Rule {
+        pooled: version >= 2,
+        ..Rule::new(margin, max)
+    }
 }
 
 /// How the scenario's rounds were looked at: after every one (rounds added until decided),

@@ -38,7 +38,7 @@ fn blocks_are_the_unit_when_the_rounds_add_nothing_and_rounds_when_they_do() {
         let e = estimate(&rounds(&mut rng, 4, 6, 0.0, 0.0, 0.03)).unwrap();
         match e.unit {
             Unit::Blocks | Unit::BlockPairs => blocks += 1,
-            Unit::Rounds => rounds_unit += 1,
+            Unit::Rounds | Unit::PooledRounds => rounds_unit += 1,
         }
     }
     // With no round term the F test's p is above 0.5 about half the time, and the rounds'

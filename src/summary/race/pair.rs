@@ -4,6 +4,7 @@
 //! its verdict, and for a pair left open a forecast of what deciding it would take.
 use std::collections::BTreeMap;
 
+use super::pooled::Pool;
 use super::{Entrant, PairJudgement, RoundObs, Rule, State, MIN_LOOK};
 use crate::results::Forecast;
 use crate::stats::levels::{self, UnitEstimate};
@@ -112,7 +113,9 @@ pub(super) fn pair_estimate(a: &Entrant, b: &Entrant) -> Option<UnitEstimate> {
     levels::estimate(&pair_blocks(a, b))
 }
 
-/// `a` against `b` at this look, at Holm's share 1/m of the error rate.
+/// `a` against `b` at this look, at Holm's share 1/m of the error rate; `pool`: the
+/// scenario's pooled noise of a round at this look (`pooled`).
+#[allow(clippy::too_many_arguments)]
 pub(super) fn judge_pair(
     a: &Entrant,
     b: &Entrant,
@@ -121,10 +124,11 @@ pub(super) fn judge_pair(
     last: bool,
     r: u32,
     bounds: &mut Boundaries,
+    pool: Option<Pool>,
 ) -> PairJudgement {
     let blocks = pair_blocks(a, b);
     let looks = blocks.len();
-    let est = levels::estimate(&blocks);
+    let est = levels::estimate(&blocks).map(|e| super::pooled::prefer(e, &blocks, pool));
     let alpha = rule.alpha / m.max(1) as f64;
     // One round is one set of processes: never a decision on it.
     let z = if looks >= MIN_LOOK.max(rule.min_look) {

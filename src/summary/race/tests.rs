@@ -3,16 +3,16 @@ use crate::stats::sequential::tests::Rng;
 
 /// A simulated scenario: each target's true log rate, process luck `tau` (a fresh process
 /// each round), block noise `sigma`, `k` blocks a round.
-struct Sim {
-    mu: Vec<f64>,
-    tau: f64,
-    sigma: f64,
-    k: u64,
+pub(super) struct Sim {
+    pub(super) mu: Vec<f64>,
+    pub(super) tau: f64,
+    pub(super) sigma: f64,
+    pub(super) k: u64,
 }
 
 impl Sim {
     /// Round `r` of the targets `who`: their trial rates and blocks, a shared round effect.
-    fn round(&self, rng: &mut Rng, entrants: &mut [Entrant], r: u32, who: &[usize]) {
+    pub(super) fn round(&self, rng: &mut Rng, entrants: &mut [Entrant], r: u32, who: &[usize]) {
         let shared = 0.05 * rng.normal();
         for &i in who {
             let off = self.tau * rng.normal();
@@ -29,11 +29,12 @@ impl Sim {
 
     /// The race as the runner runs it: every target in the first round, then the targets
     /// still racing, until decided or `max` rounds; the last look spends what is left.
-    fn race(&self, rng: &mut Rng, rule: &Rule, max: u32) -> (Standing, u32) {
+    pub(super) fn race(&self, rng: &mut Rng, rule: &Rule, max: u32) -> (Standing, u32) {
         let mut entrants: Vec<Entrant> = (0..self.mu.len())
             .map(|i| Entrant {
                 name: format!("t{i}"),
                 ranked: true,
+                pooled: true,
                 rounds: BTreeMap::new(),
             })
             .collect();
@@ -126,6 +127,7 @@ fn clear_gaps_leave_the_race_after_the_second_round() {
         .map(|i| Entrant {
             name: format!("t{i}"),
             ranked: true,
+            pooled: true,
             rounds: BTreeMap::new(),
         })
         .collect();
@@ -168,6 +170,7 @@ fn a_target_that_drops_out_leaves_its_neighbours_adjacent() {
         .map(|i| Entrant {
             name: format!("t{i}"),
             ranked: true,
+            pooled: true,
             rounds: BTreeMap::new(),
         })
         .collect();
@@ -200,6 +203,7 @@ fn more_pairs_share_the_error_rate_and_widen_each_interval() {
         .map(|i| Entrant {
             name: format!("t{i}"),
             ranked: true,
+            pooled: true,
             rounds: BTreeMap::new(),
         })
         .collect();
@@ -207,8 +211,8 @@ fn more_pairs_share_the_error_rate_and_widen_each_interval() {
         sim.round(&mut rng, &mut e, r, &[0, 1]);
     }
     let mut b = Boundaries::new(&rule());
-    let alone = judge_pair(&e[0], &e[1], &rule(), 1, false, 4, &mut b);
-    let shared = judge_pair(&e[0], &e[1], &rule(), 4, false, 4, &mut b);
+    let alone = judge_pair(&e[0], &e[1], &rule(), 1, false, 4, &mut b, None);
+    let shared = judge_pair(&e[0], &e[1], &rule(), 4, false, 4, &mut b, None);
     assert!(shared.multiplier > alone.multiplier, "{alone:?} {shared:?}");
     assert!((shared.alpha - ALPHA / 4.0).abs() < 1e-12);
 }
@@ -231,6 +235,7 @@ fn an_undecided_pair_forecasts_about_what_deciding_it_takes() {
             .map(|i| Entrant {
                 name: format!("t{i}"),
                 ranked: true,
+                pooled: true,
                 rounds: BTreeMap::new(),
             })
             .collect();
@@ -268,11 +273,13 @@ fn the_fit_orders_targets_measured_in_different_rounds_fairly() {
         Entrant {
             name: "t1".into(),
             ranked: true,
+            pooled: true,
             rounds: [(1, obs(110.0)), (2, obs(77.0))].into(),
         },
         Entrant {
             name: "t2".into(),
             ranked: true,
+            pooled: true,
             rounds: [(1, obs(100.0))].into(),
         },
     ];
