@@ -2,12 +2,14 @@ use super::*;
 use crate::stats::sequential::tests::Rng;
 
 /// A simulated scenario: each target's true log rate, process luck `tau` (a fresh process
-/// each round), block noise `sigma`, `k` blocks a round.
+/// each round), block noise `sigma`, `k` blocks a round; `scale`: a target's noise (luck
+/// and blocks) in multiples of those (absent: 1).
 pub(super) struct Sim {
     pub(super) mu: Vec<f64>,
     pub(super) tau: f64,
     pub(super) sigma: f64,
     pub(super) k: u64,
+    pub(super) scale: Vec<f64>,
 }
 
 impl Sim {
@@ -15,10 +17,11 @@ impl Sim {
     pub(super) fn round(&self, rng: &mut Rng, entrants: &mut [Entrant], r: u32, who: &[usize]) {
         let shared = 0.05 * rng.normal();
         for &i in who {
-            let off = self.tau * rng.normal();
+            let sc = self.scale.get(i).copied().unwrap_or(1.0);
+            let off = self.tau * sc * rng.normal();
             let blocks: BTreeMap<u64, f64> = (0..self.k)
                 .map(|b| {
-                    let x = self.mu[i] + shared + off + self.sigma * rng.normal();
+                    let x = self.mu[i] + shared + off + self.sigma * sc * rng.normal();
                     (1000 * r as u64 + b, 1000.0 * x.exp())
                 })
                 .collect();
@@ -76,6 +79,7 @@ fn twins_are_almost_never_ranked() {
         tau: 0.015,
         sigma: 0.04,
         k: 3,
+        scale: vec![],
     };
     let n = 600;
     let (mut faster, mut equivalent) = (0, 0);
@@ -104,6 +108,7 @@ fn twins_with_large_process_luck_stay_safe_when_rounds_are_the_unit() {
         tau: 0.04,
         sigma: 0.04,
         k: 4,
+        scale: vec![],
     };
     let n = 600;
     let faster = (0..n)
@@ -122,6 +127,7 @@ fn clear_gaps_leave_the_race_after_the_second_round() {
         tau: 0.005,
         sigma: 0.02,
         k: 3,
+        scale: vec![],
     };
     let mut e: Vec<Entrant> = (0..5)
         .map(|i| Entrant {
@@ -165,6 +171,7 @@ fn a_target_that_drops_out_leaves_its_neighbours_adjacent() {
         tau: 0.0,
         sigma: 0.01,
         k: 3,
+        scale: vec![],
     };
     let mut e: Vec<Entrant> = (0..3)
         .map(|i| Entrant {
@@ -198,6 +205,7 @@ fn more_pairs_share_the_error_rate_and_widen_each_interval() {
         tau: 0.0,
         sigma: 0.03,
         k: 3,
+        scale: vec![],
     };
     let mut e: Vec<Entrant> = (0..2)
         .map(|i| Entrant {
@@ -228,6 +236,7 @@ fn an_undecided_pair_forecasts_about_what_deciding_it_takes() {
         tau: 0.003,
         sigma: 0.03,
         k: 3,
+        scale: vec![],
     };
     let mut ratios = Vec::new();
     for _ in 0..200 {
@@ -308,6 +317,7 @@ fn explore_false_rates() {
             tau,
             sigma,
             k,
+            scale: vec![],
         };
         let n = 1000;
         let mut f = 0;
@@ -327,6 +337,7 @@ fn explore_false_rates() {
             tau,
             sigma,
             k,
+            scale: vec![],
         };
         let mut d2 = 0;
         let mut l2 = 0;
@@ -342,6 +353,7 @@ fn explore_false_rates() {
             tau,
             sigma,
             k,
+            scale: vec![],
         };
         let mut l3 = 0;
         for _ in 0..100 {

@@ -1,6 +1,5 @@
 //! The pooled noise in simulated races: twins among other targets, twins noisier than
 //! the rest, and the far pairs it decides at two rounds.
-use std::collections::BTreeMap;
 
 use super::super::tests::Sim;
 use super::super::*;
@@ -18,6 +17,7 @@ fn twins_among_other_targets_are_not_ranked_on_the_pooled_noise() {
         tau: 0.03,
         sigma: 0.08,
         k: 2,
+        scale: vec![],
     };
     for looks in [2u32, 10] {
         let n = 500;
@@ -53,6 +53,7 @@ fn far_pairs_are_decided_at_two_rounds_on_a_noisy_machine() {
         tau: 0.05,
         sigma: 0.12,
         k: 2,
+        scale: vec![],
     };
     let rule = Rule::new(0.05, 2);
     let n = 100;
@@ -73,44 +74,19 @@ fn noisier_twins_among_quieter_targets_are_not_ranked() {
     // Twins three times as noisy as the other targets (process luck and blocks): the pool
     // understates their noise, their own rounds and blocks must not let that through.
     let mut rng = Rng::new(2);
-    for (scale, looks) in [(3.0, 2u32), (3.0, 10)] {
-        let mu = [0.6, 0.0, 0.0, -0.6, -1.2];
-        let (tau, sigma, k) = (0.02, 0.05, 2u64);
+    let sim = Sim {
+        mu: vec![0.6, 0.0, 0.0, -0.6, -1.2],
+        tau: 0.02,
+        sigma: 0.05,
+        k: 2,
+        scale: vec![1.0, 3.0, 3.0, 1.0, 1.0],
+    };
+    for looks in [2u32, 10] {
         let rule = Rule::new(0.05, looks);
         let n = 600;
         let mut f = 0;
         for _ in 0..n {
-            let mut e: Vec<Entrant> = (0..5)
-                .map(|i| Entrant {
-                    name: format!("t{i}"),
-                    ranked: true,
-                    pooled: true,
-                    rounds: BTreeMap::new(),
-                })
-                .collect();
-            for r in 1..=looks {
-                let s = judge(&e, &rule, Looks::Sequential { last: false });
-                if r > 2 && s.decided() {
-                    break;
-                }
-                let shared = 0.05 * rng.normal();
-                for (i, m) in mu.iter().enumerate() {
-                    if r > 2 && !s.racing.contains(&format!("t{i}")) {
-                        continue;
-                    }
-                    let sc = if i == 1 || i == 2 { scale } else { 1.0 };
-                    let off = tau * sc * rng.normal();
-                    let blocks: BTreeMap<u64, f64> = (0..k)
-                        .map(|b| {
-                            let x = m + shared + off + sigma * sc * rng.normal();
-                            (1000 * r as u64 + b, 1000.0 * x.exp())
-                        })
-                        .collect();
-                    let rate = blocks.values().sum::<f64>() / blocks.len() as f64;
-                    e[i].rounds.insert(r, RoundObs { rate, blocks });
-                }
-            }
-            let s = judge(&e, &rule, Looks::Sequential { last: true });
+            let (s, _) = sim.race(&mut rng, &rule, looks);
             if s.pairs.iter().any(|p| {
                 p.state == State::Faster
                     && [&p.faster, &p.slower]
@@ -122,7 +98,7 @@ fn noisier_twins_among_quieter_targets_are_not_ranked() {
         }
         assert!(
             f * 100 <= 5 * n,
-            "twins {scale}x as noisy, {looks} looks: ranked in {f} of {n}"
+            "twins 3x as noisy, {looks} looks: ranked in {f} of {n}"
         );
     }
 }
