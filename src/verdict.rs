@@ -118,6 +118,7 @@ fn judge_target(s: &ScenarioResult, t: &TargetResult) -> Vec<RowVerdict> {
 pub fn judge(r: &RunResults, ignore_failures: bool) -> RunVerdict {
     let mut v = RunVerdict {
         failures_ignored: ignore_failures,
+        ignorable: true,
         ..Default::default()
     };
     // A build not installed is the same news in every scenario that has it: one entry per

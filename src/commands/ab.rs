@@ -73,6 +73,8 @@ pub fn run(root: &Path, args: &AbArgs) -> Result<ExitCode> {
     progress.finish();
     results.end(outcome.is_err(), ctx.cancelled());
     let mut verdict = crate::verdict::judge(&results, false);
+    // `ab` has no --ignore-failures: its verdict line does not offer it.
+    verdict.ignorable = false;
     gate(&results, &mut verdict);
     results.verdict = Some(verdict.clone());
     let folder = Dest::Dir(out.clone());

@@ -27,7 +27,11 @@ pub fn k6(a: &ImportK6Args) -> Result<ExitCode> {
     });
     crate::measure::out_dir::prepare(&out, a.force)?;
     std::fs::create_dir_all(&out)?;
-    let verdict = crate::verdict::judge(&r, false);
+    let verdict = crate::results::RunVerdict {
+        // `import k6` has no --ignore-failures: its verdict line does not offer it.
+        ignorable: false,
+        ..crate::verdict::judge(&r, false)
+    };
     r.verdict = Some(verdict.clone());
     // The default prices: a saved import is priced again by `report --prices`.
     let pricing = crate::cost::Pricing::shipped()?;
