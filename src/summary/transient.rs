@@ -1,7 +1,8 @@
 //! The switch transient of an alternating run: how long after a switch a side's throughput
-//! measurably differs from its steady rate, read from the engine's slice profile (answered
-//! requests by send offset within the side's slices, in fixed bins, summed over slices).
-//! An A/B run leaves that part of every slice uncounted (its guard).
+//! measurably differs from its steady rate, read from the engine's slice profile (answers
+//! by their offset within the side's slices, by arrival as the closed model counts them,
+//! in fixed bins, summed over slices). An A/B run leaves that part of every slice
+//! uncounted (its guard).
 
 /// The transient in ms: where the run of bins that start the slice differing from the
 /// steady level (the mean of the bins of the slice's second half) ends: the first bin from

@@ -129,11 +129,14 @@ pub struct LoadResult {
     /// the warm-up and, with slicing, in the guard of an own slice.
     pub warmup_requests: u64,
     /// With slicing (`LoadPlan::slicing`): one entry per own slice that overlaps the
-    /// measured window, in index order. The window's `requests`, `ok` and `failed` are the
-    /// sums over them.
+    /// measured window, in index order. In the open model the window's `requests`, `ok`
+    /// and `failed` are the sums over them; in the closed model, which counts a slice's
+    /// answers where they arrive (`SliceSample`), the sums differ from them by what was in
+    /// flight at the counted parts' edges.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub slices: Vec<SliceSample>,
-    /// With slicing: answers that passed validation by send offset within an own slice,
+    /// With slicing: answers that passed validation by their offset within an own slice
+    /// (the closed model's by arrival, the open model's by due time),
     /// in bins of [`SLICE_PROFILE_BIN`] (bin `i` covers offsets `[i, i + 1)` bins), summed
     /// over the own slices of the window, guard included: the transient after a switch of
     /// arms, to choose the guard by.
@@ -144,8 +147,9 @@ pub struct LoadResult {
 /// Width of a bin of `LoadResult::slice_profile`.
 pub const SLICE_PROFILE_BIN: Duration = Duration::from_millis(10);
 
-/// The counted requests of one own slice of a sliced run, by send time (intended, in the
-/// open model).
+/// The counted requests of one own slice of a sliced run: in the closed model the answers
+/// (and failures) that arrived in its counted part, whenever sent; in the open model the
+/// requests due in it (`load::slices`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct SliceSample {
     /// The slice's number since `Slicing::epoch`.

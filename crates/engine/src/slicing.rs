@@ -110,6 +110,22 @@ impl Slicing {
         (self.arm_of(i) == self.arm).then(|| (i, t.saturating_duration_since(self.slice_start(i))))
     }
 
+    /// End of the run of own slices `t` lies in (the next slice may be this arm's too: a
+    /// block's middle, or a block ending where the next starts with the same arm); None
+    /// outside own slices. A closed-model connection stops sending about one answer's time
+    /// before it, so its requests are answered before another arm's slice begins.
+    pub fn own_run_end(&self, t: Instant) -> Option<Instant> {
+        let (mut i, _) = self.own_position(t)?;
+        // Every run of 2 * arms consecutive slices holds a slice of each arm.
+        for _ in 0..self.arms.max(1).saturating_mul(2) {
+            if self.arm_of(i.saturating_add(1)) != self.arm {
+                break;
+            }
+            i = i.saturating_add(1);
+        }
+        Some(self.slice_start(i.saturating_add(1)))
+    }
+
     /// Whether a request sent at `t` counts: in an own slice, past its guard.
     pub fn counts_at(&self, t: Instant) -> bool {
         self.own_position(t).is_some_and(|(_, at)| at >= self.guard)
@@ -173,6 +189,28 @@ mod tests {
             arms,
             seed: 7,
         }
+    }
+
+    #[test]
+    fn an_own_run_ends_where_another_arm_begins() {
+        let s = slicing(1, 2);
+        let ms = Duration::from_millis;
+        let mut runs = 0;
+        for i in 0..200u64 {
+            let at = s.slice_start(i) + ms(30);
+            let Some(end) = s.own_run_end(at) else {
+                assert_ne!(s.arm_of(i), 1, "slice {i} is own");
+                continue;
+            };
+            assert_eq!(s.arm_of(i), 1);
+            let last = s.index_at(end - ms(1)).expect("after the epoch");
+            assert!(last >= i && last <= i + 1, "a run holds at most two slices");
+            assert!((i..=last).all(|k| s.arm_of(k) == 1), "the run is own");
+            assert_ne!(s.arm_of(last + 1), 1, "the run ends at another arm's slice");
+            runs += (last > i) as u32;
+        }
+        // Blocks ABBA: the middle pair is one run.
+        assert!(runs > 0);
     }
 
     #[test]

@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 
 use super::answer::Arrival;
 use super::ctx::{seed, Ctx, Pending};
+use super::drain::AnswerTime;
 use crate::conn::{self, Conn};
 use crate::prepare::Rng;
 use crate::schedule::Curve;
@@ -43,6 +44,9 @@ pub async fn run_connection(ctx: Rc<Ctx>, cfg: ClosedConn, conn: Option<Conn>) {
     tokio::pin!(timer);
     let mut inflight: VecDeque<Pending> = VecDeque::with_capacity(cfg.pipelining);
     let mut wbuf: Vec<u8> = Vec::new();
+    let mut answer = AnswerTime::default();
+    // The end of the own slices this connection last idled out (told once per run of them).
+    let mut drained: Option<Instant> = None;
     // All workers start the load together, at the run's start.
     tokio::time::sleep_until(ctx.run_start.into()).await;
     let constant = cfg.curve.max_value() == cfg.curve.value(0.0)
@@ -56,8 +60,16 @@ pub async fn run_connection(ctx: Rc<Ctx>, cfg: ClosedConn, conn: Option<Conn>) {
                 break;
             }
             // Sliced: outside its own slices the connection idles (open, so no reconnect
-            // at the switch) until the next own slice.
-            let own = ctx.own_at(now);
+            // at the switch) until the next own slice; so it does in the last answer's
+            // time of its own slices, so its answers are in before the next arm's slice.
+            let own = ctx.may_start(now, answer.get());
+            if active
+                && !own
+                && ctx.own_at(now)
+                && drained != ctx.slicing.and_then(|s| s.own_run_end(now))
+            {
+                drained = ctx.draining(now);
+            }
             if !active || !own {
                 let ramp = (!active)
                     .then(|| cfg.curve.time_when_exceeds(cfg.global as f64, t_rel))
@@ -96,11 +108,11 @@ pub async fn run_connection(ctx: Rc<Ctx>, cfg: ClosedConn, conn: Option<Conn>) {
                 }
             },
         };
-        // Fill the pipe; a sliced run starts new requests only in its own slices (those in
-        // flight at a slice's end are answered and recorded by their send time).
+        // Fill the pipe; a sliced run starts new requests only in its own slices, and not
+        // in their last answer's time.
         wbuf.clear();
         let send_at = Instant::now();
-        let sending = active && ctx.own_at(send_at);
+        let sending = active && ctx.may_start(send_at, answer.get());
         while sending && inflight.len() < cfg.pipelining {
             let Some(in_window) = ctx.admit(send_at) else {
                 break;
@@ -132,6 +144,7 @@ pub async fn run_connection(ctx: Rc<Ctx>, cfg: ClosedConn, conn: Option<Conn>) {
         match outcome {
             Ok(first) => {
                 let done = Instant::now();
+                answer.add(done.saturating_duration_since(oldest.sent));
                 let mut next = Some(first);
                 let mut arrival = Some(arrival);
                 let mut close = false;

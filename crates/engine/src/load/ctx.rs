@@ -130,8 +130,8 @@ impl Ctx {
         self.slicing.is_none_or(|s| s.own_position(t).is_some())
     }
 
-    /// With slicing: the profile bin of a request sent at `t`, if it was sent in an own
-    /// slice within the measured window.
+    /// With slicing: the profile bin of `t` (the closed model's answer, the open model's
+    /// due time), if it lies in an own slice within the measured window.
     fn profile_bin(&self, t: Instant) -> Option<usize> {
         let s = self.slicing.as_ref()?;
         if t < self.window_start || self.window_end().is_some_and(|e| t >= e) {
@@ -240,15 +240,21 @@ impl Ctx {
         arrival: Arrival,
     ) {
         let mut rec = self.rec.borrow_mut();
+        let end_now = self.window_end();
         // Answered: its share of the counted time, counted or not (closed model only).
-        rec.answered_span(p.sent, done, self.window_end());
-        let bin = self.profile_bin(p.intended.unwrap_or(p.sent));
+        rec.answered_span(p.sent, done, end_now);
+        // The closed model profiles answers where they arrive, as it counts them (`slices`).
+        let bin = self.profile_bin(p.intended.unwrap_or(done));
         if !p.in_window {
             rec.warmup_requests += 1;
-            if let Some(bin) = bin {
-                if self.judge(p, c, r).is_ok() {
+            // Sliced, the closed model counts a guard's answer that arrives past the guard
+            // (`slices`); a wrong one there is, like the guard's failures, counted nowhere.
+            let by_answer = p.intended.is_none() && self.slicing.is_some();
+            if (bin.is_some() || by_answer) && self.judge(p, c, r).is_ok() {
+                if let Some(bin) = bin {
                     rec.profile_ok(bin);
                 }
+                rec.slice_answer(done, end_now, true, true);
             }
             return;
         }
@@ -257,6 +263,7 @@ impl Ctx {
         if let (Some(bin), true) = (bin, verdict.is_ok()) {
             rec.profile_ok(bin);
         }
+        rec.slice_answer(done, end_now, true, verdict.is_ok());
         let verdict = match &verdict {
             Ok(()) => Ok(()),
             Err((kind, detail)) => Err((*kind, detail.as_ref())),
@@ -313,6 +320,7 @@ impl Ctx {
             return;
         }
         rec.record(&sample(slot, p, 0, done), Err((kind, detail)));
+        rec.slice_answer(done, self.window_end(), false, false);
     }
 
     pub fn count_reconnect(&self, p_in_window: bool) {

@@ -9,13 +9,15 @@
 //! the count's step of one request per connection at each edge.
 //! A sliced run (`LoadPlan::slicing`, comparing arms side by side) sends only in its own
 //! time slices, counts each slice's requests past its guard (`slices`), and profiles the
-//! answers over the offset within slices.
+//! answers over the offset within slices; its closed-model connections stop sending one
+//! answer's time before their slices end (`drain`).
 //! Progress for the caller goes to the crate's `live` board, which the plan's `Control`
 //! carries in.
 
 mod answer;
 mod closed;
 mod ctx;
+mod drain;
 mod open;
 mod progress;
 mod record;

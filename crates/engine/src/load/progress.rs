@@ -8,6 +8,12 @@
 //! connections whose answers take 0.6 s complete 2 requests each in a 1-s window, "40
 //! req/s", when they get through 33.3 a second).
 //!
+//! Sliced, a connection stops sending one answer's time before its own slices end (so its
+//! target's queue is empty when the next arm's slice begins: `closed`) and idles until
+//! then; that idle time is kept apart (`idle`), and the rate is the shares over the counted
+//! time less the connections' mean idle time in it. Counted as time worked, it would read
+//! about half a request per connection and slice below the count of answers.
+//!
 //! A request answered before the window's end as it stands then has its share fixed at once
 //! (the end only ever moves later); one answered after it waits in `pending` for the end
 //! the window closed at. So only the requests in flight at the end are kept, a few per
@@ -29,6 +35,9 @@ pub(super) struct Progress {
     shares: f64,
     /// Spans (start, end) of requests answered at or after the window's end as it stood.
     pending: Vec<(Instant, Instant)>,
+    /// Counted time that connections idled by design (the end of own slices), summed over
+    /// the connections, in seconds.
+    idle: f64,
 }
 
 impl Progress {
@@ -39,6 +48,7 @@ impl Progress {
             think,
             shares: 0.0,
             pending: Vec::new(),
+            idle: 0.0,
         }
     }
 
@@ -52,6 +62,13 @@ impl Progress {
         } else {
             self.pending.push((sent, end));
         }
+    }
+
+    /// A connection idled by design from `from` to `to` (with the window's end as it
+    /// stands, `end_now`): its part in the counted time is not time it worked.
+    pub(super) fn idle(&mut self, from: Instant, to: Instant, end_now: Instant) {
+        let c = counted(self.slicing.as_ref(), self.window_start, end_now, from, to);
+        self.idle += c.as_secs_f64();
     }
 
     /// The share of the span `[a, b]` in the counted time of a window ending at `we`.
@@ -72,9 +89,10 @@ impl Progress {
             / span.as_secs_f64()
     }
 
-    /// The requests' shares over the window of `window_len` as it ended, and its counted
-    /// time in seconds.
-    pub(super) fn finish(self, window_len: Duration) -> (f64, f64) {
+    /// The requests' shares over the window of `window_len` as it ended, and the time
+    /// the `connections` worked in it, in seconds: its counted time less their mean idle
+    /// time in it.
+    pub(super) fn finish(self, window_len: Duration, connections: usize) -> (f64, f64) {
         let we = self.window_start + window_len;
         let late: f64 = self
             .pending
@@ -88,7 +106,8 @@ impl Progress {
             self.window_start,
             we,
         );
-        (self.shares + late, time.as_secs_f64())
+        let idle = self.idle / connections.max(1) as f64;
+        (self.shares + late, (time.as_secs_f64() - idle).max(0.0))
     }
 }
 
@@ -97,6 +116,7 @@ impl Merge for Progress {
     fn merge(&mut self, o: Progress) {
         self.shares += o.shares;
         self.pending.extend(o.pending);
+        self.idle += o.idle;
     }
 }
 
@@ -171,7 +191,7 @@ mod tests {
         let t0 = Instant::now();
         let mut p = Progress::new(None, t0, Duration::ZERO);
         lockstep(&mut p, t0, 20, ms(600), ms(1000));
-        let (shares, time) = p.finish(ms(1000));
+        let (shares, time) = p.finish(ms(1000), 1);
         // Each connection: one request whole, two thirds of the next (0.4 s of its 0.6 s).
         assert!((time - 1.0).abs() < 1e-9, "{time}");
         assert!(
@@ -197,7 +217,7 @@ mod tests {
         let mut other = Progress::new(None, t0, Duration::ZERO);
         other.add(t0 + ms(100), t0 + ms(200), t0 + ms(1000));
         p.merge(other);
-        let (shares, time) = p.finish(ms(2000));
+        let (shares, time) = p.finish(ms(2000), 1);
         assert!((time - 2.0).abs() < 1e-9);
         assert!((shares - (0.5 + 1.0 + 0.25 + 1.0)).abs() < 1e-9, "{shares}");
     }
@@ -214,8 +234,48 @@ mod tests {
             p.add(sent, sent + ms(100), end);
             sent += ms(500);
         }
-        let (shares, time) = p.finish(ms(1200));
+        let (shares, time) = p.finish(ms(1200), 1);
         assert!((shares / time - 2.0).abs() < 1e-9, "{}", shares / time);
+    }
+
+    #[test]
+    fn time_idled_before_a_switch_is_not_time_worked() {
+        let t0 = Instant::now();
+        let s = Slicing {
+            epoch: t0,
+            length: ms(100),
+            guard: ms(20),
+            arm: 0,
+            arms: 2,
+            seed: 3,
+        };
+        let window = ms(1000);
+        let end = t0 + window;
+        let mut p = Progress::new(Some(s), t0, Duration::ZERO);
+        // 4 connections answered every 10 ms; each stops once an answer would come after
+        // its own slices end (`may_start`) and idles until then.
+        let mut starts = 0;
+        for i in (0..10).filter(|i| s.arm_of(*i) == 0) {
+            let start = s.slice_start(i);
+            if i > 0 && s.arm_of(i - 1) == 0 {
+                continue;
+            }
+            starts += 1;
+            let run_end = s.own_run_end(start).expect("own");
+            for _ in 0..4 {
+                let mut sent = start;
+                while sent + ms(10) < run_end {
+                    p.add(sent, sent + ms(10), end);
+                    sent += ms(10);
+                }
+                p.idle(sent, run_end, end);
+            }
+        }
+        assert!(starts > 0);
+        let (shares, time) = p.finish(window, 4);
+        // 4 connections at 100 a second each: 400, though the connections idled the last
+        // 10 ms of every run of own slices.
+        assert!((shares / time - 400.0).abs() < 1e-6, "{}", shares / time);
     }
 
     #[test]
@@ -242,7 +302,7 @@ mod tests {
                 p.add(start + ms(250), start + ms(500), t0 + window);
             }
         }
-        let (shares, time) = p.finish(window);
+        let (shares, time) = p.finish(window, 1);
         assert!((time - 5.0 * 0.3).abs() < 1e-9, "counted time {time}");
         // 10 connections at 4 a second each while loaded; the count of requests sent past
         // the guards (one per connection and slice, over 0.3 s) says 33.3.

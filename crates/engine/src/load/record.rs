@@ -158,7 +158,7 @@ impl Recorder {
             primed: None,
             budget_exhausted: false,
             minimum: None,
-            slices: SliceRecord::new(None, window_start),
+            slices: SliceRecord::new(None, window_start, false),
             progress: None,
         }
     }
@@ -179,9 +179,29 @@ impl Recorder {
         }
     }
 
+    /// A connection idled by design from `from` to `to` (the end of its own slices), with
+    /// the window's end as it stands: not time it worked (`progress`).
+    pub fn drain_idle(&mut self, from: Instant, to: Instant, end_now: Option<Instant>) {
+        if let (Some(p), Some(end)) = (self.progress.as_mut(), end_now) {
+            p.idle(from, to, end);
+        }
+    }
+
     /// Records per own slice of `slicing` too.
     pub fn slice_by(&mut self, slicing: Option<Slicing>) {
-        self.slices = SliceRecord::new(slicing, self.window_start);
+        self.slices = SliceRecord::new(slicing, self.window_start, !self.open);
+    }
+
+    /// Closed model, sliced: a request that ended at `done`, counted in the slice its
+    /// answer arrived in (sent in a guard too). `end_now`: the window's end as it stands.
+    pub fn slice_answer(
+        &mut self,
+        done: Instant,
+        end_now: Option<Instant>,
+        answered: bool,
+        ok: bool,
+    ) {
+        self.slices.answer(done, end_now, answered, ok);
     }
 
     /// With slicing: an answer that passed validation, of a request sent `bin` profile

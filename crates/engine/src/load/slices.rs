@@ -1,7 +1,14 @@
 //! What a sliced run (`LoadPlan::slicing`) records besides the window's totals: the counted
 //! requests of each own slice, and the profile of answers over the offset within own
-//! slices (guard included). Kept per worker beside its `Recorder`, merged like it, and
+//! slices (guard included; by arrival in the closed model, as it counts). Kept per worker beside its `Recorder`, merged like it, and
 //! turned into the result's `slices` and `slice_profile` at the end.
+//!
+//! The open model counts a request in the slice it was due in. The closed model counts an
+//! answer in the slice it arrived in (past the guard, within the window), whatever it was
+//! sent in: its connections stop sending about one answer's time before their own slices
+//! end (`closed`), so the target works through its queue until the slice's end, and the
+//! answers over the counted time are its rate while it had work. Counted by send time, the
+//! requests of that last stretch would be missing from an unchanged counted time.
 //!
 //! Also the open model's count of sends owed in the counted parts of own slices, the only
 //! times a sliced run owes sends at.
@@ -38,16 +45,24 @@ pub(super) struct SliceRecord {
     base: u64,
     counts: Vec<SliceCount>,
     profile: Vec<u64>,
+    /// Closed model: answers count by arrival (see the module's description).
+    by_answer: bool,
 }
 
 impl SliceRecord {
-    pub(super) fn new(slicing: Option<Slicing>, window_start: Instant) -> SliceRecord {
+    /// `by_answer`: the closed model's count, by arrival.
+    pub(super) fn new(
+        slicing: Option<Slicing>,
+        window_start: Instant,
+        by_answer: bool,
+    ) -> SliceRecord {
         SliceRecord {
             base: slicing.and_then(|s| s.index_at(window_start)).unwrap_or(0),
             slicing,
             window_start,
             counts: Vec::new(),
             profile: Vec::new(),
+            by_answer,
         }
     }
 
@@ -56,9 +71,33 @@ impl SliceRecord {
         self.slicing
     }
 
-    /// A counted request sent at `at` (intended time in the open model): answered or not,
-    /// passed validation or not.
+    /// Open model: a counted request due at `at`, answered or not, passed validation or
+    /// not. Nothing in the closed model, which counts by [`SliceRecord::answer`].
     pub(super) fn count(&mut self, at: Instant, answered: bool, ok: bool) {
+        if !self.by_answer {
+            self.add(at, answered, ok);
+        }
+    }
+
+    /// Closed model: a request that ended at `done` (answered or not, passed validation or
+    /// not), counted if `done` lies in the counted part of an own slice within the window
+    /// as it stands (`end_now`; it only ever moves later). Nothing in the open model.
+    pub(super) fn answer(
+        &mut self,
+        done: Instant,
+        end_now: Option<Instant>,
+        answered: bool,
+        ok: bool,
+    ) {
+        let counted = self.slicing.is_some_and(|s| s.counts_at(done))
+            && done >= self.window_start
+            && end_now.is_none_or(|e| done < e);
+        if self.by_answer && counted {
+            self.add(done, answered, ok);
+        }
+    }
+
+    fn add(&mut self, at: Instant, answered: bool, ok: bool) {
         let Some(i) = self.slicing.and_then(|s| s.index_at(at)) else {
             return;
         };
@@ -74,8 +113,8 @@ impl SliceRecord {
         c.failures += !ok as u64;
     }
 
-    /// An answer that passed validation, of a request sent `bin` profile bins into an own
-    /// slice (see [`profile_bin`]).
+    /// An answer that passed validation, `bin` profile bins into an own slice (see
+    /// [`profile_bin`]).
     pub(super) fn profile_ok(&mut self, bin: usize) {
         if bin >= self.profile.len() {
             self.profile.resize(bin + 1, 0);
@@ -136,8 +175,9 @@ impl Merge for SliceRecord {
     }
 }
 
-/// The profile bin of a request sent at `t`: its offset into the own slice it was sent in,
-/// in [`SLICE_PROFILE_BIN`]s; None outside own slices.
+/// The profile bin of `t` (an answer's arrival, or an open-model request's due time): its
+/// offset into the own slice it lies in, in [`SLICE_PROFILE_BIN`]s; None outside own
+/// slices.
 pub(super) fn profile_bin(s: &Slicing, t: Instant) -> Option<usize> {
     let (_, offset) = s.own_position(t)?;
     usize::try_from(offset.as_nanos() / SLICE_PROFILE_BIN.as_nanos()).ok()
@@ -178,22 +218,27 @@ fn ms(d: Duration) -> f64 {
 mod tests {
     use super::*;
 
+    /// Slices of 100 ms with a 20-ms guard, of two arms.
+    fn slicing(epoch: Instant, arm: usize, seed: u64) -> Slicing {
+        Slicing {
+            epoch,
+            length: Duration::from_millis(100),
+            guard: Duration::from_millis(20),
+            arm,
+            arms: 2,
+            seed,
+        }
+    }
+
     #[test]
     fn slices_cover_the_window_and_hold_every_count() {
         let ms = Duration::from_millis;
         let epoch = Instant::now();
-        let s = Slicing {
-            epoch,
-            length: ms(100),
-            guard: ms(20),
-            arm: 0,
-            arms: 2,
-            seed: 3,
-        };
+        let s = slicing(epoch, 0, 3);
         // The window starts in the middle of slice 1 and lasts 1 s.
         let ws = epoch + ms(150);
-        let mut a = SliceRecord::new(Some(s), ws);
-        let mut b = SliceRecord::new(Some(s), ws);
+        let mut a = SliceRecord::new(Some(s), ws, false);
+        let mut b = SliceRecord::new(Some(s), ws, false);
         let own: Vec<u64> = (1..12).filter(|i| s.arm_of(*i) == 0).collect();
         for (n, i) in own.iter().enumerate() {
             let at = s.slice_start(*i) + ms(50);
@@ -228,22 +273,47 @@ mod tests {
         assert_eq!(profile.len(), 10);
         assert_eq!(profile[0], 1);
         // Without slicing nothing is kept.
-        let none = SliceRecord::new(None, ws);
+        let none = SliceRecord::new(None, ws, true);
         assert_eq!(none.finish(ms(1000)), (Vec::new(), Vec::new()));
+    }
+
+    #[test]
+    fn the_closed_model_counts_answers_where_they_arrive() {
+        let ms = Duration::from_millis;
+        let epoch = Instant::now();
+        let s = slicing(epoch, 0, 5);
+        let own: Vec<u64> = (0..10).filter(|i| s.arm_of(*i) == 0).collect();
+        let end = epoch + ms(1000);
+        let mut r = SliceRecord::new(Some(s), epoch, true);
+        for &i in &own {
+            let start = s.slice_start(i);
+            // Sent in the guard, answered past it: counted.
+            r.answer(start + ms(30), Some(end), true, true);
+            // Answered in the guard, or in another arm's slice: not counted.
+            r.answer(start + ms(10), Some(end), true, true);
+            let next = s.slice_start(i + 1);
+            if s.arm_of(i + 1) != 0 {
+                r.answer(next + ms(50), Some(end), true, true);
+            }
+            // A wrong answer past the guard: a request, a failure.
+            r.answer(start + ms(90), Some(end), true, false);
+            // The send-time count is the open model's only.
+            r.count(start + ms(50), true, true);
+        }
+        // After the window as it stands: not counted.
+        r.answer(end + ms(30), Some(end), true, true);
+        let (out, _) = r.finish(ms(1000));
+        assert_eq!(out.iter().map(|x| x.index).collect::<Vec<_>>(), own);
+        for x in &out {
+            assert_eq!((x.requests, x.ok, x.failures), (2, 1, 1), "{x:?}");
+        }
     }
 
     #[test]
     fn owed_sends_are_those_of_counted_parts() {
         let ms = Duration::from_millis;
         let epoch = Instant::now();
-        let s = Slicing {
-            epoch,
-            length: ms(100),
-            guard: ms(20),
-            arm: 1,
-            arms: 2,
-            seed: 9,
-        };
+        let s = slicing(epoch, 1, 9);
         let cursor = RateCursor::new(&crate::schedule::Stages::constant(1000.0), 0, 1);
         let own = (0..10).filter(|i| s.arm_of(*i) == 1).count() as u64;
         // 1000/s: 80 sends in the counted 80 ms of each own slice of the first second.

@@ -98,7 +98,7 @@ pub fn finish(rec: Recorder, facts: RunFacts) -> LoadResult {
         r.ok_rps = r.ok as f64 / r.elapsed_s;
     }
     if let Some(p) = progress {
-        let (shares, time) = p.finish(facts.elapsed);
+        let (shares, time) = p.finish(facts.elapsed, conn_counts.len());
         r.timed_rps = (time > 0.0).then(|| shares / time);
     }
     if !open {
