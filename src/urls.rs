@@ -21,6 +21,17 @@ pub fn host(url: &str) -> &str {
     authority.split(':').next().unwrap_or("")
 }
 
+/// The port written after the host, if one is: `4000` in `http://h:4000/x`, `""` in
+/// `http://h:/x`, None in `http://h/x`.
+pub fn port(url: &str) -> Option<&str> {
+    let authority = authority(url);
+    let after_host = match authority.strip_prefix('[') {
+        Some(v6) => v6.split_once(']').map_or("", |(_, rest)| rest),
+        None => authority.find(':').map_or("", |i| &authority[i..]),
+    };
+    after_host.strip_prefix(':')
+}
+
 /// Whether the URL's host is on loopback (127.0.0.0/8, ::1, localhost).
 pub fn is_loopback(url: &str) -> bool {
     let h = host(url);
@@ -32,6 +43,15 @@ pub fn is_loopback(url: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ports_as_written() {
+        assert_eq!(port("http://127.0.0.1:4000/graphql"), Some("4000"));
+        assert_eq!(port("http://[::1]:99999/graphql"), Some("99999"));
+        assert_eq!(port("http://h:/x"), Some(""));
+        assert_eq!(port("http://h/x"), None);
+        assert_eq!(port("http://[::1]/x"), None);
+    }
 
     #[test]
     fn pieces_of_urls() {

@@ -73,17 +73,20 @@ fn a_known_cost_per_request_is_found_and_fails_the_gate() {
     // -25% req/s. A cost far beyond what a noisy machine moves single pairs by (up to ±12%
     // on a VM whose hypervisor took 10-40% of a CPU), so that every pair shows it.
     assert!(d.pct < -8.0 && d.pct > -40.0, "{d:?}");
-    assert_eq!(rec.pairs.len(), 3);
+    // Three planned pairs count; a first pair whose switches called for a longer guard is
+    // not counted and is replaced by one more.
+    let counted = rec.pairs.iter().filter(|p| p.uncounted.is_none()).count();
+    assert_eq!(counted, 3, "{:?}", rec.pairs);
+    assert!(rec.pairs.iter().skip(1).all(|p| p.uncounted.is_none()));
     for p in &rec.pairs {
         assert!(p.blocks >= 2, "{p:?}");
         assert!(p.d.is_some_and(|d| d < 0.0), "{p:?}");
         assert!(p.a_rps > p.b_rps, "{p:?}");
     }
     // The side started first alternates from pair to pair.
-    assert_eq!(
-        rec.pairs.iter().map(|p| p.first).collect::<Vec<_>>(),
-        [0, 1, 0]
-    );
+    for (i, p) in rec.pairs.iter().enumerate() {
+        assert_eq!(p.first, i % 2, "{:?}", rec.pairs);
+    }
     let names: Vec<&str> = r.scenarios[0]
         .targets
         .iter()
@@ -91,7 +94,7 @@ fn a_known_cost_per_request_is_found_and_fails_the_gate() {
         .collect();
     assert_eq!(names, ["base", "head"]);
     for t in &r.scenarios[0].targets {
-        assert_eq!(counted_trials(t).len(), 3, "{}", t.name);
+        assert_eq!(counted_trials(t).len(), rec.pairs.len(), "{}", t.name);
         assert!(t.trials.iter().all(|x| x.valid), "{}", t.name);
     }
     let md = std::fs::read_to_string(out.join("report.md")).unwrap();

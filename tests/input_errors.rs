@@ -90,6 +90,14 @@ fn bad_flags_are_named() {
     out.assert_exit(2);
     assert!(out.stderr.contains("--variables"), "{}", out.stderr);
 
+    // No scheme, or one `load` does not speak: the message offers only what it takes.
+    for url in ["127.0.0.1:9/graphql", "ftp://127.0.0.1:9/graphql"] {
+        let out = Gqlbench::load(url, hello_query()).go();
+        out.assert_exit(2);
+        assert!(out.stderr.contains("give an http:// URL"), "{}", out.stderr);
+        assert!(!out.stderr.contains("ws://"), "{}", out.stderr);
+    }
+
     let out = load().args(["-d", "ten"]).go();
     out.assert_exit(2);
     assert!(
@@ -104,6 +112,12 @@ fn bad_flags_are_named() {
         .go();
     out.assert_exit(2);
     assert!(out.stderr.contains("--generator-cpus"), "{}", out.stderr);
+
+    // A connection count of 0 is the flag's, not the scenario file's.
+    let out = Gqlbench::run("e2e").root(fixtures()).args(["-c", "0"]).go();
+    out.assert_exit(2);
+    assert!(out.stderr.contains("--connections"), "{}", out.stderr);
+    assert!(!out.stderr.contains(".toml"), "{}", out.stderr);
 }
 
 #[test]

@@ -500,7 +500,16 @@ fn a_window_too_short_or_a_summary_without_a_rate_is_refused() {
         serde_json::json!({"metrics": {"http_reqs": {"count": 500},
             "http_req_duration": {"avg": 1.0}}}),
     );
+    write(
+        "negative.json",
+        serde_json::json!({"metrics": {"http_reqs": {"count": -5, "rate": 10.0},
+            "http_req_duration": {"avg": 1.0}}}),
+    );
     for (file, want) in [
+        (
+            "negative.json",
+            "negative.json: field `metrics.http_reqs.count` is -5, not a count of requests",
+        ),
         (
             "one.json",
             "one.json: the first to the last measured request is 0.000 s: too short",
@@ -521,6 +530,16 @@ fn a_window_too_short_or_a_summary_without_a_rate_is_refused() {
             "{file}: want '{want}' in {}",
             o.stderr
         );
+    }
+    // An empty name is no name for a row or a scenario.
+    for flag in ["--target", "--scenario", "--suite"] {
+        let o = Gqlbench::new(["import", "k6", flag, ""])
+            .arg(d.join("one.json"))
+            .arg("--out")
+            .arg(d.join("out"))
+            .go();
+        o.assert_exit(2);
+        assert!(o.stderr.contains(flag), "{flag}: {}", o.stderr);
     }
     assert!(!d.join("out").exists());
 }

@@ -259,6 +259,36 @@ fn init_takes_a_supergraph_and_a_manifest_and_refuses_what_they_are_not() {
         o.stderr
     );
 
+    // A manifest whose document is not GraphQL is refused before anything is written, so
+    // the folder takes the right one afterwards.
+    std::fs::write(&manifest, r#"{"hello": "world"}"#).unwrap();
+    let o = Gqlbench::new(["init", "graph"])
+        .root(repo())
+        .arg(&second)
+        .arg("--operations")
+        .arg(&manifest)
+        .go();
+    o.assert_exit(2);
+    assert!(
+        o.stderr.contains("manifest.json") && o.stderr.contains("\"hello\""),
+        "{}",
+        o.stderr
+    );
+    assert!(!second.join("operations/hello.graphql").exists());
+    std::fs::write(&manifest, body.to_string()).unwrap();
+    std::fs::write(second.join("operations/Stale.graphql"), "query Stale { x }").unwrap();
+    let o = Gqlbench::new(["init", "graph"])
+        .root(repo())
+        .arg(&second)
+        .arg("--operations")
+        .arg(&manifest)
+        .arg("--force")
+        .go();
+    assert!(o.success(), "{}", o.stderr);
+    // --force replaces the operations whole.
+    assert!(!second.join("operations/Stale.graphql").exists());
+    assert!(second.join("operations/Latest.graphql").is_file());
+
     std::fs::write(&manifest, "[1, 2]").unwrap();
     let o = Gqlbench::new(["init", "graph"])
         .root(repo())

@@ -1,6 +1,7 @@
 //! `import`'s subcommands and their arguments: another load tester's output as a run.
 use std::path::PathBuf;
 
+use clap::builder::NonEmptyStringValueParser;
 use clap::{Args, Subcommand};
 
 #[derive(Subcommand, Debug)]
@@ -21,16 +22,16 @@ pub struct ImportK6Args {
     #[arg(long)]
     pub force: bool,
     /// The target the load went to (the row's name; default: from gqlbench-export.json's URL, else "k6-target")
-    #[arg(long)]
+    #[arg(long, value_parser = NonEmptyStringValueParser::new())]
     pub target: Option<String>,
     /// Suite of the scenario (default: from gqlbench-export.json beside the files, else "k6")
-    #[arg(long)]
+    #[arg(long, value_parser = NonEmptyStringValueParser::new())]
     pub suite: Option<String>,
     /// Scenario name (default: from gqlbench-export.json beside the files, else "import")
-    #[arg(long)]
+    #[arg(long, value_parser = NonEmptyStringValueParser::new())]
     pub scenario: Option<String>,
     /// The k6 version that produced the files, for the label (k6's output does not record it)
-    #[arg(long, value_name = "VERSION")]
+    #[arg(long, value_name = "VERSION", value_parser = NonEmptyStringValueParser::new())]
     pub k6_version: Option<String>,
     /// Print the results as JSON on stdout
     #[arg(long)]

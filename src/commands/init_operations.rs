@@ -22,7 +22,23 @@ pub(super) fn take(from: &Path, dest: &Path, force: bool) -> Result<()> {
         }
         out
     } else if from.is_file() {
-        read_manifest(from)?
+        let entries = read_manifest(from)?;
+        // Every document is read before anything is written: a manifest refused halfway
+        // would leave files that every later `init graph` of the folder trips on.
+        for e in &entries {
+            if let Err(err) = async_graphql_parser::parse_query(&e.body) {
+                return Err(PlanError::Flag {
+                    flag: "--operations",
+                    message: format!(
+                        "{}: entry {:?} is not a GraphQL document ({err}); fix it or leave it out of the manifest",
+                        from.display(),
+                        e.name.as_deref().unwrap_or(&e.id)
+                    ),
+                }
+                .into());
+            }
+        }
+        entries
             .into_iter()
             .map(|e| {
                 let stem = file_stem(e.name.as_deref().unwrap_or(&e.id));
@@ -45,6 +61,13 @@ pub(super) fn take(from: &Path, dest: &Path, force: bool) -> Result<()> {
             message: format!("{} holds no .graphql file", from.display()),
         }
         .into());
+    }
+    if force {
+        // Replaced whole: operations of an earlier init that this set lacks would be
+        // measured along with it.
+        for p in super::init::graphql_files(dest)? {
+            std::fs::remove_file(&p).with_context(|| format!("removing {}", p.display()))?;
+        }
     }
     let mut written: Vec<PathBuf> = Vec::new();
     for (stem, text) in files {

@@ -62,8 +62,9 @@ pub(super) fn row(
             m.abs()
         ));
     }
-    let key_a = ta.and_then(|t| t.summary.as_ref());
-    let key_b = tb.and_then(|t| t.summary.as_ref());
+    // A summary of no trial (every one cut short by Ctrl-C) has no figure to show, not 0.
+    let key_a = figures(ta);
+    let key_b = figures(tb);
     let change = |f: fn(&TargetSummary) -> &[f64]| match (key_a, key_b) {
         (Some(x), Some(y)) => relative_change(f(x), f(y)),
         _ => None,
@@ -102,4 +103,11 @@ pub(super) fn row(
         speed_adjusted: adjusted.is_some(),
         machine_speed_change_pct,
     }
+}
+
+/// A target's summary where it has figures: a summary of no trial (every one cut short by
+/// Ctrl-C) has none to show, not 0.
+fn figures(t: Option<&TargetResult>) -> Option<&TargetSummary> {
+    t.and_then(|t| t.summary.as_ref())
+        .filter(|s| !s.rps.samples.is_empty())
 }

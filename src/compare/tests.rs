@@ -182,7 +182,6 @@ fn partial_runs_and_empty_comparisons_are_run_problems() {
 
 #[test]
 fn rows_counted_in_one_run_and_timed_in_the_other_are_named() {
-    use crate::results::{RunResults, ScenarioResult, TargetResult, TrialResult};
     let run = |timed: bool| {
         let mut load = gqlbench_engine::LoadResult {
             model: "closed".into(),
@@ -194,28 +193,7 @@ fn rows_counted_in_one_run_and_timed_in_the_other_are_named() {
         if timed {
             load.rps_source = Some("timing".into());
         }
-        let mut t = TargetResult::new("hive-gateway".into(), Default::default());
-        t.trials.push(TrialResult::of_load(1, String::new(), load));
-        t.summary = crate::summary::summarize(&t);
-        let mut s = ScenarioResult {
-            name: "constant".into(),
-            ..Default::default()
-        };
-        s.targets.push(t);
-        let v = serde_json::json!({
-            "schema_version": crate::results::SCHEMA_VERSION,
-            "tool": {"name": "gqlbench", "version": "0.0.0", "git_commit": "abc123"},
-            "suite": "federation", "profile": "quick", "command": ["gqlbench"],
-            "started_at": "2026-01-01T00:00:00Z", "finished_at": null, "status": "complete",
-            "machine": {"cpu_model": "Test CPU", "cores": 2, "memory_bytes": 8u64 << 30,
-                        "kernel": "6.1", "os": "Linux", "hostname": "h"},
-            "isolation": {"generator_cpus": [0], "target_cpus": [1], "cgroups": "none",
-                          "notes": [], "nofile_limit": 1024},
-            "runtimes": {}, "scenarios": []
-        });
-        let mut r: RunResults = serde_json::from_value(v).unwrap();
-        r.scenarios.push(s);
-        r
+        one_row(load)
     };
     let (old, new) = (run(false), run(true));
     let c = compare(&old, &new, "old", "new", None);
@@ -231,4 +209,72 @@ fn rows_counted_in_one_run_and_timed_in_the_other_are_named() {
         .notes
         .iter()
         .any(|n| n.contains("requests' own timing")));
+}
+
+/// A federation run of one scenario (`constant`) and one target (hive-gateway) with one
+/// trial of `load`.
+fn one_row(load: gqlbench_engine::LoadResult) -> crate::results::RunResults {
+    use crate::results::{RunResults, ScenarioResult, TargetResult, TrialResult};
+    let mut t = TargetResult::new("hive-gateway".into(), Default::default());
+    let mut x = TrialResult::of_load(1, String::new(), load);
+    x.valid = !x.load.interrupted;
+    t.trials.push(x);
+    t.summary = crate::summary::summarize(&t);
+    let mut s = ScenarioResult {
+        name: "constant".into(),
+        ..Default::default()
+    };
+    s.targets.push(t);
+    let v = serde_json::json!({
+        "schema_version": crate::results::SCHEMA_VERSION,
+        "tool": {"name": "gqlbench", "version": "0.0.0", "git_commit": "abc123"},
+        "suite": "federation", "profile": "quick", "command": ["gqlbench"],
+        "started_at": "2026-01-01T00:00:00Z", "finished_at": null, "status": "complete",
+        "machine": {"cpu_model": "Test CPU", "cores": 2, "memory_bytes": 8u64 << 30,
+                    "kernel": "6.1", "os": "Linux", "hostname": "h"},
+        "isolation": {"generator_cpus": [0], "target_cpus": [1], "cgroups": "none",
+                      "notes": [], "nofile_limit": 1024},
+        "runtimes": {}, "scenarios": []
+    });
+    let mut r: RunResults = serde_json::from_value(v).unwrap();
+    r.scenarios.push(s);
+    r
+}
+
+#[test]
+fn a_candidate_that_measured_nothing_shows_no_figures_not_zero() {
+    let measured = one_row(gqlbench_engine::LoadResult {
+        model: "closed".into(),
+        requests: 4322,
+        elapsed_s: 1.0,
+        throughput_rps: 4322.0,
+        ..Default::default()
+    });
+    let mut cut = one_row(gqlbench_engine::LoadResult {
+        model: "closed".into(),
+        interrupted: true,
+        ..Default::default()
+    });
+    cut.status = RunStatus::Interrupted;
+    let c = compare(&measured, &cut, "old", "new", None);
+    let row = &c.rows[0];
+    assert!(row.baseline_rps.is_some_and(|r| (r - 4322.0).abs() < 1e-6), "{row:?}");
+    assert_eq!(row.candidate_rps, None, "{row:?}");
+    assert_eq!(row.candidate_p99_us, None, "{row:?}");
+}
+
+#[test]
+fn one_trial_a_side_gives_a_change_without_an_interval() {
+    let at = |rps: f64| {
+        one_row(gqlbench_engine::LoadResult {
+            model: "closed".into(),
+            requests: rps as u64,
+            elapsed_s: 1.0,
+            throughput_rps: rps,
+            ..Default::default()
+        })
+    };
+    let c = compare(&at(1000.0), &at(950.0), "old", "new", None);
+    let cells = crate::report::comparison::cells(&c);
+    assert_eq!(cells[0][3], "-5.0% (no interval: 1 trial)", "{cells:?}");
 }

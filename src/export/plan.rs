@@ -340,6 +340,11 @@ pub fn check_url(url: &str) -> Result<(), PlanError> {
     if crate::urls::host(url).is_empty() {
         return Err(bad("has no host"));
     }
+    if let Some(p) = crate::urls::port(url) {
+        if !p.parse::<u16>().is_ok_and(|n| n > 0) {
+            return Err(bad(&format!("has port '{p}', not one of 1 to 65535")));
+        }
+    }
     Ok(())
 }
 
@@ -354,5 +359,9 @@ mod url_tests {
         assert!(check_url("ftp://x/graphql").is_err());
         assert!(check_url("http:///graphql").is_err());
         assert!(check_url("http://:4000/graphql").is_err());
+        assert!(check_url("http://127.0.0.1:99999/graphql").is_err());
+        assert!(check_url("http://127.0.0.1:0/graphql").is_err());
+        assert!(check_url("http://127.0.0.1:/graphql").is_err());
+        assert!(check_url("http://[::1]:4000/graphql").is_ok());
     }
 }

@@ -80,6 +80,14 @@ pub fn resolve(
         let why = "must be above zero, e.g. 10s";
         return Err(refuse(passed, "--duration", "duration", why));
     }
+    if args.connections == Some(0) {
+        // Checked here, not by the scenario's [load]: the value is the flag's, not the file's.
+        return Err(PlanError::Flag {
+            flag: "--connections",
+            message: "must be at least 1".into(),
+        }
+        .into());
+    }
     let load = Load::from_spec(&f.load.merged(&over.load), args.connections).map_err(bad)?;
     let kind = kind::resolve(
         &ResolveCx {

@@ -18,8 +18,12 @@ pub const HEADERS: [&str; 7] = [
     "verdict",
 ];
 
-fn fmt_change(c: &Option<Change>) -> String {
+/// The change with its interval; from a single trial on a side there is no interval to
+/// give (a t interval of one value is zero wide), so the change alone, saying why.
+fn fmt_change(c: &Option<Change>, trials: [Option<usize>; 2]) -> String {
+    let fewest = trials.iter().flatten().copied().min().unwrap_or(0);
     match c {
+        Some(c) if fewest < 2 => format!("{:+.1}% (no interval: 1 trial)", c.pct),
         Some(c) => crate::units::fmt_change(c.pct, c.ci_low_pct, c.ci_high_pct),
         None => "-".into(),
     }
@@ -39,13 +43,13 @@ pub fn cells(c: &Comparison) -> Vec<[String; 7]> {
                     num(r.baseline_rps, crate::units::fmt_rps),
                     num(r.candidate_rps, crate::units::fmt_rps)
                 ),
-                fmt_change(&r.rps_change),
+                fmt_change(&r.rps_change, [r.baseline_trials, r.candidate_trials]),
                 format!(
                     "{} → {}",
                     num(r.baseline_p99_us, crate::units::fmt_ms),
                     num(r.candidate_p99_us, crate::units::fmt_ms)
                 ),
-                fmt_change(&r.p99_change),
+                fmt_change(&r.p99_change, [r.baseline_trials, r.candidate_trials]),
                 if r.regression {
                     format!("REGRESSION: {}", r.reason)
                 } else {

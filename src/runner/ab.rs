@@ -78,6 +78,9 @@ pub fn run(
     let mut decision: Option<AbDecision> = None;
     let mut longest_pair = ap.pair_secs();
     let mut k = 0u32;
+    // Pairs that count against `--max-pairs`: a first pair left uncounted (its guard was
+    // raised after it) is replaced, not one of the planned pairs.
+    let mut planned_done = 0u32;
     while record.failure.is_none() && !ctx.cancelled() {
         k += 1;
         let pair_began = Instant::now();
@@ -105,6 +108,7 @@ pub fn run(
                 if let (Some(d), None) = (pr.d, &pr.uncounted) {
                     ds.push(d);
                 }
+                planned_done += pr.uncounted.is_none() as u32;
                 progress.line(&pair_line(ap, &pr));
                 record.pairs.push(pr);
             }
@@ -117,7 +121,7 @@ pub fn run(
         // then spends what is left of its error rate here; it stays valid). A budget spent
         // before the first look goes on to it: a run that decides nothing is no answer.
         let spent = began.elapsed().as_secs_f64() + longest_pair > ap.budget.as_secs_f64();
-        let last = k >= ap.max_pairs || (spent && ds.len() >= ap.min_pairs as usize);
+        let last = planned_done >= ap.max_pairs || (spent && ds.len() >= ap.min_pairs as usize);
         let d = decide(&ds, ap.allowance, &design, last);
         progress.line(&if ds.len() < ap.min_pairs as usize {
             format!(

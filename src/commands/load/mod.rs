@@ -99,18 +99,24 @@ pub fn cases_from_file(path: &std::path::Path, variables: Option<&Value>) -> Res
 }
 
 /// `ws://` and `wss://` name a subscription endpoint; `load` sends queries over HTTP POST,
-/// which such an endpoint may accept on another path or not at all.
+/// which such an endpoint may accept on another path or not at all. Any other scheme, or
+/// none, is refused here too: the engine's own message offers `ws://`, which `load` takes
+/// no more than `ftp://`.
 fn check_scheme(url: &str) -> Result<(), PlanError> {
     let lower = url.to_ascii_lowercase();
-    if lower.starts_with("ws://") || lower.starts_with("wss://") {
-        return Err(PlanError::Flag {
-            flag: "URL",
-            message: format!(
-                "{url} is a WebSocket URL; `load` sends queries as HTTP POSTs: give the http:// URL of the endpoint (subscriptions are measured by the suites' subscription scenarios)"
-            ),
-        });
-    }
-    Ok(())
+    let message = if lower.starts_with("ws://") || lower.starts_with("wss://") {
+        format!(
+            "{url} is a WebSocket URL; `load` sends queries as HTTP POSTs: give the http:// URL of the endpoint (subscriptions are measured by the suites' subscription scenarios)"
+        )
+    } else if !lower.starts_with("http://") && !lower.starts_with("https://") {
+        format!("{url}: give an http:// URL, e.g. http://127.0.0.1:4000/graphql")
+    } else {
+        return Ok(());
+    };
+    Err(PlanError::Flag {
+        flag: "URL",
+        message,
+    })
 }
 
 pub fn run(a: &LoadArgs) -> Result<ExitCode> {

@@ -61,10 +61,25 @@ pub fn read(file: &Path, v: &Value) -> Result<Summary> {
     let reqs = figures("http_reqs").ok_or_else(|| {
         bad("field `metrics.http_reqs` is missing: the test made no HTTP request, or this is not k6's summary of an HTTP test".into())
     })?;
-    let requests =
-        reqs.get("count").and_then(Value::as_f64).ok_or_else(|| {
-            bad("field `metrics.http_reqs.count` is missing or not a number".into())
-        })? as u64;
+    let count_field = if nested {
+        "metrics.http_reqs.values.count"
+    } else {
+        "metrics.http_reqs.count"
+    };
+    let requests = match reqs.get("count").and_then(Value::as_f64) {
+        None => {
+            return Err(bad(format!(
+                "field `{count_field}` is missing or not a number"
+            )))
+        }
+        // A negative or fractional count is no count of requests: the file is damaged.
+        Some(c) if !(c.is_finite() && c >= 0.0 && c.fract() == 0.0) => {
+            return Err(bad(format!(
+                "field `{count_field}` is {c}, not a count of requests (a whole number, at least 0); export the summary again"
+            )))
+        }
+        Some(c) => c as u64,
+    };
     // The rate is the throughput: a summary without it has none to give (not 0 req/s).
     let field = if nested {
         "metrics.http_reqs.values.rate"
