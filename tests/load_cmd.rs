@@ -281,6 +281,30 @@ fn deep_pipelining_is_served_not_stalled() {
     assert!(r.bytes_received > 80_000 * 2000);
 }
 
+/// Pipelining far beyond what the window holds: the count is flagged as coarse, with the
+/// requests' own timing beside it.
+#[test]
+fn a_count_too_coarse_for_its_window_is_flagged() {
+    let s = start_fixture_server("good");
+    let out = load(
+        &s.url,
+        &["-c", "2", "-p", "5000", "-d", "1s", "--timeout", "20s"],
+    )
+    .go();
+    assert!(out.success(), "{}", out.stderr);
+    assert!(
+        out.stdout
+            .contains("⚠ coarse count: 10000 connection slots"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.contains("the requests' own timing gives"),
+        "{}",
+        out.stdout
+    );
+}
+
 #[test]
 fn connections_that_completed_nothing_are_blamed_on_the_measured_cause() {
     // Every answer takes 1.5 s; the timeout is 500 ms: each request times out.

@@ -258,7 +258,10 @@ fn a_candidate_that_measured_nothing_shows_no_figures_not_zero() {
     cut.status = RunStatus::Interrupted;
     let c = compare(&measured, &cut, "old", "new", None);
     let row = &c.rows[0];
-    assert!(row.baseline_rps.is_some_and(|r| (r - 4322.0).abs() < 1e-6), "{row:?}");
+    assert!(
+        row.baseline_rps.is_some_and(|r| (r - 4322.0).abs() < 1e-6),
+        "{row:?}"
+    );
     assert_eq!(row.candidate_rps, None, "{row:?}");
     assert_eq!(row.candidate_p99_us, None, "{row:?}");
 }
