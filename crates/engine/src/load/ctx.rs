@@ -249,12 +249,15 @@ impl Ctx {
             rec.warmup_requests += 1;
             // Sliced, the closed model counts a guard's answer that arrives past the guard
             // (`slices`); a wrong one there is, like the guard's failures, counted nowhere.
-            let by_answer = p.intended.is_none() && self.slicing.is_some();
-            if (bin.is_some() || by_answer) && self.judge(p, c, r).is_ok() {
+            // Judged only when it is profiled or counted: warm-up answers are not parsed.
+            let counted = rec.slices.counts_answer(done, end_now);
+            if (bin.is_some() || counted) && self.judge(p, c, r).is_ok() {
                 if let Some(bin) = bin {
                     rec.profile_ok(bin);
                 }
-                rec.slice_answer(done, end_now, true, true);
+                if counted {
+                    rec.slice_answer(done, end_now, true, true);
+                }
             }
             return;
         }

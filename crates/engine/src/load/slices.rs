@@ -89,12 +89,18 @@ impl SliceRecord {
         answered: bool,
         ok: bool,
     ) {
-        let counted = self.slicing.is_some_and(|s| s.counts_at(done))
-            && done >= self.window_start
-            && end_now.is_none_or(|e| done < e);
-        if self.by_answer && counted {
+        if self.counts_answer(done, end_now) {
             self.add(done, answered, ok);
         }
+    }
+
+    /// Closed model: whether an answer that arrived at `done` counts (see `answer`); the
+    /// caller asks before judging an answer it would judge only to count it.
+    pub(super) fn counts_answer(&self, done: Instant, end_now: Option<Instant>) -> bool {
+        self.by_answer
+            && self.slicing.is_some_and(|s| s.counts_at(done))
+            && done >= self.window_start
+            && end_now.is_none_or(|e| done < e)
     }
 
     fn add(&mut self, at: Instant, answered: bool, ok: bool) {
