@@ -182,6 +182,41 @@ fn a_scale_that_cannot_fit_the_disk_is_refused_before_anything_starts() {
 }
 
 #[test]
+fn ctrl_c_while_the_database_is_seeded_is_an_interruption_not_a_failed_start() {
+    if !postgres_available() {
+        return;
+    }
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let out_dir = tempfile::tempdir().unwrap();
+    // 100,000 users take ~10 s to seed: long enough to be interrupted in the middle.
+    let child = db_run("db-naive", out_dir.path())
+        .args(["--scale", "100000"])
+        .duration("1s")
+        .spawn();
+    wait_for("PostgreSQL to start", Duration::from_secs(60), || {
+        !leftovers().is_empty()
+    });
+    std::thread::sleep(Duration::from_millis(1500));
+    let gqlbench_pid = child.id();
+    unsafe { libc::kill(gqlbench_pid as i32, libc::SIGINT) };
+    let out = Outcome::finish(child);
+    out.assert_exit(130);
+    let r = read_results(out_dir.path());
+    assert_eq!(r.status, RunStatus::Interrupted);
+    let t = &r.scenarios[0].targets[0];
+    assert!(t.trials.is_empty(), "nothing was measured");
+    assert_eq!(t.status, TargetStatus::Interrupted, "{:?}", t.problem);
+    let md = std::fs::read_to_string(out_dir.path().join("report.md")).unwrap();
+    assert!(!md.contains("FAILED TO START"), "{md}");
+    assert!(!md.contains("could not be started"), "{md}");
+    assert_no_process("gqlbench-pg-");
+    assert!(
+        no_data_folder_of(gqlbench_pid),
+        "the data folder was removed"
+    );
+}
+
+#[test]
 fn ctrl_c_during_a_database_scenario_saves_results_and_removes_the_database() {
     if !postgres_available() {
         return;

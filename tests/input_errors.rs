@@ -118,6 +118,19 @@ fn bad_flags_are_named() {
     out.assert_exit(2);
     assert!(out.stderr.contains("--connections"), "{}", out.stderr);
     assert!(!out.stderr.contains(".toml"), "{}", out.stderr);
+
+    // -c on scenarios whose load is a rate would change nothing: refused, naming them.
+    let out = Gqlbench::run("e2e")
+        .root(fixtures())
+        .scenarios("rate-sweep")
+        .args(["-c", "5"])
+        .go();
+    out.assert_exit(2);
+    assert!(
+        out.stderr.contains("--connections") && out.stderr.contains("rate-sweep"),
+        "{}",
+        out.stderr
+    );
 }
 
 #[test]

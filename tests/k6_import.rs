@@ -463,6 +463,12 @@ fn a_summary_without_percentiles_shows_them_unmeasured() {
         .find(|l| l.contains("k6-target"))
         .unwrap_or_else(|| panic!("{}", md.stdout));
     assert!(!row.contains("0.00") && row.contains("4.96"), "{row}");
+    // Without gqlbench-export.json the load is not known: said, not "0 connections".
+    assert!(
+        md.stdout.contains("load: not recorded") && !md.stdout.contains("0 connections"),
+        "{}",
+        md.stdout
+    );
     // compare: no p99 on the side that did not measure it, and no change.
     import(&[all], &d.join("all")).assert_exit(0);
     let c = Gqlbench::compare(d.join("all"), d.join("avg")).json().go();
@@ -485,6 +491,13 @@ fn a_window_too_short_or_a_summary_without_a_rate_is_refused() {
     std::fs::write(
         d.join("one.json"),
         point("http_reqs", 1.0) + &point("http_req_duration", 1.0),
+    )
+    .unwrap();
+    // Only the warm-up's request, and a latency outside any scenario without its request.
+    std::fs::write(
+        d.join("warm.json"),
+        point("http_reqs", 1.0).replace("\"default\"", "\"warmup\"")
+            + &point("http_req_duration", 5.0).replace(",\"scenario\":\"default\"", ""),
     )
     .unwrap();
     let write = |file: &str, v: serde_json::Value| {
@@ -513,6 +526,10 @@ fn a_window_too_short_or_a_summary_without_a_rate_is_refused() {
         (
             "one.json",
             "one.json: the first to the last measured request is 0.000 s: too short",
+        ),
+        (
+            "warm.json",
+            "warm.json: no measured request in the file: every request is the `warmup` scenario's",
         ),
         (
             "short.json",

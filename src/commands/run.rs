@@ -63,6 +63,15 @@ pub fn run(root: &Path, args: &RunArgs) -> Result<ExitCode> {
         plan.planned_load_secs(),
         plan.out_dir.display()
     ));
+    if let Some(c) = args.connections {
+        let open = crate::planner::ignoring_connections(&plan.scenarios);
+        if !open.is_empty() {
+            progress.line(&format!(
+                "note: -c {c} does not apply to {} (open model: a rate sets the load)",
+                open.join(", ")
+            ));
+        }
+    }
     let outcome = runner::run_plan(&plan, &ctx, &mut results, &mut progress);
     progress.finish();
     results.end(outcome.is_err(), ctx.cancelled());

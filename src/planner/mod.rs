@@ -70,6 +70,16 @@ pub fn resolve_run(cat: &Catalog, args: &RunOptions, registry: &[&KindDef]) -> R
         }
         .into());
     }
+    if args.connections.is_some() && ignoring_connections(&scenarios).len() == scenarios.len() {
+        return Err(PlanError::Flag {
+            flag: "--connections",
+            message: format!(
+                "sets a closed model's connections, and {} take their load from a rate (open model); leave -c out",
+                ignoring_connections(&scenarios).join(", ")
+            ),
+        }
+        .into());
+    }
     if args.scale < MIN_SCALE {
         return Err(PlanError::Flag {
             flag: "--scale",
@@ -168,6 +178,16 @@ pub fn resolve_run(cat: &Catalog, args: &RunOptions, registry: &[&KindDef]) -> R
         alternation: alternation(args)?,
         scenarios_named: !args.scenarios.is_empty(),
     })
+}
+
+/// The scenarios `-c` does not change: their load is a rate (open model), the pool of
+/// connections only its limit.
+pub fn ignoring_connections<K: ?Sized>(scenarios: &[crate::plan::ScenarioPlan<K>]) -> Vec<String> {
+    scenarios
+        .iter()
+        .filter(|s| s.load.is_open())
+        .map(|s| s.name.clone())
+        .collect()
 }
 
 /// The user's graph of `--graph DIR`, loaded and checked (its operations answered); only

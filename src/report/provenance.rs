@@ -12,6 +12,14 @@ pub fn load_line(s: &ScenarioResult) -> String {
     if let Some(line) = crate::kinds::load_line(s) {
         return line;
     }
+    // No run of gqlbench's has 0 connections (-c 0 is refused): an import that did not
+    // record its load (k6 output without gqlbench-export.json).
+    if l.connections == 0 && s.connection_sweep.is_none() {
+        return format!(
+            "not recorded (the load generator's own settings), {} s measured",
+            s.duration_s
+        );
+    }
     let mut parts = vec![format!("{} model", l.model)];
     if let Some(c) = &s.connection_sweep {
         parts.push(format!(

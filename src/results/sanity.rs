@@ -1,9 +1,20 @@
 //! What no gqlbench ever writes, found in a results file before it is judged: a throughput
-//! that is negative or not a number anywhere, or not above 0 where requests were answered
-//! (a valid trial that answered requests, a valid row of a throughput scenario). Such a file
+//! that is negative, not a number or beyond any machine's reach ([`MAX_RPS`]) anywhere, or
+//! not above 0 where requests were answered (a valid trial that answered requests, a valid
+//! row of a throughput scenario). Such a file
 //! was edited or damaged; `compare` refuses it (exit 2) naming the field, instead of
 //! judging a gate on it (a candidate at 0 req/s passed, blaming the baseline).
 use super::{RunResults, ScenarioKind};
+
+/// A billion requests a second: no single machine answers GraphQL that fast (the fastest
+/// loopback rows gqlbench measured are under 10⁵). A figure above it was edited, and
+/// judging it would overflow every ratio into "+inf%".
+pub const MAX_RPS: f64 = 1e9;
+
+/// Not a req/s any run could measure.
+fn impossible(v: f64) -> bool {
+    !v.is_finite() || !(0.0..=MAX_RPS).contains(&v)
+}
 
 /// The first damaged throughput of `r`: its field path in results.json, what it is, and
 /// the row it belongs to. None when every figure is one gqlbench could have written.
@@ -13,6 +24,12 @@ pub fn damaged_throughput(r: &RunResults) -> Option<String> {
         let throughput = s.kind == ScenarioKind::Load;
         for (ti, t) in s.targets.iter().enumerate() {
             let at = |field: String, v: f64, why: &str| {
+                // 1e308 as written, not as 309 digits.
+                let v = if v.abs() > MAX_RPS {
+                    format!("{v:e}")
+                } else {
+                    v.to_string()
+                };
                 format!(
                     "scenarios[{si}].targets[{ti}].{field} is {v} ({}/{}, target {}): {why}",
                     s.suite, s.name, t.name
@@ -21,11 +38,11 @@ pub fn damaged_throughput(r: &RunResults) -> Option<String> {
             for (k, x) in t.trials.iter().enumerate() {
                 let v = x.load.throughput_rps;
                 let answered = x.valid && x.load.requests > 0;
-                if !v.is_finite() || v < 0.0 || (answered && v <= 0.0) {
+                if impossible(v) || (answered && v <= 0.0) {
                     return Some(at(
                         format!("trials[{k}].load.throughput_rps"),
                         v,
-                        "a trial's req/s is never negative, and above 0 when it answered requests",
+                        "a trial's req/s is never negative nor above a billion, and above 0 when it answered requests",
                     ));
                 }
             }
@@ -51,11 +68,11 @@ pub fn damaged_throughput(r: &RunResults) -> Option<String> {
                         .filter(|(f, v)| !(f.ends_with("center") && *v == 0.0)),
                 );
             for (field, v) in figures {
-                if !v.is_finite() || v < 0.0 || (must_be_positive && v <= 0.0) {
+                if impossible(v) || (must_be_positive && v <= 0.0) {
                     return Some(at(
                         field,
                         v,
-                        "a valid row's req/s is above 0, and no req/s is negative",
+                        "a valid row's req/s is above 0, and no req/s is negative nor above a billion",
                     ));
                 }
             }
@@ -138,6 +155,11 @@ mod tests {
         assert!(e.contains("trials[0].load.throughput_rps is 0"), "{e}");
         let e = damaged_throughput(&run(f64::NAN, &[1000.0], false)).unwrap();
         assert!(e.contains("throughput_rps is NaN"), "{e}");
+        // Finite, but no machine's: a ratio of two would overflow.
+        let e = damaged_throughput(&run(1e308, &[1000.0], true)).unwrap();
+        assert!(e.contains("throughput_rps is 1e308"), "{e}");
+        let e = damaged_throughput(&run(1000.0, &[1000.0, 1e308], true)).unwrap();
+        assert!(e.contains("summary.rps.samples[1]"), "{e}");
         let mut r = run(1000.0, &[1000.0], true);
         r.scenarios[0].targets[0].summary.as_mut().unwrap().rps = Estimate {
             n: 1,

@@ -281,6 +281,17 @@ pub fn run_plan(
             if db.is_none() && db_error.is_none() {
                 match database::RunDatabase::start(dp, plan, progress, &|| ctx.cancelled()) {
                     Ok(d) => db = Some(d),
+                    // Ctrl-C while PostgreSQL started or was seeded: the run was
+                    // interrupted, nothing failed to start.
+                    Err(_) if ctx.cancelled() => {
+                        for t in &mut results.scenarios[si].targets {
+                            t.status = TargetStatus::Interrupted;
+                            t.problem =
+                                Some("interrupted while its database was being prepared".into());
+                        }
+                        results.save(out)?;
+                        break;
+                    }
                     Err(e) => {
                         let missing = matches!(e, database::StartError::Unavailable(_));
                         progress.line(&format!(

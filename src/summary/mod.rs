@@ -131,14 +131,19 @@ pub fn counted_trials(t: &TargetResult) -> Vec<&TrialResult> {
 /// The trials a summary's figures come from: the valid counted ones; when none is valid,
 /// every counted one that ran its whole window (the row is then marked invalid), so a user
 /// still sees what happened. A trial cut short by Ctrl-C measured part of a window, not the
-/// target: it never gives the row its figures.
+/// target, and the trial a crashed target died in (its last: a crashed target is measured
+/// no more) measured the dying: neither gives the row its figures.
 pub fn used_trials(t: &TargetResult) -> Vec<&TrialResult> {
     let counted = counted_trials(t);
     let valid: Vec<&TrialResult> = counted.iter().copied().filter(|x| x.valid).collect();
     if valid.is_empty() {
+        let died_in = (t.status == TargetStatus::Crashed)
+            .then(|| t.trials.last())
+            .flatten();
         counted
             .into_iter()
             .filter(|x| !x.load.interrupted)
+            .filter(|x| !died_in.is_some_and(|d| std::ptr::eq(*x, d)))
             .collect()
     } else {
         valid

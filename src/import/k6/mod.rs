@@ -288,9 +288,17 @@ pub fn import(o: &Options) -> Result<RunResults> {
     } else {
         from_lines(&lines, summary.as_ref(), meta.as_ref())?
     };
+    // Nothing measured is not a run of a target (a latency without its request, or only
+    // the warm-up's requests): refused, not a row of NaN req/s.
     if load.requests + load.unanswered == 0 {
-        problems
-            .push("no measured request in the k6 output (did its `measured` scenario run?)".into());
+        return Err(bad(
+            &o.files[0],
+            format!(
+                "no measured request in {}: every request is the `{}` scenario's (or there is none); import the output of a k6 run whose measured scenario ran (gqlbench export k6 writes one)",
+                if o.files.len() > 1 { "these files" } else { "the file" },
+                crate::export::WARMUP_SCENARIO
+            ),
+        ));
     }
     if load.failed > 0 {
         problems.push(format!(
@@ -328,7 +336,11 @@ pub fn import(o: &Options) -> Result<RunResults> {
         }
     }
     target.summary = summ;
+    if m.is_none() {
+        notes.push("no gqlbench-export.json beside the files: the load's model, connections and warm-up are the k6 script's own, not recorded".into());
+    }
     let load_info = LoadInfo {
+        // 0 connections: not recorded (see `report::provenance::load_line`).
         model: m.map_or(Model::Closed, |m| m.model),
         connections: m.map_or(0, |m| executor_vus(&m.executor)),
         pipelining: 1,
