@@ -43,9 +43,11 @@ pub fn read(body: &[u8]) -> Result<Assembled, (FailureKind, String)> {
 
 /// Lines of a body, read on from where the last call stopped. A CR ends a line at once
 /// (it may be the whole ending); an LF right after it is then skipped, even when it comes
-/// in a later read, so a split CRLF is never taken for two line ends.
+/// in a later read, so a split CRLF is never taken for two line ends. The one line reader
+/// of the event-stream format: the subscription reader (`subscribe::sse::stream`) reads
+/// its events with it too, as it does fields ([`field`]) and names ([`Name`]).
 #[derive(Debug, Default, Clone)]
-struct Lines {
+pub(crate) struct Lines {
     /// Where the next line starts.
     pos: usize,
     /// The last line ended with a CR: an LF at `pos` belongs to it.
@@ -56,7 +58,7 @@ struct Lines {
 }
 
 impl Lines {
-    fn at(pos: usize) -> Lines {
+    pub(crate) fn at(pos: usize) -> Lines {
         Lines {
             pos,
             after_cr: false,
@@ -66,7 +68,7 @@ impl Lines {
 
     /// The next complete line of `body` (the whole body so far), without its ending; None
     /// while no line end has come.
-    fn next<'a>(&mut self, body: &'a [u8]) -> Option<&'a [u8]> {
+    pub(crate) fn next<'a>(&mut self, body: &'a [u8]) -> Option<&'a [u8]> {
         if self.after_cr && self.pos < body.len() {
             self.after_cr = false;
             if body[self.pos] == b'\n' {
@@ -85,6 +87,17 @@ impl Lines {
         Some(&body[start..end])
     }
 
+    /// Where the next line starts.
+    pub(crate) fn pos(&self) -> usize {
+        self.pos
+    }
+
+    /// The body lost its first `n` bytes (all of them read): positions move with it.
+    pub(crate) fn shift(&mut self, n: usize) {
+        self.pos -= n;
+        self.seen = self.seen.saturating_sub(n);
+    }
+
     /// Bytes after the last line end: a line still incomplete (an LF that ends a CRLF
     /// already read does not count).
     fn unfinished(&self, body: &[u8]) -> bool {
@@ -98,7 +111,7 @@ impl Lines {
 }
 
 /// What a field line says; comments and other fields (`id`, `retry`) say nothing here.
-enum Field<'a> {
+pub(crate) enum Field<'a> {
     Event(&'a [u8]),
     Data(&'a [u8]),
     Other,
@@ -106,7 +119,7 @@ enum Field<'a> {
 
 /// A non-empty line as a field: name up to the first colon, value after it without one
 /// leading space; a line without a colon is a name with an empty value.
-fn field(line: &[u8]) -> Field<'_> {
+pub(crate) fn field(line: &[u8]) -> Field<'_> {
     if line.first() == Some(&b':') {
         return Field::Other;
     }
@@ -126,7 +139,7 @@ fn field(line: &[u8]) -> Field<'_> {
 
 /// What an event's name makes of it.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-enum Name {
+pub(crate) enum Name {
     /// No `event` field (or an empty one, or `message`): a payload when it has data.
     #[default]
     Unnamed,
@@ -136,7 +149,7 @@ enum Name {
 }
 
 impl Name {
-    fn of(value: &[u8]) -> Name {
+    pub(crate) fn of(value: &[u8]) -> Name {
         match value {
             b"" | b"message" => Name::Unnamed,
             b"next" => Name::Next,
@@ -146,7 +159,7 @@ impl Name {
     }
 
     /// Whether an event of this name carries an execution result (given it has data).
-    fn is_payload(self) -> bool {
+    pub(crate) fn is_payload(self) -> bool {
         matches!(self, Name::Unnamed | Name::Next)
     }
 }

@@ -4,8 +4,10 @@
 //! (the readiness is cleared after a short read, as in `conn.rs`) and a copy of the event
 //! data.
 //!
-//! Leniency: an event without a name (`message`) is taken as `next`, since some servers
-//! omit the name; events of other names (keep-alives) and comments are skipped.
+//! Lines, fields and event names are read by the event-stream reader of incremental
+//! delivery (`crate::sse`), so both read the format alike. Leniency: an event without a
+//! name (`message`) is taken as `next`, since some servers omit the name; events of other
+//! names (keep-alives) and comments are skipped.
 
 use std::io;
 
@@ -13,6 +15,7 @@ use tokio::net::TcpStream;
 
 use crate::net;
 use crate::parse::parse_chunk_size;
+use crate::sse::{field, Field, Lines, Name};
 use crate::subscribe::result::ConnectionFailureKind as Kind;
 use crate::validate::excerpt;
 
@@ -44,15 +47,6 @@ enum Chunk {
     Done,
 }
 
-/// The name of the event being assembled.
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum Name {
-    Unset,
-    Next,
-    Complete,
-    Other,
-}
-
 /// A dispatched event.
 #[derive(Debug, PartialEq)]
 pub enum Event {
@@ -68,7 +62,9 @@ pub struct Stream {
     raw_end: usize,
     framing: Framing,
     body: Vec<u8>,
-    body_start: usize,
+    /// Lines of `body` read so far.
+    lines: Lines,
+    /// The name of the event being assembled.
     name: Name,
     /// The data of the last event dispatched (cleared by the caller once handled).
     pub data: Vec<u8>,
@@ -90,8 +86,8 @@ impl Stream {
             raw_end: 0,
             framing: Framing::UntilClose,
             body: Vec::new(),
-            body_start: 0,
-            name: Name::Unset,
+            lines: Lines::default(),
+            name: Name::default(),
             data: Vec::new(),
             has_data: false,
         }
@@ -281,85 +277,50 @@ impl Stream {
     /// The next complete event of the decoded body, if any.
     pub fn next_event(&mut self) -> Result<Option<Event>, String> {
         loop {
-            let rest = &self.body[self.body_start..];
-            // Lines end with LF, CRLF or CR; a CR at the very end may be half of a CRLF.
-            let Some(end) = rest.iter().position(|&b| b == b'\n' || b == b'\r') else {
-                if rest.len() > MAX_EVENT {
+            let Some(line) = self.lines.next(&self.body) else {
+                if self.body.len() - self.lines.pos() > MAX_EVENT {
                     return Err(format!("event line longer than {MAX_EVENT} bytes"));
                 }
                 self.compact();
                 return Ok(None);
             };
-            let term = if rest[end] == b'\r' {
-                match rest.get(end + 1) {
-                    None => {
-                        self.compact();
-                        return Ok(None);
-                    }
-                    Some(b'\n') => 2,
-                    Some(_) => 1,
-                }
-            } else {
-                1
-            };
-            let line_start = self.body_start;
-            self.body_start += end + term;
-            let line = &self.body[line_start..line_start + end];
             if line.is_empty() {
-                let name = std::mem::replace(&mut self.name, Name::Unset);
+                let name = std::mem::take(&mut self.name);
                 let has_data = std::mem::replace(&mut self.has_data, false);
                 match name {
                     Name::Complete => return Ok(Some(Event::Complete)),
-                    Name::Next | Name::Unset if has_data => return Ok(Some(Event::Next)),
+                    n if n.is_payload() && has_data => return Ok(Some(Event::Next)),
                     _ => {
                         self.data.clear();
                         continue;
                     }
                 }
             }
-            if line[0] == b':' {
-                continue;
-            }
-            let (field, value) = match line.iter().position(|&b| b == b':') {
-                Some(i) => {
-                    let v = &line[i + 1..];
-                    (&line[..i], v.strip_prefix(b" ").unwrap_or(v))
-                }
-                None => (line, &b""[..]),
-            };
-            match field {
-                b"event" => {
-                    self.name = match value {
-                        b"next" | b"message" => Name::Next,
-                        b"complete" => Name::Complete,
-                        _ => Name::Other,
-                    }
-                }
-                b"data" => {
+            match field(line) {
+                Field::Event(v) => self.name = Name::of(v),
+                Field::Data(v) => {
                     if self.has_data {
                         self.data.push(b'\n');
                     } else {
                         self.data.clear();
                     }
-                    self.data.extend_from_slice(value);
+                    self.data.extend_from_slice(v);
                     self.has_data = true;
                     if self.data.len() > MAX_EVENT {
                         return Err(format!("event data longer than {MAX_EVENT} bytes"));
                     }
                 }
-                _ => {}
+                Field::Other => {}
             }
         }
     }
 
-    /// Drops parsed bytes from the front of the body buffer.
+    /// Drops read lines from the front of the body buffer.
     fn compact(&mut self) {
-        if self.body_start == self.body.len() {
-            self.body.clear();
-            self.body_start = 0;
-        } else if self.body_start > 0 && self.body_start >= self.body.len() / 2 {
-            self.body.drain(..self.body_start);
-            self.body_start = 0;
+        let read = self.lines.pos().min(self.body.len());
+        if read == self.body.len() || (read > 0 && read >= self.body.len() / 2) {
+            self.body.drain(..read);
+            self.lines.shift(read);
         }
     }
 }

@@ -84,3 +84,25 @@ fn cr_only_lines_and_until_close() {
         ]
     );
 }
+
+/// The subscription reader and incremental delivery's reader (`crate::sse::payloads`) read
+/// the same body into the same payloads: one line reader, one field reader.
+#[test]
+fn reads_events_as_incremental_delivery_does() {
+    let body: &[u8] =
+        b"event:\ndata: 1\n\nevent: message\ndata: 2\r\n\r\n:c\nid: 7\nevent: next\ndata: 3\rdata: 4\r\r\nevent: ping\ndata: no\n\nevent: complete\n\n";
+    let mut s = stream(Framing::UntilClose);
+    let got: Vec<String> = events(&mut s, body)
+        .unwrap()
+        .into_iter()
+        .filter(|(e, _)| *e == Event::Next)
+        .map(|(_, d)| d)
+        .collect();
+    let want: Vec<String> = crate::sse::payloads(body)
+        .unwrap()
+        .iter()
+        .map(|p| String::from_utf8_lossy(p).into_owned())
+        .collect();
+    assert_eq!(want, ["1", "2", "3\n4"]);
+    assert_eq!(got, want);
+}
