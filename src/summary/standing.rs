@@ -11,7 +11,7 @@ use crate::results::{ScenarioResult, StopReason, TargetResult, TrialResult};
 
 /// A slice counts towards its block when its counted part is at least this share of the
 /// fullest slice of its trial: the slices at the window's edges are cut short.
-const FULL_SLICE: f64 = 0.9;
+pub const FULL_SLICE: f64 = 0.9;
 
 /// The block rates of an alternating trial: for each block (a permutation of the round's
 /// targets and its mirror, `2 × alternated` slices), this target's answers over the counted

@@ -1,8 +1,11 @@
 //! The charts of every throughput scenario (those with the main req/s table), from the
 //! trials alone: req/s per target with its interval and trials; the latency distribution
 //! of the merged histograms; throughput and p99 second by second over each trial; the
-//! target's CPU and memory second by second. A kind's own charts (sweeps, overheads) are
-//! its `html` hook's.
+//! target's CPU and memory second by second. A trial measured alternating with others had
+//! load only in its own slices: its throughput is drawn slice by slice (its rate while it
+//! had load), its p99 over the seconds that held its requests, and its CPU, read per
+//! second of wall time, not at all. A kind's own charts (sweeps, overheads) are its `html`
+//! hook's.
 use super::{color_of, legend, Figure};
 use crate::catalog::scenario::Model;
 use crate::results::{ScenarioResult, TargetResult, TrialResult};
@@ -122,7 +125,11 @@ enum PerSecond {
 impl PerSecond {
     /// The points of one trial: (seconds into the window, value).
     fn points(self, tr: &TrialResult) -> Vec<(f64, f64)> {
+        let alternated = tr.alternated.is_some_and(|n| n >= 2);
         match self {
+            PerSecond::Throughput if alternated => own_slices(tr),
+            // Its second holds a share of its own slices that varies second to second.
+            PerSecond::Cpu if alternated => Vec::new(),
             PerSecond::Throughput => tr
                 .load
                 .series
@@ -138,6 +145,7 @@ impl PerSecond {
                 .load
                 .series
                 .iter()
+                .filter(|p| p.requests > 0 || !alternated)
                 .map(|p| (p.t_s as f64, p.p99_us as f64 / 1000.0))
                 .collect(),
             PerSecond::Cpu => tr
@@ -154,6 +162,32 @@ impl PerSecond {
                 .collect(),
         }
     }
+}
+
+/// An alternating trial's rate in each of its own whole slices (answers over the slice's
+/// counted time), at the slice's start in seconds from its first whole slice; the slices
+/// cut short at the window's edges are left out, as the blocks' rates leave them.
+fn own_slices(tr: &TrialResult) -> Vec<(f64, f64)> {
+    let slices = &tr.load.slices;
+    let full = slices.iter().map(|x| x.counted_ms).fold(0.0, f64::max);
+    let whole: Vec<_> = slices
+        .iter()
+        .filter(|x| full > 0.0 && x.counted_ms >= crate::summary::standing::FULL_SLICE * full)
+        .collect();
+    let Some(t0) = whole.iter().map(|x| x.start_ms).reduce(f64::min) else {
+        return Vec::new();
+    };
+    let mut pts: Vec<(f64, f64)> = whole
+        .iter()
+        .map(|x| {
+            (
+                (x.start_ms - t0) / 1000.0,
+                x.ok as f64 / (x.counted_ms / 1000.0),
+            )
+        })
+        .collect();
+    pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+    pts
 }
 
 /// One line per counted trial of every target, colored by target.
@@ -187,6 +221,18 @@ fn per_second(s: &ScenarioResult, what: PerSecond) -> Option<Figure> {
             YAxis::Linear { from_zero: false },
             "Resident memory (RSS) of the target's process tree at each second of the window, one line per counted trial: trials[].vitals.series[].rss_bytes (sampled every 200 ms, one point a second kept).",
         ),
+    };
+    let alternated = s
+        .targets
+        .iter()
+        .flat_map(|t| &t.trials)
+        .any(|x| x.alternated.is_some_and(|n| n >= 2));
+    let about = match what {
+        _ if !alternated => about.to_string(),
+        PerSecond::Throughput => format!("{about} Targets measured alternating in slices had load only in their own: each point is one own slice's rate (its answers over its counted time, trials[].load.slices[]), at the slice's start, so the line shows the rate while the target had load, not the idle stretches between."),
+        PerSecond::P99 => format!("{about} Targets measured alternating: only the seconds that held their own requests."),
+        PerSecond::Cpu => format!("{about} Trials measured alternating in slices are not drawn: their CPU is read per second of wall time, which holds a share of their own slices that varies from second to second (the table's CPU % is over their own slices)."),
+        PerSecond::Memory => about.to_string(),
     };
     let mut chart = Xy::new(
         "seconds into the measured window",

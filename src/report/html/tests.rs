@@ -346,3 +346,60 @@ fn an_overhead_scenario_draws_each_variants_added_latency_per_percentile() {
         assert!(svg.contains(label), "{label}");
     }
 }
+
+/// Targets measured alternating had load only in their own slices: their throughput chart
+/// is each slice's rate (flat for a steady target, where a per-second count would saw
+/// between 0 and its rate), and their CPU, read per second of wall time, is not drawn.
+#[test]
+fn an_alternating_trial_is_drawn_over_its_own_slices() {
+    let mut r = two_targets();
+    for (arm, t) in r.scenarios[0].targets.iter_mut().enumerate() {
+        for x in &mut t.trials {
+            x.alternated = Some(2);
+            // Every other second empty: what wall-clock seconds of 2 targets look like.
+            for p in &mut x.load.series {
+                if p.t_s % 2 == 1 {
+                    p.requests = 0;
+                    p.ok = 0;
+                }
+            }
+            // Ten whole slices of 300 counted ms at 1,000 or 100 answers a second, and a
+            // cut one at the edge.
+            x.load.slices = (0..11u64)
+                .map(|i| gqlbench_engine::SliceSample {
+                    index: 2 * i + arm as u64,
+                    arm,
+                    start_ms: 800.0 * i as f64,
+                    counted_ms: if i == 10 { 100.0 } else { 300.0 },
+                    requests: if arm == 0 { 300 } else { 30 },
+                    ok: if arm == 0 { 300 } else { 30 },
+                    failures: 0,
+                })
+                .collect();
+        }
+    }
+    let figs = figures(&r.scenarios[0]);
+    let tput = figs
+        .iter()
+        .find(|f| f.kind == "throughput-per-second")
+        .unwrap();
+    assert!(tput.about.contains("own slice"), "{}", tput.about);
+    let lines = polylines(tput.svg.as_ref().unwrap());
+    assert_eq!(lines.len(), 6, "one line per trial");
+    for l in &lines {
+        assert_eq!(l.len(), 10, "the whole slices only: {l:?}");
+        let ys: Vec<f64> = l.iter().map(|p| p.1).collect();
+        let spread = ys.iter().cloned().fold(f64::MIN, f64::max)
+            - ys.iter().cloned().fold(f64::MAX, f64::min);
+        assert!(spread < 1.0, "a steady rate is a flat line: {ys:?}");
+    }
+    let cpu = figs.iter().find(|f| f.kind == "cpu");
+    if let Some(cpu) = cpu {
+        assert!(cpu.about.contains("not drawn"), "{}", cpu.about);
+        let svg = cpu.svg.as_deref().unwrap_or("");
+        assert!(
+            polylines(svg).is_empty() && !svg.contains("<circle"),
+            "{svg}"
+        );
+    }
+}
