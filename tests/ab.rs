@@ -229,6 +229,11 @@ fn bad_input_is_refused_with_exit_2_naming_the_flag_or_file() {
         ),
         (vec!["--allowance", "2%"], "--a-target"),
         (vec!["--target", "no-such-target"], "no-such-target"),
+        // A target the scenario does not run is the side's flag's, not --targets.
+        (
+            vec!["--a-target", "fx-good", "--b-target", "fx-work"],
+            "--b-target: no scenario of suite 'e2e' runs the side's target",
+        ),
         (vec!["--target", "fx-good", "--slice", "10ms"], "--slice"),
         (vec!["--target", "fx-good", "--budget", "5s"], "--budget"),
     ];
@@ -237,6 +242,16 @@ fn bad_input_is_refused_with_exit_2_naming_the_flag_or_file() {
         o.assert_exit(2);
         assert!(o.stderr.contains(needle), "{args:?}: {}", o.stderr);
     }
+    // The range an allowance may take is ab's own, not compare's gate's.
+    let o = ab(root)
+        .args(["--target", "fx-good", "--allowance", "0%"])
+        .go();
+    o.assert_exit(2);
+    assert!(
+        o.stderr.contains("(0, 50%]") && !o.stderr.contains("100]"),
+        "{}",
+        o.stderr
+    );
     // A scenario of another kind, and side B's scenario with other operations.
     let o = Gqlbench::new(["ab", "e2e/sweep", "--target", "fx-good"])
         .root(root)
@@ -244,6 +259,7 @@ fn bad_input_is_refused_with_exit_2_naming_the_flag_or_file() {
         .go();
     o.assert_exit(2);
     assert!(o.stderr.contains("plain-load"), "{}", o.stderr);
+    assert!(!o.stderr.contains("or rate"), "{}", o.stderr);
     let other = tempfile::tempdir().unwrap();
     copy_dir(root, other.path());
     let hello = other.path().join("scenarios/e2e/hello.toml");

@@ -227,3 +227,49 @@ fn slice_flags_that_cannot_work_are_refused_naming_the_flag() {
         assert!(o.stderr.contains(needle), "{flags:?}: {}", o.stderr);
     }
 }
+
+/// What a run announces is what it will measure: a window rounded up to whole blocks says
+/// so, one target does not alternate (and is not "1 targets"), and `--slice` on a scenario
+/// whose targets are measured one at a time is noted.
+#[test]
+fn the_header_says_what_the_slices_make_of_the_window() {
+    let _one = serial();
+    let dir = fixture_copy();
+    // 300 ms slices: a block is 600 ms of each target's own time, so 800 ms is 1.2 s.
+    let o = rounds(dir.path(), "fx-good,fx-chunked", 1)
+        .args(["--slice", "300ms"])
+        .out(dir.path().join("two"))
+        .go();
+    o.assert_exit(0);
+    assert!(
+        o.stderr.contains("2 targets alternating in 300ms slices")
+            && o.stderr.contains("1s 200ms measured, each")
+            && o.stderr
+                .contains("800ms measured asked, rounded up to whole blocks"),
+        "{}",
+        o.stderr
+    );
+    let o = rounds(dir.path(), "fx-good", 1)
+        .args(["--slice", "300ms"])
+        .out(dir.path().join("one"))
+        .go();
+    o.assert_exit(0);
+    assert!(
+        o.stderr.contains("scenario e2e/hello: 1 target x") && !o.stderr.contains("1 targets"),
+        "{}",
+        o.stderr
+    );
+    let o = Gqlbench::run("e2e")
+        .root(dir.path())
+        .scenarios("latency-met")
+        .args(["--slice", "300ms", "--duration", "1s", "--warmup", "0s"])
+        .trials(1)
+        .out(dir.path().join("open"))
+        .go();
+    assert!(
+        o.stderr
+            .contains("note: --slice 300ms does not apply to latency-met"),
+        "{}",
+        o.stderr
+    );
+}

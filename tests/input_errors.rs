@@ -119,6 +119,59 @@ fn bad_flags_are_named() {
     assert!(out.stderr.contains("--connections"), "{}", out.stderr);
     assert!(!out.stderr.contains(".toml"), "{}", out.stderr);
 
+    // A scenario no target serves is blamed on the flag that chose it, with the reason a
+    // chosen target's target.toml gives.
+    let out = Gqlbench::run("e2e")
+        .root(fixtures())
+        .scenarios("batching")
+        .go();
+    out.assert_exit(2);
+    assert!(
+        out.stderr.contains("--scenarios")
+            && !out.stderr.contains("--targets")
+            && out
+                .stderr
+                .contains("batching: no target serves its workload"),
+        "{}",
+        out.stderr
+    );
+    let out = Gqlbench::run("servers")
+        .root(repo())
+        .scenarios("batching")
+        .targets("graphql-jit")
+        .go();
+    out.assert_exit(2);
+    assert!(
+        out.stderr.contains("--targets")
+            && out
+                .stderr
+                .contains("graphql-jit does not serve it (its hand-written"),
+        "{}",
+        out.stderr
+    );
+
+    // A sweep's level twice, or -c beside a sweep (which sets the connections itself).
+    let out = Gqlbench::run("e2e")
+        .root(fixtures())
+        .args(["--connection-sweep", "5,5"])
+        .go();
+    out.assert_exit(2);
+    assert!(
+        out.stderr.contains("--connection-sweep") && out.stderr.contains("5 is given twice"),
+        "{}",
+        out.stderr
+    );
+    let out = Gqlbench::run("e2e")
+        .root(fixtures())
+        .args(["--connection-sweep", "2,4", "-c", "7"])
+        .go();
+    out.assert_exit(2);
+    assert!(
+        out.stderr.contains("--connection-sweep") && out.stderr.contains("--connections"),
+        "{}",
+        out.stderr
+    );
+
     // -c on scenarios whose load is a rate would change nothing: refused, naming them.
     let out = Gqlbench::run("e2e")
         .root(fixtures())

@@ -521,6 +521,27 @@ fn naming_a_native_target_that_is_not_installed_is_refused_before_anything_start
     );
     assert!(!out_dir.exists(), "nothing started");
     assert_eq!(builds(cache.path()), 0, "run never builds a native target");
+    // ab says so in its own flags: it has no --targets.
+    let o = gq(root.path(), cache.path())
+        .args([
+            "ab",
+            "e2e/hello",
+            "--a-target",
+            "fx-good",
+            "--b-target",
+            "fx-native",
+        ])
+        .arg("--out")
+        .arg(&out_dir)
+        .go();
+    let e = &o.stderr;
+    assert_eq!(o.code, Some(2), "{e}");
+    assert!(
+        e.contains("fx-native: not installed") && e.contains("leave it out of --b-target"),
+        "{e}"
+    );
+    assert!(!e.contains("--targets") && !e.contains("`run`"), "{e}");
+    assert!(!out_dir.exists(), "nothing started");
 }
 
 #[test]

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 
-use super::parsers::{parse_duration, parse_percent};
+use super::parsers::{parse_allowance, parse_duration};
 use super::IsolationArgs;
 use crate::plan::ab::defaults;
 
@@ -45,7 +45,7 @@ pub struct AbArgs {
     #[arg(long = "target-env", value_name = "NAME=VALUE")]
     pub target_env: Vec<String>,
     /// A change within ±PCT is equivalent; B slower by possibly more fails (exit 1)
-    #[arg(long, default_value = "2%", value_parser = parse_percent, value_name = "PCT")]
+    #[arg(long, default_value = "2%", value_parser = parse_allowance, value_name = "PCT")]
     pub allowance: f64,
     /// The most time the decision may take, starts included
     #[arg(long, default_value = "10m", value_parser = parse_duration)]

@@ -54,9 +54,37 @@ pub fn parse_percent(s: &str) -> Result<f64, String> {
     Ok(v)
 }
 
+/// `ab --allowance`: a change within it is equivalent, so above 0 (nothing would be) and at
+/// most 50% (beyond half the throughput, "equivalent" says nothing; `planner::ab` holds the
+/// same bound).
+pub fn parse_allowance(s: &str) -> Result<f64, String> {
+    let v = parse_percent(s).map_err(|e| {
+        e.replace("(0, 100]", "(0, 50%]").replace(
+            "a gate with no allowance fails on any significant slowdown, however small",
+            "an allowance of nothing leaves no change equivalent",
+        )
+    })?;
+    if v > 50.0 {
+        return Err(format!(
+            "'{s}' is above 50%: beyond half the throughput, \"equivalent\" says nothing; write a percentage in (0, 50%], e.g. 2%"
+        ));
+    }
+    Ok(v)
+}
+
 #[cfg(test)]
 mod tests {
-    use super::parse_percent;
+    use super::{parse_allowance, parse_percent};
+
+    #[test]
+    fn an_allowance_is_a_percentage_ab_takes() {
+        assert_eq!(parse_allowance("2%"), Ok(2.0));
+        assert_eq!(parse_allowance("50%"), Ok(50.0));
+        for bad in ["0%", "60%", "101%"] {
+            let e = parse_allowance(bad).unwrap_err();
+            assert!(e.contains("(0, 50%]") && !e.contains("100]"), "{bad}: {e}");
+        }
+    }
 
     #[test]
     fn percentages_in_range_are_read_with_or_without_the_sign() {

@@ -93,7 +93,12 @@ pub struct RunArgs {
     #[arg(long, short = 'c')]
     pub connections: Option<u32>,
     /// Load sweep: run each closed-model scenario at these connection counts (e.g. 50,100,250,500)
-    #[arg(long, value_delimiter = ',', value_name = "N,N,...")]
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_name = "N,N,...",
+        conflicts_with = "connections"
+    )]
     pub connection_sweep: Option<Vec<u32>>,
     /// Database scenarios: users to seed (10 posts each, 5 comments a post); the published scale is 1000000
     #[arg(long, default_value_t = crate::plan::MIN_SCALE)]

@@ -18,9 +18,15 @@ use crate::runner;
 
 pub fn run(root: &Path, args: &AbArgs) -> Result<ExitCode> {
     let ap = resolve_ab(root, &options(args), crate::kinds::REGISTRY)?;
-    for (t, arm) in ap.run.scenarios[0].targets.iter().zip(ap.arms.iter()) {
+    let flags = ["--a-target", "--b-target"];
+    for ((t, arm), flag) in ap.run.scenarios[0]
+        .targets
+        .iter()
+        .zip(ap.arms.iter())
+        .zip(flags)
+    {
         // A native build that is not installed would only be skipped: refuse it now.
-        crate::measure::install::require_installed(t)
+        crate::measure::install::require_installed(t, flag)
             .with_context(|| format!("side {} ({})", arm.label, arm.root.display()))?;
     }
     let locks = crate::sys::lock::lock_cpus(&ap.run.isolation, args.isolation.force_concurrent)?;

@@ -20,7 +20,8 @@ pub fn run(root: &Path, args: &RunArgs) -> Result<ExitCode> {
     let pricing = args.cost.pricing()?;
     for t in &args.targets {
         // A named native build that is not installed would only be skipped: refuse it now.
-        crate::measure::install::require_installed(cat.target(t)?).context("--targets")?;
+        crate::measure::install::require_installed(cat.target(t)?, "--targets")
+            .context("--targets")?;
     }
     let plan = resolve_run(&cat, &options(args), crate::kinds::REGISTRY)?;
     // Before anything starts: this run's CPUs, its output folder, leftovers of killed runs.
@@ -69,6 +70,21 @@ pub fn run(root: &Path, args: &RunArgs) -> Result<ExitCode> {
             progress.line(&format!(
                 "note: -c {c} does not apply to {} (open model: a rate sets the load)",
                 open.join(", ")
+            ));
+        }
+    }
+    if let Some(slice) = args.slice {
+        let alone: Vec<&str> = plan
+            .scenarios
+            .iter()
+            .filter(|s| !s.needs.alternates)
+            .map(|s| s.name.as_str())
+            .collect();
+        if !alone.is_empty() {
+            progress.line(&format!(
+                "note: --slice {} does not apply to {} (their targets are measured one at a time: an open model, a kind of its own, or helpers read per trial)",
+                humantime::format_duration(slice),
+                alone.join(", ")
             ));
         }
     }

@@ -35,10 +35,14 @@ pub enum InstallError {
     },
     #[error("install of '{target}' ran but its check file {file} is missing")]
     NoCheckFile { target: String, file: PathBuf },
-    /// A native build named on `run --targets` that is not current: `why` says what is
-    /// missing and the command that builds it.
-    #[error("{target}: {why}; or leave it out of --targets")]
-    NotInstalled { target: String, why: String },
+    /// A native build named on the command line (`flag`) that is not current: `why` says
+    /// what is missing and the command that builds it.
+    #[error("{target}: {why}; or leave it out of {flag}")]
+    NotInstalled {
+        target: String,
+        why: String,
+        flag: &'static str,
+    },
     /// Whether the install is current could not be told (e.g. an `inputs` file is missing).
     #[error("{target}: {why}")]
     Unknown { target: String, why: String },
@@ -118,6 +122,7 @@ mod tests {
         let e = InstallError::NotInstalled {
             target: "n".into(),
             why: "not installed (no build)".into(),
+            flag: "--targets",
         };
         assert!(
             e.to_string().ends_with("or leave it out of --targets"),

@@ -236,54 +236,7 @@ pub fn settle(t: &TargetDef, runtime_version: &str) -> Result<State> {
     Ok(State::Current(Some(Box::new(rec))))
 }
 
-/// Why `t` is not installed and how to install it, for a target that `run` does not
-/// install by itself: one sentence, shown once per run and in reports.
-pub fn not_installed_message(t: &TargetDef, why: &Missing) -> String {
-    let takes = t
-        .install
-        .as_ref()
-        .and_then(|i| i.takes.clone())
-        .map(|d| format!(" ({d})"))
-        .unwrap_or_default();
-    let place = record::build_dir(t)
-        .map(|d| format!(" in {}", record::tilde(&d)))
-        .unwrap_or_default();
-    let why = match why {
-        Missing::Never => format!("no build{place}"),
-        Missing::Stale(s) => format!("no current build{place}: {s}"),
-        Missing::Unrecorded(f) => format!(
-            "{} is there but has no install record; if another checkout built it with an older gqlbench, `gqlbench install {}` there records it in seconds",
-            record::tilde(f),
-            t.name
-        ),
-    };
-    format!(
-        "not installed ({why}); `run` never starts a native build: `gqlbench install {}` builds it{takes}",
-        t.name
-    )
-}
-
-/// For a target named on `run --targets`: one that `run` would skip (a native build that is
-/// not current) is refused before anything starts, with the command that builds it. A build
-/// finished under the old scheme counts as installed (the run records it).
-pub fn require_installed(t: &TargetDef) -> Result<(), InstallError> {
-    if t.install.as_ref().map(|i| i.auto).unwrap_or(true) {
-        return Ok(());
-    }
-    let node = crate::sys::machine::node_version().unwrap_or_default();
-    let target = t.name.clone();
-    match state(t, &node) {
-        Ok(State::NotCurrent(why)) => Err(InstallError::NotInstalled {
-            target,
-            why: not_installed_message(t, &why),
-        }),
-        Err(e) => Err(InstallError::Unknown {
-            target,
-            why: format!("{e:#}"),
-        }),
-        Ok(_) => Ok(()),
-    }
-}
+pub use super::install_required::{not_installed_message, require_installed};
 
 pub fn log_path(t: &TargetDef) -> PathBuf {
     t.install_dir().join(LOG)

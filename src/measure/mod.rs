@@ -19,6 +19,7 @@ pub mod gc;
 pub mod helper_start;
 pub mod install;
 pub mod install_record;
+pub mod install_required;
 pub mod leftovers;
 pub mod loopback;
 pub mod machine_probe;

@@ -71,14 +71,14 @@ pub fn resolve_ab(root: &Path, o: &AbOptions, registry: &[&KindDef]) -> Result<A
     };
     let a_target = side_target(o, &o.a, "--a-target")?;
     let b_target = side_target(o, &o.b, "--b-target")?;
-    let side = |root: &Path, target: &str| -> Result<RunPlan> {
+    let side = |root: &Path, target: &str, target_flag: &'static str| -> Result<RunPlan> {
         let cat = Catalog::load(root)?;
         let def = cat.scenario(suite, name)?;
         if let Some(section) = def.file.sections.keys().next() {
             return Err(flag(
                 "SCENARIO",
                 format!(
-                    "{suite}/{name} is a [{section}] scenario; ab compares plain-load scenarios (constant connections or rate), e.g. {}",
+                    "{suite}/{name} is a [{section}] scenario; ab compares plain-load scenarios of the closed model (a constant number of connections), e.g. {}",
                     defaults::SCENARIO
                 ),
             )
@@ -99,10 +99,24 @@ pub fn resolve_ab(root: &Path, o: &AbOptions, registry: &[&KindDef]) -> Result<A
             isolation: o.isolation.clone(),
             ..RunOptions::default()
         };
-        super::resolve_run(&cat, &opts, registry)
+        super::resolve_run(&cat, &opts, registry).map_err(|e| {
+            // ab has no --targets: a side's target is its own flag's.
+            match e.downcast::<PlanError>() {
+                Ok(PlanError::Flag {
+                    flag: "--targets",
+                    message,
+                }) => PlanError::Flag {
+                    flag: target_flag,
+                    message: message.replace("any of the chosen targets", "the side's target"),
+                }
+                .into(),
+                Ok(other) => other.into(),
+                Err(e) => e,
+            }
+        })
     };
-    let mut run = side(&a_root, &a_target)?;
-    let b_run = side(&b_root, &b_target)?;
+    let mut run = side(&a_root, &a_target, "--a-target")?;
+    let b_run = side(&b_root, &b_target, "--b-target")?;
     let (Some(sa), Some(sb)) = (run.scenarios.first(), b_run.scenarios.first()) else {
         return Err(flag("SCENARIO", format!("{} runs no target", o.scenario)).into());
     };

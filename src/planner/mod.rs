@@ -34,6 +34,8 @@ pub fn resolve_run(cat: &Catalog, args: &RunOptions, registry: &[&KindDef]) -> R
     })?;
     let own = own_graph(args)?;
     let mut scenarios = Vec::new();
+    // Why each scenario kept no target, for the refusal when none kept any.
+    let mut targetless = Vec::new();
     for n in &names {
         if !args.scenarios.is_empty() && !args.scenarios.contains(n) {
             continue;
@@ -58,14 +60,23 @@ pub fn resolve_run(cat: &Catalog, args: &RunOptions, registry: &[&KindDef]) -> R
         let sp = scenario::resolve(cat, &def, base, &args.profile, args, registry, own.as_ref())?;
         if !sp.targets.is_empty() {
             scenarios.push(sp);
+        } else {
+            targetless.push(no_target(&sp, args));
         }
     }
     if scenarios.is_empty() {
+        // Blamed on the flag that chose: the targets when given, else the scenarios.
+        let (flag, chosen) = if args.targets.is_empty() {
+            ("--scenarios", "has a target to run")
+        } else {
+            ("--targets", "runs any of the chosen targets")
+        };
         return Err(PlanError::Flag {
-            flag: "--targets",
+            flag,
             message: format!(
-                "no scenario of suite '{}' runs any of the chosen targets",
-                args.suite
+                "no scenario of suite '{}' {chosen}: {}",
+                args.suite,
+                targetless.join("; ")
             ),
         }
         .into());
@@ -95,6 +106,16 @@ pub fn resolve_run(cat: &Catalog, args: &RunOptions, registry: &[&KindDef]) -> R
             return Err(PlanError::Flag {
                 flag: "--connection-sweep",
                 message: "give connection counts above zero, e.g. 50,100,250,500".into(),
+            }
+            .into());
+        }
+        // A level twice would measure it twice as two steps of one curve.
+        if let Some(d) = c.iter().find(|x| c.iter().filter(|y| y == x).count() > 1) {
+            return Err(PlanError::Flag {
+                flag: "--connection-sweep",
+                message: format!(
+                    "{d} is given twice; give each connection count once, e.g. 50,100,250,500"
+                ),
             }
             .into());
         }
@@ -178,6 +199,32 @@ pub fn resolve_run(cat: &Catalog, args: &RunOptions, registry: &[&KindDef]) -> R
         alternation: alternation(args)?,
         scenarios_named: !args.scenarios.is_empty(),
     })
+}
+
+/// Why scenario `sp` kept no target: what the chosen targets' target.toml say of its
+/// workload, else that none serves it.
+fn no_target(sp: &crate::kind::ScenarioPlan, args: &RunOptions) -> String {
+    if !sp.not_supported.is_empty() {
+        let why: Vec<String> = sp
+            .not_supported
+            .iter()
+            .map(|(t, why)| format!("{t} does not serve it ({why})"))
+            .collect();
+        return format!("{}: {}", sp.name, why.join(", "));
+    }
+    if args.targets.is_empty() {
+        format!(
+            "{}: no target serves its workload '{}'",
+            sp.name, sp.workload
+        )
+    } else {
+        format!(
+            "{}: {} not among the targets serving its workload '{}'",
+            sp.name,
+            args.targets.join(", "),
+            sp.workload
+        )
+    }
 }
 
 /// The scenarios `-c` does not change: their load is a rate (open model), the pool of

@@ -114,21 +114,39 @@ fn run_trials(cx: &mut ScenarioCx<'_>) -> Result<()> {
     } else {
         format!("{} warm-up", humantime::format_duration(sp.warmup))
     };
-    let line = match super::alternating::planned(plan, sp) {
-        Some(alt) => format!(
-            "scenario {}/{}: {} targets alternating in {} slices x {rounds} x ({} warm-up in the first round + {} measured, each)",
-            sp.suite,
-            sp.name,
-            runnable,
-            humantime::format_duration(alt.slice),
-            humantime::format_duration(sp.warmup.max(sp.warmup_max)),
-            humantime::format_duration(sp.duration)
-        ),
+    let targets = if runnable == 1 {
+        "1 target".to_string()
+    } else {
+        format!("{runnable} targets")
+    };
+    // One target has nothing to alternate with.
+    let line = match super::alternating::planned(plan, sp).filter(|_| runnable >= 2) {
+        Some(alt) => {
+            // Whole blocks: each target's own time, what the table will say it measured.
+            let own = |d: std::time::Duration| alt.block_own() * alt.blocks_for(d);
+            let (warm_own, window_own) = (own(sp.warmup.max(sp.warmup_max)), own(sp.duration));
+            format!(
+                "scenario {}/{}: {targets} alternating in {} slices x {rounds} x ({} warm-up in the first round + {} measured, each){}",
+                sp.suite,
+                sp.name,
+                humantime::format_duration(alt.slice),
+                humantime::format_duration(warm_own),
+                humantime::format_duration(window_own),
+                if window_own > sp.duration {
+                    format!(
+                        " — {} measured asked, rounded up to whole blocks (a slice of each target and back: {} of each target's own time)",
+                        humantime::format_duration(sp.duration),
+                        humantime::format_duration(alt.block_own())
+                    )
+                } else {
+                    String::new()
+                }
+            )
+        }
         None => format!(
-            "scenario {}/{}: {} targets x {rounds} x ({warm} + {} measured)",
+            "scenario {}/{}: {targets} x {rounds} x ({warm} + {} measured)",
             sp.suite,
             sp.name,
-            runnable,
             humantime::format_duration(sp.duration)
         ),
     };
