@@ -99,6 +99,23 @@ fn a_known_cost_per_request_is_found_and_fails_the_gate() {
     }
     let md = std::fs::read_to_string(out.join("report.md")).unwrap();
     assert!(md.contains("A/B: head vs base"), "{md}");
+    // The load is the pairs', the change the blocks', and the sides are not raced.
+    assert!(
+        md.contains(&format!("{} pairs × (", rec.pairs.len()))
+            && !md.contains("1 trials")
+            && md.contains("change (blocks)")
+            && md.contains("no ranking: an A/B run decides side B against side A"),
+        "{md}"
+    );
+    // `report` says what the run said: no race of the two sides made up afterwards.
+    let again = Gqlbench::report(&out).go();
+    again.assert_exit(0);
+    assert!(
+        !again.stdout.contains("ranking, each adjacent pair")
+            && again.stdout.contains("no ranking: an A/B run decides"),
+        "{}",
+        again.stdout
+    );
     assert!(
         o.stdout.contains("head is slower than base"),
         "{}",

@@ -17,6 +17,7 @@ use crate::view::Table;
 
 pub const DEF: KindDef = KindDef {
     tables,
+    load_line,
     list: |_, _, _| "A/B (gqlbench ab)".into(),
     not_in_k6: Some("an A/B alternates two targets; export the scenario it ran instead"),
     ..KindDef::base("ab", resolve)
@@ -146,6 +147,23 @@ fn resolve(cx: &ResolveCx<'_>, _: Option<Arc<dyn Kind>>) -> Result<Option<Arc<dy
     }
 }
 
+/// An A/B run's load: its pairs, not the single trial of each process its scenario records.
+fn load_line(s: &ScenarioResult) -> Option<String> {
+    let r = s.by_kind.get(&AB)?;
+    let how = match r.form {
+        Form::Alternate => format!("alternating in {} ms slices", pct(r.slice_ms)),
+        Form::Duet => "both at once (duet)".into(),
+    };
+    Some(format!(
+        "{} model, {} connections, {} pairs × ({} s warm-up + {} s measured), each pair a fresh process of each side, {how}",
+        s.load.model,
+        s.load.connections,
+        r.pairs.len(),
+        pct(r.warmup_s),
+        pct(r.pair_time_s)
+    ))
+}
+
 fn tables(s: &ScenarioResult) -> Vec<Table> {
     let Some(r) = s.by_kind.get(&AB) else {
         return Vec::new();
@@ -192,13 +210,21 @@ fn tables(s: &ScenarioResult) -> Vec<Table> {
         ],
         rows,
     }];
+    // The change is what the decision uses, not the ratio of the req/s columns.
+    let basis = match r.form {
+        Form::Alternate => "the mean of the pair's whole ABBA blocks, paired: the req/s columns are each side's whole window, edges included",
+        Form::Duet => "of CPU per request, A's over B's: the req/s columns are each side's rate while both ran",
+    };
     out.push(Table {
-        title: "A/B pairs (each a fresh process of each side)".into(),
+        title: format!("A/B pairs (each a fresh process of each side; the change is {basis})"),
         headers: vec![
             "pair".into(),
             format!("{a} req/s"),
             format!("{b} req/s"),
-            "change".into(),
+            match r.form {
+                Form::Alternate => "change (blocks)".into(),
+                Form::Duet => "change (CPU per request)".into(),
+            },
             "blocks".into(),
             "guard".into(),
         ],
