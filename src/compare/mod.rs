@@ -88,6 +88,7 @@ pub fn compare(
         notes: notes::engine_note(a, b)
             .into_iter()
             .chain(notes::source_note(&specs))
+            .chain(notes::ab_sides_note(a, b))
             .chain(std::iter::once(notes::between_note(
                 between_processes.as_ref(),
                 logs.len(),

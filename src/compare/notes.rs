@@ -61,3 +61,44 @@ pub(super) fn source_note(specs: &[RowSpec<'_>]) -> Option<String> {
         )
     })
 }
+
+/// Two A/B runs: their rows are the sides' labels, so a row of one run is compared with the
+/// row of the same label in the other whatever each side measured. Said when a label
+/// stands for another target, folder or environment in the two runs.
+pub(super) fn ab_sides_note(a: &RunResults, b: &RunResults) -> Option<String> {
+    use crate::kinds::ab::AB;
+    let mut differ = Vec::new();
+    for (sa, sb) in a.scenarios.iter().zip(&b.scenarios) {
+        let (Some(ra), Some(rb)) = (sa.by_kind.get(&AB), sb.by_kind.get(&AB)) else {
+            continue;
+        };
+        for x in &ra.arms {
+            let Some(y) = rb.arms.iter().find(|y| y.label == x.label) else {
+                continue;
+            };
+            let mut what = Vec::new();
+            if x.target != y.target {
+                what.push(format!("target {} and {}", x.target, y.target));
+            }
+            if x.root != y.root {
+                what.push(format!(
+                    "folder {} and {}",
+                    x.root.display(),
+                    y.root.display()
+                ));
+            }
+            if x.env != y.env {
+                what.push("its environment".to_string());
+            }
+            if !what.is_empty() {
+                differ.push(format!("side {} ({})", x.label, what.join(", ")));
+            }
+        }
+    }
+    (!differ.is_empty()).then(|| {
+        format!(
+            "A/B runs are compared side by side label, and these labels stand for something else in each run: {}; their change is between different things, not a change of one",
+            differ.join("; ")
+        )
+    })
+}

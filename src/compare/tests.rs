@@ -281,3 +281,37 @@ fn one_trial_a_side_gives_a_change_without_an_interval() {
     let cells = crate::report::comparison::cells(&c);
     assert_eq!(cells[0][3], "-5.0% (no interval: 1 trial)", "{cells:?}");
 }
+
+#[test]
+fn two_ab_runs_whose_labels_stand_for_other_targets_are_said_to_differ() {
+    use crate::kinds::ab::{AbRecord, AB};
+    use crate::plan::ab::Arm;
+    let arm = |label: &str, target: &str| Arm {
+        label: label.into(),
+        target: target.into(),
+        root: "/repo".into(),
+        env: Default::default(),
+    };
+    let with_arms = |a: &str, b: &str| {
+        let mut r = one_row(gqlbench_engine::LoadResult {
+            requests: 1000,
+            elapsed_s: 1.0,
+            throughput_rps: 1000.0,
+            ..Default::default()
+        });
+        let rec = AbRecord {
+            arms: vec![arm("a", a), arm("b", b)],
+            ..Default::default()
+        };
+        r.scenarios[0].by_kind.set(&AB, &rec);
+        r
+    };
+    let same = notes::ab_sides_note(&with_arms("x", "y"), &with_arms("x", "y"));
+    assert_eq!(same, None);
+    let note = notes::ab_sides_note(&with_arms("x", "y"), &with_arms("z", "y")).unwrap();
+    assert!(note.contains("side a (target x and z)"), "{note}");
+    assert!(!note.contains("side b ("), "{note}");
+    // Runs that are not A/B runs have nothing to say.
+    let plain = one_row(gqlbench_engine::LoadResult::default());
+    assert_eq!(notes::ab_sides_note(&plain, &plain), None);
+}
