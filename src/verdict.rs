@@ -124,6 +124,9 @@ pub fn judge(r: &RunResults, ignore_failures: bool) -> RunVerdict {
     // A build not installed is the same news in every scenario that has it: one entry per
     // target, naming how many scenarios it missed.
     let mut not_installed: Vec<(String, String, usize)> = Vec::new();
+    // Rows that were run (measured, or failed trying): none at all makes "every measured
+    // row valid" vacuous.
+    let mut run_rows = 0usize;
     for s in &r.scenarios {
         if let Some(f) = &s.catalogue_fault {
             v.catalogue_faults
@@ -145,6 +148,9 @@ pub fn judge(r: &RunResults, ignore_failures: bool) -> RunVerdict {
                 }
                 continue;
             }
+            if !matches!(t.status, TargetStatus::Skipped | TargetStatus::Interrupted) {
+                run_rows += 1;
+            }
             for rv in judge_target(s, t) {
                 match rv {
                     RowVerdict::Failure(m) => v.failures.push(format!("{}: {m}", row(s, t))),
@@ -160,6 +166,19 @@ pub fn judge(r: &RunResults, ignore_failures: bool) -> RunVerdict {
             if n == 1 { "" } else { "s" }
         ));
     }
+    // Every target skipped or not installed: nothing was measured, and exit 0 would tell a
+    // CI job that the benchmark passed. A failure, named as such (the skipped list says why
+    // each was left out).
+    if run_rows == 0
+        && v.failures.is_empty()
+        && v.catalogue_faults.is_empty()
+        && r.status != RunStatus::Interrupted
+    {
+        v.failures.push(format!(
+            "nothing was measured: every target of the run was skipped or not installed ({} listed under skipped)",
+            v.skipped.len()
+        ));
+    }
     v.exit_code = if r.status == RunStatus::Interrupted {
         130
     } else if !v.catalogue_faults.is_empty() {
@@ -170,4 +189,84 @@ pub fn judge(r: &RunResults, ignore_failures: bool) -> RunVerdict {
         0
     };
     v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// A run of one scenario whose targets have the statuses given, none with trials.
+    fn run_of(statuses: &[(&str, &str)]) -> RunResults {
+        let targets: Vec<_> = statuses
+            .iter()
+            .map(|(name, status)| {
+                json!({
+                    "name": name, "kind": "gateway", "package": null, "version": null,
+                    "settings": {}, "status": status, "problem": "it reads Federation v1",
+                    "log_tail": null, "log_file": null, "ready_s": null,
+                    "rss_idle_bytes": null, "checks": [], "trials": [], "summary": null
+                })
+            })
+            .collect();
+        let scenario = json!({
+            "suite": "federation", "name": "constant", "description": "d",
+            "workload": "federation", "operations": [],
+            "load": {"model": "closed", "connections": 4, "pipelining": 1,
+                     "think_time_s": 0.0, "rate": null, "stages": [], "timeout_s": 10.0,
+                     "unique_request_header": false},
+            "trials_planned": 1, "warmup_s": 0.0, "duration_s": 1.0,
+            "limits": {"cpus": null, "memory_bytes": null, "applied": ""},
+            "ranking": null, "targets": targets
+        });
+        serde_json::from_value(json!({
+            "schema_version": crate::results::SCHEMA_VERSION,
+            "tool": {"name": "gqlbench", "version": "0.0.0", "git_commit": null},
+            "suite": "federation", "profile": "quick",
+            "command": ["gqlbench", "run", "federation"],
+            "started_at": "2026-01-01T00:00:00Z", "finished_at": null, "status": "complete",
+            "machine": {"cpu_model": "c", "cores": 2, "memory_bytes": 1u64 << 30,
+                        "kernel": "6.1", "os": "Linux", "hostname": "h"},
+            "isolation": {"generator_cpus": [0], "target_cpus": [1], "cgroups": "none",
+                          "notes": [], "nofile_limit": 1024},
+            "runtimes": {}, "scenarios": [scenario]
+        }))
+        .expect("the test run matches the model")
+    }
+
+    #[test]
+    fn a_run_that_measured_nothing_fails_instead_of_claiming_every_row_valid() {
+        for statuses in [
+            &[("mercurius-gateway", "skipped")][..],
+            &[
+                ("fx-native", "not_installed"),
+                ("yoga-stitching", "skipped"),
+            ],
+        ] {
+            let v = judge(&run_of(statuses), false);
+            assert_eq!(v.exit_code, 1, "{statuses:?}: {v:?}");
+            assert!(
+                v.failures.len() == 1 && v.failures[0].starts_with("nothing was measured"),
+                "{v:?}"
+            );
+            assert_eq!(v.skipped.len(), statuses.len(), "{v:?}");
+            assert!(!v
+                .lines()
+                .iter()
+                .any(|l| l.contains("every measured row valid")));
+            // --ignore-failures keeps exit 0, as for any failure; the failure is still listed.
+            let v = judge(&run_of(statuses), true);
+            assert_eq!(v.exit_code, 0);
+            assert_eq!(v.failures.len(), 1);
+        }
+        // One row run beside skipped ones: the skipped do not change the exit code.
+        let mut r = run_of(&[("hive-gateway", "ok"), ("mercurius-gateway", "skipped")]);
+        assert_eq!(judge(&r, false).exit_code, 0, "{:?}", judge(&r, false));
+        // Interrupted before anything ran: 130, not a failure.
+        r.status = RunStatus::Interrupted;
+        r.scenarios[0].targets.remove(0);
+        let v = judge(&r, false);
+        assert_eq!(v.exit_code, 130);
+        assert!(v.failures.is_empty(), "{v:?}");
+    }
 }

@@ -61,8 +61,9 @@ fn a_folder_that_does_not_parse_or_compose_is_refused_naming_its_subgraphs() {
     let o = compose(&dir, &out);
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "{err}");
+    // Where graphql-js stopped: the file, line and column.
     assert!(
-        err.contains("subgraph beta") && err.contains("syntax error"),
+        err.contains("subgraph beta") && err.contains("beta.graphql:2:1): syntax error"),
         "{err}"
     );
 

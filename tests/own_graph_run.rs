@@ -128,10 +128,67 @@ fn a_graph_that_does_not_compose_or_an_operation_it_cannot_answer_is_refused() {
         "{}",
         o.stderr
     );
+    // Composed apart from the folder: nothing of it is left behind.
+    assert!(!tmp.path().join("g1").exists(), "{}", o.stderr);
+
+    // An SDL that does not parse: named with its line and column, before anything is
+    // written (a new folder is not made; a graph folder keeps its subgraphs, --force or not).
+    let unparsed = tmp.path().join("unparsed-sdl");
+    std::fs::create_dir(&unparsed).unwrap();
+    for f in ["products.graphql", "reviews.graphql"] {
+        std::fs::copy(fixtures().join("graphs/shop").join(f), unparsed.join(f)).unwrap();
+    }
+    std::fs::write(
+        unparsed.join("stock.graphql"),
+        "type Query {\n  a: Int\n  b: : String\n}\n",
+    )
+    .unwrap();
+    let o = Gqlbench::new(["init", "graph"])
+        .root(repo())
+        .arg(tmp.path().join("g0"))
+        .arg("--from")
+        .arg(&unparsed)
+        .go();
+    o.assert_exit(2);
+    assert!(
+        o.stderr
+            .contains("stock.graphql:3:6: the subgraph SDL does not parse")
+            && o.stderr.contains("`b: : String`")
+            && !o.stderr.contains("compose"),
+        "{}",
+        o.stderr
+    );
+    assert!(!tmp.path().join("g0").exists(), "{}", o.stderr);
 
     // An operation naming a field the graph does not have: refused at init, naming the
     // file, line and column.
     let dir = shop(&tmp);
+    let before = std::fs::read_to_string(dir.join("supergraph.graphql")).unwrap();
+    for from in [&unparsed, &bad] {
+        let o = Gqlbench::new(["init", "graph"])
+            .root(repo())
+            .arg(&dir)
+            .arg("--from")
+            .arg(from)
+            .arg("--force")
+            .go();
+        o.assert_exit(2);
+        let mut left: Vec<String> = std::fs::read_dir(dir.join("subgraphs"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        assert_eq!(
+            left,
+            ["products.graphql", "reviews.graphql"],
+            "{}",
+            o.stderr
+        );
+        assert_eq!(
+            std::fs::read_to_string(dir.join("supergraph.graphql")).unwrap(),
+            before
+        );
+    }
     std::fs::write(
         dir.join("operations/typo.graphql"),
         "{\n  topProducts {\n    upc\n    nmae\n  }\n}\n",
@@ -202,6 +259,78 @@ fn bad_graph_settings_are_refused_naming_the_file_and_field() {
     let o = run_graph(&dir).go();
     o.assert_exit(2);
     assert!(o.stderr.contains("compose again"), "{}", o.stderr);
+}
+
+/// `init graph DIR` writes into a new folder, an empty one or a graph folder, never among
+/// other files; a file is no folder. Refused before anything is written (no composition
+/// library needed).
+#[test]
+fn init_refuses_a_file_or_a_folder_of_other_files() {
+    let tmp = tempfile::tempdir().unwrap();
+    let notes = tmp.path().join("notes");
+    std::fs::create_dir(&notes).unwrap();
+    std::fs::write(notes.join("notes.txt"), "mine").unwrap();
+    for force in [false, true] {
+        let o = Gqlbench::new(["init", "graph"])
+            .root(repo())
+            .arg(&notes)
+            .arg("--from")
+            .arg(fixtures().join("graphs/shop"))
+            .args(force.then_some("--force"))
+            .go();
+        o.assert_exit(2);
+        assert!(
+            o.stderr
+                .contains("notes: already holds files ('notes.txt')")
+                && o.stderr.contains("not a graph folder")
+                && o.stderr.contains("give a new or empty folder"),
+            "{}",
+            o.stderr
+        );
+        let held: Vec<_> = std::fs::read_dir(&notes).unwrap().collect();
+        assert_eq!(held.len(), 1, "only notes.txt: {}", o.stderr);
+    }
+    let file = tmp.path().join("afile");
+    std::fs::write(&file, "x").unwrap();
+    for dir in [file.clone(), file.join("below")] {
+        let o = Gqlbench::new(["init", "graph"])
+            .root(repo())
+            .arg(&dir)
+            .arg("--from")
+            .arg(fixtures().join("graphs/shop"))
+            .go();
+        o.assert_exit(2);
+        assert!(
+            o.stderr.contains("afile: is a file, not a folder") && !o.stderr.contains("os error"),
+            "{}",
+            o.stderr
+        );
+    }
+}
+
+/// A run on a graph of one's own whose chosen gateways all cannot run on one is refused
+/// before anything is installed, naming each and its target.toml's reason.
+#[test]
+fn a_run_whose_every_gateway_cannot_run_on_the_graph_is_refused_before_installing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = shop(&tmp);
+    let out = tmp.path().join("out");
+    let o = run_graph(&dir)
+        .targets("mercurius-gateway,yoga-stitching")
+        .out(&out)
+        .go();
+    o.assert_exit(2);
+    let e = &o.stderr;
+    assert!(
+        e.contains("--targets: no chosen target can run on a graph of your own")
+            && e.contains("mercurius-gateway: it reads Federation v1 subgraph SDL")
+            && e.contains("yoga-stitching: it reads Federation v1")
+            && e.contains("mercurius-gateway/target.toml")
+            && e.contains("hive-gateway"),
+        "{e}"
+    );
+    assert!(!e.contains("install"), "nothing installed: {e}");
+    assert!(!out.exists(), "nothing started: {e}");
 }
 
 /// The other inputs `init graph` takes: a supergraph (its subgraphs extracted) and a

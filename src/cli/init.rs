@@ -13,8 +13,9 @@ pub enum InitCommand {
 
 #[derive(Args, Debug)]
 pub struct InitGraphArgs {
-    /// The graph's folder (made if missing). Given alone, an existing folder's subgraphs
-    /// are composed again (after you edit them)
+    /// The graph's folder: made if missing; an existing one must be empty or a graph
+    /// folder (subgraphs/ or graph.toml). Given alone, an existing folder's subgraphs are
+    /// composed again (after you edit them)
     pub dir: PathBuf,
     /// A supergraph SDL file (its subgraphs are extracted), or a folder of Federation v2
     /// subgraph SDL files (one per subgraph, named by its file stem)

@@ -9,8 +9,9 @@ use async_graphql_parser::types::{BaseType, DocumentOperations};
 use crate::catalog::documents::read_manifest;
 use crate::error::PlanError;
 
-/// Copies (or writes from a manifest) the operations of `from` into `dest`.
-pub(super) fn take(from: &Path, dest: &Path, force: bool) -> Result<()> {
+/// The operations of `from` (a folder of `.graphql` files, or a manifest) as (file stem,
+/// document), read and checked before `init graph` writes anything.
+pub(super) fn read(from: &Path) -> Result<Vec<(String, String)>> {
     let files: Vec<(String, String)> = if from.is_dir() {
         let files = crate::catalog::own_graph::graphql_files(from)
             .with_context(|| format!("reading {}", from.display()))?;
@@ -62,6 +63,11 @@ pub(super) fn take(from: &Path, dest: &Path, force: bool) -> Result<()> {
         }
         .into());
     }
+    Ok(files)
+}
+
+/// Writes the operations `read` gave into `dest`.
+pub(super) fn write(files: Vec<(String, String)>, dest: &Path, force: bool) -> Result<()> {
     if force {
         // Replaced whole: operations of an earlier init that this set lacks would be
         // measured along with it.

@@ -81,6 +81,9 @@ pub fn resolve_run(cat: &Catalog, args: &RunOptions, registry: &[&KindDef]) -> R
         }
         .into());
     }
+    if let Some(g) = &own {
+        some_target_serves(cat, &scenarios, g)?;
+    }
     if args.connections.is_some() && ignoring_connections(&scenarios).len() == scenarios.len() {
         return Err(PlanError::Flag {
             flag: "--connections",
@@ -255,6 +258,49 @@ fn own_graph(args: &RunOptions) -> Result<Option<std::sync::Arc<OwnGraph>>> {
         .into());
     }
     Ok(Some(std::sync::Arc::new(OwnGraph::load(dir)?)))
+}
+
+/// A run on a user's graph whose chosen gateways all cannot front it (each reads Federation
+/// v1 SDL, or is configured for the built-in graphs' subgraphs, as its target.toml says)
+/// would install them, skip every one and measure nothing: refused before anything is
+/// installed, naming each with its target.toml's reason and the gateways that can.
+fn some_target_serves<K: ?Sized>(
+    cat: &Catalog,
+    scenarios: &[crate::plan::ScenarioPlan<K>],
+    own: &std::sync::Arc<OwnGraph>,
+) -> Result<()> {
+    let mut cannot: Vec<String> = Vec::new();
+    for s in scenarios {
+        for t in &s.targets {
+            match t.serves_graph(&s.graph) {
+                Ok(()) => return Ok(()),
+                Err(why) => {
+                    let line = format!("{}: {why}", t.name);
+                    if !cannot.contains(&line) {
+                        cannot.push(line);
+                    }
+                }
+            }
+        }
+    }
+    let graph = crate::catalog::graph::GraphPlan::Own(own.clone());
+    let can: Vec<&str> = cat
+        .targets
+        .iter()
+        .filter(|t| t.base.is_none() && t.workloads.iter().any(|w| w == "federation"))
+        .filter(|t| t.serves_graph(&graph).is_ok())
+        .map(|t| t.name.as_str())
+        .collect();
+    Err(PlanError::Flag {
+        flag: "--targets",
+        message: format!(
+            "no chosen target can run on a graph of your own ({}): {}. Choose gateways that read its Federation v2 SDL: {}",
+            own.dir.display(),
+            cannot.join("; "),
+            if can.is_empty() { "(none in the catalogue)".to_string() } else { can.join(", ") }
+        ),
+    }
+    .into())
 }
 
 /// The scenarios of `suite` that run on a user's own graph.

@@ -165,7 +165,10 @@ function readOwnSubgraphs(dir) {
     try {
       typeDefs = parse(readFileSync(file, 'utf8'));
     } catch (err) {
-      console.error(`compose: subgraph ${name} (${file}): syntax error: ${err.message}`);
+      // graphql-js gives where it stopped; the message alone does not.
+      const loc = err.locations?.[0];
+      const at = loc ? `:${loc.line}:${loc.column}` : '';
+      console.error(`compose: subgraph ${name} (${file}${at}): syntax error: ${err.message}`);
       bad = true;
     }
     return { name, typeDefs, url: `http://127.0.0.1:${OWN_FIRST_PORT + i}/graphql` };

@@ -25,10 +25,12 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Serve a graph's subgraphs on 127.0.0.1, one port each; prints `ready` once listening.
+    /// Serve a graph's subgraphs on 127.0.0.1, one port each; prints `ready NAME=PORT,...`
+    /// (the ports bound) once listening.
     Serve(ServeArgs),
     /// Serve mock subgraphs from Federation v2 SDL files (docs/own-graph.md): one per
-    /// DIR/*.graphql, named by its file stem; prints `ready` once listening.
+    /// DIR/*.graphql, named by its file stem; prints `ready NAME=PORT,...` (the ports
+    /// bound: port 0 picks a free one) once listening.
     Mock(MockArgs),
     /// Print one subgraph's SDL (what `_service { sdl }` returns).
     Sdl {
@@ -90,7 +92,8 @@ struct MockArgs {
     /// Directory of subgraph SDL files (*.graphql).
     #[arg(long)]
     dir: PathBuf,
-    /// One port per SDL file, by file stem, e.g. products=4001,reviews=4002
+    /// One port per SDL file, by file stem, e.g. products=4001,reviews=4002 (0: any free
+    /// port, named in the `ready` line)
     #[arg(long)]
     ports: String,
     /// A list field's length, e.g. Query.topProducts=10 (repeatable; default 3,
@@ -114,7 +117,9 @@ struct MockArgs {
     threads: Option<usize>,
 }
 
-/// Parses `args` (`args[0]` is the program name) and runs the command.
+/// Parses `args` (`args[0]` is the program name) and runs the command. Exit 2 for bad
+/// input (a flag, a value or the SDL folder: all checked before anything listens), 1 when
+/// serving fails (a port taken), 0 after SIGTERM or SIGINT.
 pub fn cli_main(args: Vec<String>) -> ExitCode {
     let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
@@ -128,8 +133,9 @@ pub fn cli_main(args: Vec<String>) -> ExitCode {
             };
         }
     };
-    // Ports and delays name subgraphs of the graph chosen in the same command line, so they
-    // are read here, after it; a bad one is a usage error like any other (exit 2).
+    // Ports and delays name subgraphs of the graph chosen in the same command line (or of
+    // the SDL folder, for `mock`), so they are read here, after it; a bad one is a usage
+    // error like any other (exit 2).
     let command = match resolve(cli.command) {
         Ok(command) => command,
         Err(e) => {
@@ -140,7 +146,9 @@ pub fn cli_main(args: Vec<String>) -> ExitCode {
     match run(command) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("gqlbench-subgraphs: {e:#}");
+            // As gqlbench's own errors read: this runs as `gqlbench subgraphs` too, where a
+            // "gqlbench-subgraphs:" prefix would name a program the user did not type.
+            eprintln!("error: {e:#}");
             ExitCode::FAILURE
         }
     }
@@ -152,7 +160,16 @@ enum Resolved {
     Sdl(Graph, usize, Federation),
     WalkQuery,
     Expected(Graph, PathBuf, Option<String>),
-    Mock(MockArgs),
+    Mock(MockPlan),
+}
+
+/// `mock`'s folder loaded and its flags read against the folder's subgraphs.
+struct MockPlan {
+    subgraphs: Vec<crate::mock::MockSubgraph>,
+    ports: Vec<u16>,
+    delays: Vec<DelaySpec>,
+    delay_seed: u64,
+    threads: Option<usize>,
 }
 
 fn resolve(command: Command) -> Result<Resolved, String> {
@@ -173,6 +190,7 @@ fn resolve(command: Command) -> Result<Resolved, String> {
                 }
                 delays.push(d);
             }
+            check_threads(args.threads)?;
             Resolved::Serve(args, ports, delays)
         }
         Command::Sdl {
@@ -187,13 +205,40 @@ fn resolve(command: Command) -> Result<Resolved, String> {
             federation,
         ),
         Command::WalkQuery => Resolved::WalkQuery,
-        // Its names come from the folder's files, read when it runs.
-        Command::Mock(args) => Resolved::Mock(args),
+        Command::Mock(args) => Resolved::Mock(resolve_mock(args).map_err(|e| format!("{e:#}"))?),
         Command::Expected {
             graph,
             query,
             variables,
         } => Resolved::Expected(graph, query, variables),
+    })
+}
+
+/// `--threads 0` would leave no thread to serve on.
+fn check_threads(threads: Option<usize>) -> Result<(), String> {
+    match threads {
+        Some(0) => Err("--threads must be at least 1".into()),
+        _ => Ok(()),
+    }
+}
+
+/// Loads `mock`'s folder and reads the flags that name its subgraphs and fields (the
+/// names come from the folder's files, so they can only be checked once it is read).
+fn resolve_mock(args: MockArgs) -> anyhow::Result<MockPlan> {
+    use crate::mock::{cost, serve, MockSubgraph};
+    check_threads(args.threads).map_err(anyhow::Error::msg)?;
+    let mut config = serve::parse_lists(&args.lists).context("--list")?;
+    config.costs = cost::parse_costs(&args.costs).context("--cost")?;
+    let subgraphs = MockSubgraph::load_dir(&args.dir, &config)?;
+    let names: Vec<&str> = subgraphs.iter().map(|s| s.name.as_str()).collect();
+    let ports = serve::parse_ports(&args.ports, &names).context("--ports")?;
+    let delays = serve::parse_delays(&args.delays, &names).context("--delay")?;
+    Ok(MockPlan {
+        subgraphs,
+        ports,
+        delays,
+        delay_seed: args.delay_seed,
+        threads: args.threads,
     })
 }
 
@@ -211,7 +256,7 @@ fn run(command: Resolved) -> anyhow::Result<()> {
         Resolved::Expected(graph, query, variables) => {
             expected(graph, &query, variables.as_deref())
         }
-        Resolved::Mock(args) => mock(args),
+        Resolved::Mock(plan) => mock(plan),
     }
 }
 
@@ -246,22 +291,19 @@ fn serve(args: ServeArgs, ports: Ports, delays: Vec<DelaySpec>) -> anyhow::Resul
         seed: args.seed,
         response_cache: !args.no_response_cache,
     };
-    serve_until_signal(runtime, async {
-        server::start(&config).await?;
-        Ok(())
-    })
+    serve_until_signal(runtime, server::start(&config))
 }
 
-/// Runs `start` (binding and spawning the listeners) on `runtime`, says `ready`, and serves
-/// until SIGTERM or SIGINT.
+/// Runs `start` (binding and spawning the listeners) on `runtime`, says `ready` with the
+/// ports bound, and serves until SIGTERM or SIGINT.
 fn serve_until_signal(
     runtime: tokio::runtime::Runtime,
-    start: impl std::future::Future<Output = anyhow::Result<()>>,
+    start: impl std::future::Future<Output = anyhow::Result<server::Running>>,
 ) -> anyhow::Result<()> {
     let result = runtime.block_on(async {
-        start.await?;
+        let running = start.await?;
         let mut stdout = std::io::stdout().lock();
-        writeln!(stdout, "ready")?;
+        writeln!(stdout, "{}", ready_line(&running.names, &running.addrs))?;
         stdout.flush()?;
         drop(stdout);
         shutdown_signal().await
@@ -271,24 +313,28 @@ fn serve_until_signal(
     result
 }
 
-fn mock(args: MockArgs) -> anyhow::Result<()> {
-    use crate::mock::{cost, serve, MockSubgraph};
-    let runtime = runtime(args.threads)?;
-    let mut config = serve::parse_lists(&args.lists).context("--list")?;
-    config.costs = cost::parse_costs(&args.costs).context("--cost")?;
-    let subgraphs = MockSubgraph::load_dir(&args.dir, &config)?;
-    for s in &subgraphs {
+/// `ready products=4001,reviews=4002`: the ports bound, in `--ports`' own form, so a
+/// caller that asked for port 0 (any free one) learns which it got.
+fn ready_line(names: &[String], addrs: &[std::net::SocketAddr]) -> String {
+    let ports: Vec<String> = names
+        .iter()
+        .zip(addrs)
+        .map(|(n, a)| format!("{n}={}", a.port()))
+        .collect();
+    format!("ready {}", ports.join(","))
+}
+
+fn mock(plan: MockPlan) -> anyhow::Result<()> {
+    let runtime = runtime(plan.threads)?;
+    for s in &plan.subgraphs {
         for w in &s.warnings {
             eprintln!("{}: warning: {w}", s.name);
         }
     }
-    let names: Vec<&str> = subgraphs.iter().map(|s| s.name.as_str()).collect();
-    let ports = serve::parse_ports(&args.ports, &names).context("--ports")?;
-    let delays = serve::parse_delays(&args.delays, &names).context("--delay")?;
-    serve_until_signal(runtime, async {
-        serve::start(subgraphs, &ports, delays, args.delay_seed).await?;
-        Ok(())
-    })
+    serve_until_signal(
+        runtime,
+        crate::mock::serve::start(plan.subgraphs, &plan.ports, plan.delays, plan.delay_seed),
+    )
 }
 
 async fn shutdown_signal() -> anyhow::Result<()> {

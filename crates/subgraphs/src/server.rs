@@ -38,6 +38,8 @@ pub struct ServeConfig {
 pub struct Running {
     /// Bound address per subgraph (by its index in the graph).
     pub addrs: Vec<SocketAddr>,
+    /// The subgraphs' names, in the order of `addrs`.
+    pub names: Vec<String>,
     pub counters: Arc<Counters>,
     pub headers: Arc<HeaderTally>,
 }
@@ -110,6 +112,7 @@ pub async fn start_served(
         subgraphs.len()
     );
     let names: Vec<&str> = subgraphs.iter().map(|s| s.name.as_str()).collect();
+    let owned_names: Vec<String> = names.iter().map(|n| n.to_string()).collect();
     let counters = Arc::new(Counters::new(&names));
     let headers = Arc::new(HeaderTally::default());
     let mut listeners = Vec::new();
@@ -140,6 +143,7 @@ pub async fn start_served(
     }
     Ok(Running {
         addrs,
+        names: owned_names,
         counters,
         headers,
     })

@@ -34,6 +34,12 @@ fn malformed_ports_are_refused_with_an_example() {
 }
 
 #[test]
+fn no_threads_is_refused_as_bad_input() {
+    let err = refusal(&["serve", "--ports", PORTS, "--threads", "0"]);
+    assert!(err.contains("--threads must be at least 1"), "{err}");
+}
+
+#[test]
 fn sdl_refuses_unknown_subgraphs() {
     let err = refusal(&["sdl", "--subgraph", "users"]);
     assert!(
@@ -58,7 +64,11 @@ fn serve_says_ready_and_exits_promptly_on_sigterm() {
     BufReader::new(child.stdout.take().unwrap())
         .read_line(&mut line)
         .unwrap();
-    assert_eq!(line, "ready\n");
+    assert_eq!(
+        line,
+        format!("ready {ports}\n"),
+        "the ports bound, as given"
+    );
     let status = Command::new("kill")
         .args(["-TERM", &child.id().to_string()])
         .status()

@@ -246,23 +246,14 @@ fn shop_folder(tag: &str) -> std::path::PathBuf {
 
 /// `gqlbench-subgraphs mock` on `dir` with `--list Query.topProducts=2`, its ports (products,
 /// reviews), and the first line it printed.
+/// The `mock` command on `dir` with port 0 for each subgraph (any free one: no race with
+/// other tests for a port picked in advance), and the ports its `ready` line names.
 fn spawn_mock(dir: &std::path::Path) -> (std::process::Child, Vec<u16>, String) {
-    let free: Vec<std::net::TcpListener> = (0..2)
-        .map(|_| std::net::TcpListener::bind("127.0.0.1:0").unwrap())
-        .collect();
-    let ports: Vec<u16> = free
-        .iter()
-        .map(|l| l.local_addr().unwrap().port())
-        .collect();
-    drop(free);
     let mut child = Command::new(env!("CARGO_BIN_EXE_gqlbench-subgraphs"))
         .arg("mock")
         .arg("--dir")
         .arg(dir)
-        .args([
-            "--ports",
-            &format!("products={},reviews={}", ports[0], ports[1]),
-        ])
+        .args(["--ports", "products=0,reviews=0"])
         .args(["--list", "Query.topProducts=2"])
         .stdout(Stdio::piped())
         .spawn()
@@ -271,6 +262,20 @@ fn spawn_mock(dir: &std::path::Path) -> (std::process::Child, Vec<u16>, String) 
     BufReader::new(child.stdout.take().unwrap())
         .read_line(&mut line)
         .unwrap();
+    let ports: Vec<u16> = line
+        .trim_end()
+        .strip_prefix("ready ")
+        .unwrap_or_else(|| panic!("no ports in the ready line: {line:?}"))
+        .split(',')
+        .zip(["products", "reviews"])
+        .map(|(item, name)| {
+            let (n, p) = item.split_once('=').unwrap();
+            assert_eq!(n, name, "{line:?}");
+            p.parse().unwrap()
+        })
+        .collect();
+    assert_eq!(ports.len(), 2, "{line:?}");
+    assert!(ports.iter().all(|p| *p != 0), "{line:?}");
     (child, ports, line)
 }
 
@@ -322,7 +327,10 @@ fn mock_command_serves_the_sdl_files_of_a_directory() {
     let _ = child.kill();
     let _ = child.wait();
     let _ = std::fs::remove_dir_all(&dir);
-    assert_eq!(line, "ready\n");
+    assert_eq!(
+        line,
+        format!("ready products={},reviews={}\n", ports[0], ports[1])
+    );
     assert_eq!(
         products["data"]["topProducts"].as_array().map(Vec::len),
         Some(2)

@@ -164,17 +164,26 @@ fn shop() -> PathBuf {
 
 /// The `mock` command on the shop folder with `extra` arguments: it must fail; its stderr.
 fn refused(extra: &[&str]) -> String {
+    refused_with_ports("products=1,reviews=2", extra)
+}
+
+/// As `refused`, with `--ports PORTS`.
+fn refused_with_ports(ports: &str, extra: &[&str]) -> String {
     let out = Command::new(env!("CARGO_BIN_EXE_gqlbench-subgraphs"))
         .arg("mock")
         .arg("--dir")
         .arg(shop())
-        .args(["--ports", "products=1,reviews=2"])
+        .args(["--ports", ports])
         .args(extra)
         .output()
         .unwrap();
-    assert!(!out.status.success(), "{extra:?} was accepted");
+    // Bad input, as `serve`'s and gqlbench's: exit 2, before anything listens.
+    assert_eq!(out.status.code(), Some(2), "{extra:?}");
     assert!(out.stdout.is_empty(), "{extra:?}: never ready");
-    String::from_utf8_lossy(&out.stderr).into_owned()
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    // As gqlbench's own errors read (this runs as `gqlbench subgraphs mock` too).
+    assert!(err.starts_with("error: "), "{err}");
+    err
 }
 
 #[test]
@@ -197,4 +206,11 @@ fn bad_delay_and_cost_names_are_refused_naming_them() {
     assert!(err.contains("not a duration"), "{err}");
     let err = refused(&["--threads", "0"]);
     assert!(err.contains("--threads must be at least 1"), "{err}");
+    let err = refused_with_ports("products=abc,reviews=2", &[]);
+    assert!(
+        err.contains("--ports") && err.contains("'abc' is not a port"),
+        "{err}"
+    );
+    let err = refused(&["--list", "Query.topProducts=many"]);
+    assert!(err.contains("--list") && err.contains("'many'"), "{err}");
 }
