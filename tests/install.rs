@@ -79,6 +79,27 @@ requires = [{ program = "sh", hint = "a POSIX shell" }]"#,
         "the install command ran once"
     );
     assert!(second_err.contains("already installed"), "{second_err}");
+    // The waiting one never showed a command it did not run.
+    assert!(!second_err.contains("(log: "), "{second_err}");
+    let first_err = std::fs::read_to_string(logs.path().join("first.err")).unwrap();
+    assert!(first_err.contains("(log: "), "{first_err}");
+
+    // An install stamp that is a folder is named, with what to do.
+    std::fs::remove_file(tdir.join("installed")).unwrap();
+    std::fs::remove_file(tdir.join("release")).ok();
+    std::fs::write(tdir.join("release"), "").unwrap();
+    let stamp = tdir.join(".gqlbench-install-stamp");
+    std::fs::remove_file(&stamp).ok();
+    std::fs::create_dir(&stamp).unwrap();
+    let o = Gqlbench::new(["install", "fx-slow-install"])
+        .root(root.path())
+        .go();
+    assert_eq!(o.code, Some(1), "{}", o.stderr);
+    assert!(
+        o.stderr.contains(".gqlbench-install-stamp is a folder") && o.stderr.contains("remove it"),
+        "{}",
+        o.stderr
+    );
 }
 
 #[test]
@@ -494,9 +515,37 @@ fn a_build_in_the_cache_without_a_record_is_rebuilt_only_with_force() {
             && e.contains("`gqlbench install fx-native --force` here rebuilds it (~1 s)"),
         "{e}"
     );
+    // Not blamed on --force, which was not given.
+    assert!(!e.contains("--force: "), "{e}");
     assert_eq!(builds(cache.path()), 0);
     install(root.path(), cache.path(), &["fx-native", "--force"]).assert_exit(0);
     assert_eq!(builds(cache.path()), 1);
+
+    // A record that is cut short, or of a format this gqlbench does not read, is not "no
+    // record": the build is made again, saying why.
+    let rec = cache.path().join("fx-native-1.0/.gqlbench-install.json");
+    let good = std::fs::read_to_string(&rec).unwrap();
+    for (damaged, why) in [
+        (
+            good[..good.len() / 2].to_string(),
+            "is damaged or cut short",
+        ),
+        (
+            good.replace("\"format\": 1", "\"format\": 99"),
+            "is of format 99",
+        ),
+    ] {
+        std::fs::write(&rec, damaged).unwrap();
+        let before = builds(cache.path());
+        let o = install(root.path(), cache.path(), &["fx-native"]);
+        o.assert_exit(0);
+        assert!(
+            o.stderr.contains("rebuilding: its install record") && o.stderr.contains(why),
+            "{}",
+            o.stderr
+        );
+        assert_eq!(builds(cache.path()), before + 1);
+    }
 }
 
 #[test]

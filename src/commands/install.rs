@@ -11,7 +11,6 @@ use anyhow::Result;
 
 use crate::catalog::{Catalog, TargetDef};
 use crate::cli::InstallArgs;
-use crate::error::PlanError;
 use crate::measure::install::{self, Missing, Outcome, State};
 use crate::measure::install_record::{self as record, InstallRecord};
 
@@ -49,8 +48,7 @@ pub fn run(root: &Path, a: &InstallArgs) -> Result<ExitCode> {
             .filter(|t| !a.targets.is_empty() || !native(t))
         {
             if let Ok(State::NotCurrent(Missing::Unrecorded(file))) = install::state(t, &node) {
-                return Err(PlanError::Flag {
-                    flag: "--force",
+                return Err(crate::error::InstallError::NeedsForce {
                     message: format!(
                         "{name}: {file} is already in the cache but has no install record, so whether it was built from today's inputs is not known (built by a gqlbench older than install records?). If another checkout built it, `gqlbench install {name}` there records it in seconds; `gqlbench install {name} --force` here rebuilds it{takes}",
                         name = t.name,
@@ -118,12 +116,6 @@ pub fn run(root: &Path, a: &InstallArgs) -> Result<ExitCode> {
             };
             eprintln!("{}: {verb}: {why}", t.name);
         }
-        eprintln!(
-            "{}: `{}` (log: {})",
-            t.name,
-            install::command_line(t),
-            install::log_path(t).display()
-        );
         let spinner = indicatif::ProgressBar::new_spinner();
         spinner.enable_steady_tick(std::time::Duration::from_millis(200));
         let tick = |el: std::time::Duration, line: &str| {
@@ -133,8 +125,20 @@ pub fn run(root: &Path, a: &InstallArgs) -> Result<ExitCode> {
             }
             spinner.set_message(format!("{} {}s: {l}", t.name, el.as_secs()));
         };
-        let outcome =
-            install::install(t, &node, a.force, &tick, &|| cancel.load(Ordering::Relaxed));
+        // Once the install's lock is ours (another install may hold it first).
+        let start = || {
+            spinner.suspend(|| {
+                eprintln!(
+                    "{}: `{}` (log: {})",
+                    t.name,
+                    install::command_line(t),
+                    install::log_path(t).display()
+                )
+            })
+        };
+        let outcome = install::install(t, &node, a.force, &start, &tick, &|| {
+            cancel.load(Ordering::Relaxed)
+        });
         spinner.finish_and_clear();
         match outcome {
             // Another gqlbench installed it while this one waited for the lock.

@@ -43,6 +43,10 @@ pub enum InstallError {
         why: String,
         flag: &'static str,
     },
+    /// What is in the cache cannot be vouched for and rebuilding it is long: `message` says
+    /// what and that `--force` rebuilds it (the flag was not given, so not blamed).
+    #[error("{message}")]
+    NeedsForce { message: String },
     /// Whether the install is current could not be told (e.g. an `inputs` file is missing).
     #[error("{target}: {why}")]
     Unknown { target: String, why: String },
@@ -68,6 +72,7 @@ impl InstallError {
             | InstallError::Failed { .. }
             | InstallError::NoCheckFile { .. }
             | InstallError::NotInstalled { .. }
+            | InstallError::NeedsForce { .. }
             | InstallError::Unknown { .. } => super::BAD_INPUT,
         }
     }

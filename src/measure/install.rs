@@ -176,7 +176,15 @@ pub fn state(t: &TargetDef, runtime_version: &str) -> Result<State> {
     let check_ok = check.as_ref().map(|c| c.exists()).unwrap_or(true);
     let Some(dir) = record::build_dir(t) else {
         return Ok(match read_stamp(t) {
-            Some(s) if s == key && check_ok => State::Current(None),
+            Some(s) if s == key && check_ok => {
+                match super::install_tree::missing_package(t.install_dir()) {
+                    // A folder npm put there and something removed since: installed again.
+                    Some(p) => State::NotCurrent(Missing::Stale(format!(
+                        "{p} is missing from node_modules (removed since the install?)"
+                    ))),
+                    None => State::Current(None),
+                }
+            }
             Some(s) if s != key && check_ok => State::NotCurrent(Missing::Stale(
                 "installed from other inputs (its lockfile, command or the Node version changed)"
                     .into(),
@@ -185,7 +193,16 @@ pub fn state(t: &TargetDef, runtime_version: &str) -> Result<State> {
         });
     };
     let check = check.unwrap_or_else(|| dir.clone());
-    if let Some(rec) = record::read(&dir) {
+    // A record there that cannot be read is no vouching: rebuilt, saying why.
+    let rec = match record::read_checked(&dir) {
+        Ok(rec) => rec,
+        Err(why) => {
+            return Ok(State::NotCurrent(Missing::Stale(format!(
+                "its install record {why}"
+            ))))
+        }
+    };
+    if let Some(rec) = rec {
         return Ok(if rec.target != t.install_owner() {
             State::NotCurrent(Missing::Stale(format!(
                 "the build there is recorded as target '{}'",
@@ -255,6 +272,7 @@ pub fn install(
     t: &TargetDef,
     runtime_version: &str,
     force: bool,
+    on_start: &dyn Fn(),
     on_progress: &dyn Fn(std::time::Duration, &str),
     cancelled: &dyn Fn() -> bool,
 ) -> Result<Outcome> {
@@ -287,7 +305,14 @@ pub fn install(
     match &build_dir {
         Some(d) => record::remove(d)?,
         None => {
-            let _ = std::fs::remove_file(t.install_dir().join(STAMP));
+            let stamp = t.install_dir().join(STAMP);
+            if stamp.is_dir() {
+                bail!(
+                    "{} is a folder where the install stamp (a file) goes; remove it and install again",
+                    stamp.display()
+                );
+            }
+            let _ = std::fs::remove_file(&stamp);
         }
     }
     // Asked before the build: what the build ran with.
@@ -300,6 +325,8 @@ pub fn install(
         .with_context(|| format!("creating {}", log_file.display()))?;
     let start = Instant::now();
     let argv = argv(t)?;
+    // Said once the lock is ours: a run that waited for another's install said that first.
+    on_start();
     let mut child = Command::new(&argv[0])
         .args(&argv[1..])
         .current_dir(t.install_dir())
@@ -352,7 +379,15 @@ pub fn install(
             let rec = record::new_record(t, check, argv, &key, toolchain, seconds);
             record::write(d, &rec)?;
         }
-        _ => std::fs::write(t.install_dir().join(STAMP), &key)?,
+        _ => {
+            let stamp = t.install_dir().join(STAMP);
+            std::fs::write(&stamp, &key).with_context(|| {
+                format!(
+                    "writing the install stamp {} (remove what is there if it is not a file)",
+                    stamp.display()
+                )
+            })?
+        }
     }
     Ok(Outcome::Installed { seconds })
 }

@@ -115,10 +115,34 @@ pub fn record_path(dir: &Path) -> PathBuf {
 /// The record in `dir`, if one of this format is there and parses. Anything else (absent,
 /// truncated, from a newer format) reads as no record: the build is then not trusted.
 pub fn read(dir: &Path) -> Option<InstallRecord> {
-    let text = std::fs::read_to_string(record_path(dir)).ok()?;
-    serde_json::from_str::<InstallRecord>(&text)
-        .ok()
-        .filter(|r| r.format == FORMAT)
+    read_checked(dir).ok().flatten()
+}
+
+/// The record of `dir`: None when there is none; Err saying why when a file is there that
+/// this gqlbench cannot take for one (truncated or damaged, or of another format), which is
+/// not the same as no record (a build no record ever vouched for).
+pub fn read_checked(dir: &Path) -> Result<Option<InstallRecord>, String> {
+    let path = record_path(dir);
+    let text = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(format!("{} cannot be read ({e})", tilde(&path))),
+    };
+    let v: serde_json::Value = serde_json::from_str(&text)
+        .map_err(|e| format!("{} is damaged or cut short ({e})", tilde(&path)))?;
+    match v.get("format").and_then(|f| f.as_u64()) {
+        Some(f) if f == FORMAT as u64 => {}
+        Some(f) => {
+            return Err(format!(
+                "{} is of format {f}, which this gqlbench (format {FORMAT}) does not read",
+                tilde(&path)
+            ))
+        }
+        None => return Err(format!("{} has no format", tilde(&path))),
+    }
+    serde_json::from_value::<InstallRecord>(v)
+        .map(Some)
+        .map_err(|e| format!("{} is damaged ({e})", tilde(&path)))
 }
 
 /// Write the record atomically (temporary file, then rename): a run reading it while an

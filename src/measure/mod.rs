@@ -20,6 +20,7 @@ pub mod helper_start;
 pub mod install;
 pub mod install_record;
 pub mod install_required;
+pub mod install_tree;
 pub mod leftovers;
 pub mod loopback;
 pub mod machine_probe;

@@ -65,16 +65,18 @@ pub fn install_all(
             failed.push(Unavailable::new(&t.name, TargetStatus::NotInstalled, msg));
             continue;
         }
-        progress.line(&format!(
-            "installing {} ({}) ...",
-            t.name,
-            install::command_line(t)
-        ));
+        let start = || {
+            progress.line(&format!(
+                "installing {} ({}) ...",
+                t.name,
+                install::command_line(t)
+            ))
+        };
         let name = t.name.clone();
         let tick = |el: Duration, line: &str| {
             progress.message(format!("installing {name} ({}s): {line}", el.as_secs()))
         };
-        match install::install(t, &node, false, &tick, cancelled) {
+        match install::install(t, &node, false, &start, &tick, cancelled) {
             Ok(install::Outcome::Installed { seconds }) => {
                 progress.line(&format!("installed {} in {seconds:.0} s", t.name))
             }
