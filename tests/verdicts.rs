@@ -155,6 +155,29 @@ fn calibrate_checks_its_flags_before_starting_a_server() {
         "{e}"
     );
     assert!(!e.contains("gqlbench: 0 connections"), "a step ran: {e}");
+
+    // --sensitivity's --run-flags are read as the child command will read them, before any
+    // run: a flag it does not take, or one calibrate sets itself (in any spelling).
+    let dir = tempfile::tempdir().unwrap();
+    for (flags, want) in [
+        ("--bogus", "`gqlbench run` would refuse \"--bogus\""),
+        ("--duration ten", "'ten' is not a duration"),
+        ("--targets=graphql-jit", "--targets is set by calibrate"),
+        ("--out=elsewhere", "--out is set by calibrate"),
+    ] {
+        let out = dir.path().join("sens");
+        let o = Gqlbench::new(["calibrate", "--sensitivity", "--run-flags", flags])
+            .arg("--out")
+            .arg(&out)
+            .go();
+        o.assert_exit(2);
+        assert!(
+            o.stderr.contains("--run-flags") && o.stderr.contains(want),
+            "{flags}: {}",
+            o.stderr
+        );
+        assert!(!out.exists(), "{flags}: nothing ran");
+    }
 }
 
 /// `calibrate` to the end, short (-d): both steps against its own static server, with
