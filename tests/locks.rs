@@ -69,6 +69,23 @@ fn a_second_run_on_the_same_cpus_is_refused_until_the_first_is_gone() {
         "nothing was started or written"
     );
 
+    // `load` meanwhile: it measures (a probe may share a machine knowingly), saying with
+    // whom, and never takes the run's locks.
+    let server = start_fixture_server("good");
+    let q = fixtures().join("scenarios/queries/fixture/hello.graphql");
+    let o = Gqlbench::load(&server.url, &q)
+        .args(["-d", "300ms", "-c", "2"])
+        .env("GQLBENCH_LOCK_DIR", locks.path())
+        .go();
+    o.assert_exit(0);
+    assert!(
+        o.stderr.contains("another benchmark is using this machine")
+            && o.stderr.contains(&format!("PID {first_pid}")),
+        "{}",
+        o.stderr
+    );
+    assert!(lock_holders(locks.path()).iter().all(|p| *p == first_pid));
+
     // --force-concurrent: it runs, and its results say with whom it shared the CPUs.
     let out3 = tempfile::tempdir().unwrap();
     let o = fixture_run(locks.path(), out3.path(), "1s")

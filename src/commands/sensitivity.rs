@@ -145,7 +145,11 @@ fn run_flags(a: &CalibrateArgs) -> Result<()> {
     use clap::Parser;
     crate::cli::Cli::try_parse_from(&argv).map_err(|e| {
         let first = e.to_string();
-        let first = first.lines().next().unwrap_or_default().trim_start_matches("error: ");
+        let first = first
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .trim_start_matches("error: ");
         PlanError::Flag {
             flag: "--run-flags",
             message: format!("`gqlbench {command}` would refuse \"{flags}\": {first}"),

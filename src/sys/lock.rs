@@ -237,26 +237,9 @@ pub fn lock_cpus(iso: &IsolationPlan, force: bool) -> Result<CpuLocks> {
     let dir = lock_dir()?;
     let cpus = cpus_used(iso);
     let what = format!("CPUs {}", CpuSet(cpus.clone()).display());
+    let (mut held, holders) = take_cpus(&dir, &cpus)?;
     let me = Holder::me(what);
-    let mut held = Vec::new();
-    // Holder (by PID; None when its file names nobody yet) -> the CPUs it holds.
-    let mut busy: BTreeMap<Option<i32>, (Option<Holder>, Vec<usize>)> = BTreeMap::new();
-    // Ascending order, so two runs asking for overlapping sets never each hold a part the
-    // other one waits for (neither waits anyway; this only keeps refusals consistent).
-    for &c in &cpus {
-        let path = dir.join(format!("cpu{c}.lock"));
-        match Lock::try_take(&path)? {
-            Some(l) => held.push(l),
-            None => {
-                let h = holder(&path);
-                busy.entry(h.as_ref().map(|h| h.pid))
-                    .or_insert_with(|| (h, Vec::new()))
-                    .1
-                    .push(c);
-            }
-        }
-    }
-    if busy.is_empty() {
+    if holders.is_empty() {
         for l in &mut held {
             l.record(&me);
         }
@@ -265,19 +248,6 @@ pub fn lock_cpus(iso: &IsolationPlan, force: bool) -> Result<CpuLocks> {
             notes: Vec::new(),
         });
     }
-    let holders: Vec<String> = busy
-        .values()
-        .map(|(h, cs)| {
-            format!(
-                "CPU{} {} held by {}",
-                if cs.len() == 1 { "" } else { "s" },
-                CpuSet(cs.clone()).display(),
-                h.as_ref()
-                    .map(Holder::describe)
-                    .unwrap_or_else(|| "another process (its lock file names no holder yet)".into())
-            )
-        })
-        .collect();
     if !force {
         drop(held);
         return Err(PlanError::Busy {
@@ -298,6 +268,66 @@ pub fn lock_cpus(iso: &IsolationPlan, force: bool) -> Result<CpuLocks> {
         held,
         notes: vec![note],
     })
+}
+
+/// The locks of `cpus` that are free, and who holds each of the others ("CPU 1 held by PID
+/// …"), one line per holder.
+fn take_cpus(dir: &Path, cpus: &[usize]) -> Result<(Vec<Lock>, Vec<String>)> {
+    let mut held = Vec::new();
+    // Holder (by PID; None when its file names nobody yet) -> the CPUs it holds.
+    let mut busy: BTreeMap<Option<i32>, (Option<Holder>, Vec<usize>)> = BTreeMap::new();
+    // Ascending order, so two runs asking for overlapping sets never each hold a part the
+    // other one waits for (neither waits anyway; this only keeps refusals consistent).
+    for &c in cpus {
+        let path = dir.join(format!("cpu{c}.lock"));
+        match Lock::try_take(&path)? {
+            Some(l) => held.push(l),
+            None => {
+                let h = holder(&path);
+                busy.entry(h.as_ref().map(|h| h.pid))
+                    .or_insert_with(|| (h, Vec::new()))
+                    .1
+                    .push(c);
+            }
+        }
+    }
+    let holders = busy
+        .values()
+        .map(|(h, cs)| {
+            format!(
+                "CPU{} {} held by {}",
+                if cs.len() == 1 { "" } else { "s" },
+                CpuSet(cs.clone()).display(),
+                h.as_ref()
+                    .map(Holder::describe)
+                    .unwrap_or_else(|| "another process (its lock file names no holder yet)".into())
+            )
+        })
+        .collect();
+    Ok((held, holders))
+}
+
+/// `load`'s CPUs (its generator's, or every allowed one): the free ones locked for as long
+/// as the result is held, so a run started meanwhile is refused as it would be by another
+/// run; a warning (to print) naming who holds the others, since `load` is a probe that may
+/// share a machine knowingly, but must not do so unseen.
+pub fn lock_for_load(generator: Option<&CpuSet>) -> Result<(Vec<Lock>, Option<String>)> {
+    let dir = lock_dir()?;
+    let mut cpus = generator.map_or_else(crate::sys::cpus::allowed_cpus, |g| g.0.clone());
+    cpus.sort_unstable();
+    cpus.dedup();
+    let (mut held, holders) = take_cpus(&dir, &cpus)?;
+    let me = Holder::me(format!("load on CPUs {}", CpuSet(cpus).display()));
+    for l in &mut held {
+        l.record(&me);
+    }
+    let warning = (!holders.is_empty()).then(|| {
+        format!(
+            "another benchmark is using this machine ({}): this load and its figures disturb each other",
+            holders.join("; ")
+        )
+    });
+    Ok((held, warning))
 }
 
 #[cfg(test)]

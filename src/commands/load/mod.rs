@@ -176,6 +176,11 @@ pub fn run(a: &LoadArgs) -> Result<ExitCode> {
             flag: "--generator-cpus",
             message: e.to_string(),
         })?;
+    // Held to the end of the load: a run started meanwhile is refused as by another run.
+    let (_cpu_locks, shared) = crate::sys::lock::lock_for_load(cpus.as_ref())?;
+    if let Some(w) = shared {
+        eprintln!("gqlbench load: {w}");
+    }
     let load = Load {
         arrival: match a.rate {
             Some(rate) => Arrival::Open {
