@@ -28,7 +28,11 @@ pub fn run(a: &ReportArgs) -> Result<ExitCode> {
                 crate::summary::checks::apply(&s.load, t);
             }
         }
-        s.ranking = crate::summary::rank(s);
+        // An A/B run's sides are decided by its own sequential rule (`summary::ab`), never
+        // ranked as a race: the report says what `ab` said.
+        if !s.by_kind.has(&crate::kinds::ab::AB) {
+            s.ranking = crate::summary::rank(s);
+        }
     }
     let exports = ExportManager::new();
     let exports = match a.format {

@@ -24,9 +24,13 @@ use crate::error::{CatalogError, PlanError};
 use crate::results::RunResults;
 
 mod ab_mode;
+mod cases;
 mod child;
+mod flags;
 mod markdown;
+use cases::{cases, judge_rep};
 use child::{reference, Child, REFERENCE};
+use flags::run_flags;
 pub use markdown::markdown;
 
 /// A slowdown flagged in at least this share of repetitions counts as detected.
@@ -93,69 +97,6 @@ pub struct Sensitivity {
     pub failed_runs: Vec<(String, i32)>,
     pub interrupted: bool,
     pub command: Vec<String>,
-}
-
-/// Flags calibrate gives every child run itself: given again in --run-flags they would
-/// change what is calibrated (another target, another folder) or be overridden unseen.
-const OWN_FLAGS: [&str; 15] = [
-    "--targets",
-    "--target",
-    "-t",
-    "--scenarios",
-    "--out",
-    "--json",
-    "--root",
-    "--a-target",
-    "--b-target",
-    "--a-env",
-    "--b-env",
-    "--a-label",
-    "--b-label",
-    "--allowance",
-    "--profile",
-];
-
-/// `--run-flags` read as the child command will read them, before anything runs: a flag
-/// calibrate sets itself, or one the command does not take, is refused naming it.
-fn run_flags(a: &CalibrateArgs) -> Result<()> {
-    let Some(flags) = a.run_flags.as_deref() else {
-        return Ok(());
-    };
-    let extra: Vec<&str> = flags.split_whitespace().collect();
-    let command = if a.ab { "ab" } else { "run" };
-    for f in &extra {
-        let name = f.split('=').next().unwrap_or(f);
-        if OWN_FLAGS.contains(&name) {
-            return Err(PlanError::Flag {
-                flag: "--run-flags",
-                message: format!(
-                    "{name} is set by calibrate for every {command} it makes (the reference target, its folders, the profile: --profile is calibrate's own flag); leave it out"
-                ),
-            }
-            .into());
-        }
-    }
-    let mut argv = vec!["gqlbench", command];
-    if a.ab {
-        argv.extend(["servers/simple", "--target", REFERENCE]);
-    } else {
-        argv.push("servers");
-    }
-    argv.extend(&extra);
-    use clap::Parser;
-    crate::cli::Cli::try_parse_from(&argv).map_err(|e| {
-        let first = e.to_string();
-        let first = first
-            .lines()
-            .next()
-            .unwrap_or_default()
-            .trim_start_matches("error: ");
-        PlanError::Flag {
-            flag: "--run-flags",
-            message: format!("`gqlbench {command}` would refuse \"{flags}\": {first}"),
-        }
-    })?;
-    Ok(())
 }
 
 fn check(a: &CalibrateArgs, cat: &Catalog) -> Result<()> {
@@ -313,38 +254,7 @@ pub fn run(root: &Path, root_flag: Option<&Path>, a: &CalibrateArgs) -> Result<E
             out.join("probe-work.log").display()
         );
     };
-    let mut cases = vec![Case {
-        name: "A/A".into(),
-        slowdown_pct: 0.0,
-        work: a.work,
-        flagged: 0,
-        compared: 0,
-        median_change_pct: None,
-        median_seconds: None,
-        reps: Vec::new(),
-    }];
-    for s in &a.slowdowns {
-        let Some(w) = work_for(a.work, rps0, rps_w, *s) else {
-            return Err(PlanError::Flag {
-                flag: "--work",
-                message: format!(
-                    "{} rounds did not measurably slow the reference ({rps0:.0} req/s without, {rps_w:.0} with); raise it",
-                    a.work
-                ),
-            }
-            .into());
-        };
-        cases.push(Case {
-            name: format!("+{s}% cost"),
-            slowdown_pct: *s,
-            work: w,
-            flagged: 0,
-            compared: 0,
-            median_change_pct: None,
-            median_seconds: None,
-            reps: Vec::new(),
-        });
-    }
+    let mut cases = cases(a, rps0, rps_w)?;
     for c in &cases {
         eprintln!("sensitivity: {} with {}={}", c.name, reference.var, c.work);
     }
@@ -395,44 +305,10 @@ pub fn run(root: &Path, root_flag: Option<&Path>, a: &CalibrateArgs) -> Result<E
         let Some(base) = results.iter().find(|(i, _)| *i == usize::MAX).map(|x| &x.1) else {
             continue;
         };
-        for (i, r) in results.iter().filter(|(i, _)| *i != usize::MAX) {
-            let cmp = crate::compare::compare(base, r, "A", "B", Some(a.fail_if_slower));
-            let row = cmp.rows.first();
-            let ch = row.and_then(|x| x.rps_change.as_ref());
-            let compared = row.is_some_and(|x| x.verdict.compared());
-            let flagged = cmp.gate_passed == Some(false);
-            let case = &mut cases[*i];
-            case.compared += u32::from(compared);
-            case.flagged += u32::from(flagged && compared);
-            case.reps.push(RepResult {
-                repetition: rep,
-                change_pct: ch.map(|c| c.pct),
-                ci_low_pct: ch.map(|c| c.ci_low_pct),
-                ci_high_pct: ch.map(|c| c.ci_high_pct),
-                verdict: row.map(|x| x.reason.clone()).unwrap_or_default(),
-                flagged,
-                machine_speed_change_pct: row.and_then(|x| x.machine_speed_change_pct),
-                seconds: None,
-                pairs: None,
-            });
-            eprintln!(
-                "sensitivity: repetition {rep}: {}: {} ({})",
-                case.name,
-                ch.map_or("-".into(), |c| format!(
-                    "{:+.1}% [{:+.1}, {:+.1}]",
-                    c.pct, c.ci_low_pct, c.ci_high_pct
-                )),
-                if flagged { "FLAGGED" } else { "passed" }
-            );
-        }
+        judge_rep(a, &mut cases, rep, base, &results);
     }
     for c in &mut cases {
-        let mut v: Vec<f64> = c.reps.iter().filter_map(|r| r.change_pct).collect();
-        v.sort_by(f64::total_cmp);
-        c.median_change_pct = (!v.is_empty()).then(|| v[v.len() / 2]);
-        let mut t: Vec<f64> = c.reps.iter().filter_map(|r| r.seconds).collect();
-        t.sort_by(f64::total_cmp);
-        c.median_seconds = (!t.is_empty()).then(|| t[t.len() / 2]);
+        c.medians();
     }
     let aa = &cases[0];
     let s = Sensitivity {

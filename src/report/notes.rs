@@ -12,7 +12,7 @@ pub fn verdict(s: &ScenarioResult) -> String {
         if crate::summary::fixed_rate(s) {
             return "no throughput ranking: at a fixed arrival rate every target that keeps up serves the rate; compare latency".into();
         }
-        if s.by_kind.get(&crate::kinds::ab::AB).is_some() {
+        if s.by_kind.has(&crate::kinds::ab::AB) {
             return "no ranking: an A/B run decides side B against side A in its A/B table".into();
         }
         return "no ranking: fewer than two valid, unsaturated targets (baselines are not ranked)"

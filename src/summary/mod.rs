@@ -191,9 +191,7 @@ pub fn rankable(t: &TargetResult) -> bool {
 /// (`summary::race`), every adjacent pair compared on the rounds both ran; the fastest is
 /// named only when its pair with the runner-up is decided "faster".
 pub fn rank(s: &ScenarioResult) -> Option<Ranking> {
-    // An A/B run's sides are decided by its own sequential rule (`summary::ab`), never
-    // ranked as a race: `report` must say what `ab` said.
-    if fixed_rate(s) || s.by_kind.get(&crate::kinds::ab::AB).is_some() {
+    if fixed_rate(s) {
         return None;
     }
     let st = standing::standing(s, standing::looks(s));

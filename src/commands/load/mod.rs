@@ -119,7 +119,8 @@ fn check_scheme(url: &str) -> Result<(), PlanError> {
     })
 }
 
-pub fn run(a: &LoadArgs) -> Result<ExitCode> {
+/// The URL as the engine's endpoint: http(s) only, and loopback unless --allow-remote.
+fn endpoint(a: &LoadArgs) -> Result<Endpoint> {
     check_scheme(&a.url)?;
     let endpoint = Endpoint::from_url(&a.url).map_err(|e| PlanError::Flag {
         flag: "URL",
@@ -136,6 +137,116 @@ pub fn run(a: &LoadArgs) -> Result<ExitCode> {
         }
         .into());
     }
+    Ok(endpoint)
+}
+
+/// The flags' values that cannot work, refused before anything is sent; `window` is the
+/// stop's bound on the measured window.
+fn check_flags(a: &LoadArgs, duration: Duration, window: Option<Duration>) -> Result<()> {
+    for (bad, flag, message) in [
+        (
+            duration.is_zero(),
+            "--duration",
+            "must be above zero, e.g. 10s",
+        ),
+        (a.requests == Some(0), "--requests", "must be at least 1"),
+        (a.connections == 0, "--connections", "must be at least 1"),
+        (
+            a.pipelining == 0,
+            "--pipelining",
+            "must be at least 1 (1 = no pipelining)",
+        ),
+        (
+            a.rate.map(|r| !(r.is_finite() && r > 0.0)).unwrap_or(false),
+            "--rate",
+            "must be a positive number of requests per second",
+        ),
+        (a.threads == Some(0), "--threads", "must be at least 1"),
+        (
+            duration > gqlbench_engine::MAX_SPAN,
+            "--duration",
+            "is longer than 30 days; write e.g. 10s, 5m, 2h",
+        ),
+        (
+            a.warmup > gqlbench_engine::MAX_SPAN,
+            "--warmup",
+            "is longer than 30 days; write e.g. 5s",
+        ),
+        (
+            a.think_time > gqlbench_engine::MAX_SPAN,
+            "--think-time",
+            "is longer than 30 days; write e.g. 100ms",
+        ),
+        (
+            a.timeout.is_zero() || a.timeout > gqlbench_engine::MAX_SPAN,
+            "--timeout",
+            "must be above zero and at most 30 days, e.g. 10s",
+        ),
+        (
+            a.pipelining > gqlbench_engine::MAX_PIPELINING,
+            "--pipelining",
+            "must be at most 100000",
+        ),
+    ] {
+        if bad {
+            return Err(PlanError::Flag {
+                flag,
+                message: message.into(),
+            }
+            .into());
+        }
+    }
+    // The open model sends its requests at (k + 1/2) / rate: with less than one request
+    // due in the window nothing at all is sent, and a run that sends nothing measures
+    // nothing. Refused, naming what would make it send.
+    if let (Some(rate), Some(window)) = (a.rate, window) {
+        let due = rate * window.as_secs_f64();
+        if due < 1.0 {
+            return Err(PlanError::Flag {
+                flag: "--rate",
+                message: format!(
+                    "{rate} req/s over a {} window is {due:.2} requests: fewer than one, so nothing would be sent; raise --rate or -d/--duration (at {rate} req/s the window needs at least {:.3} s)",
+                    humantime::format_duration(window),
+                    1.0 / rate
+                ),
+            }
+            .into());
+        }
+    }
+    Ok(())
+}
+
+/// The one operation `load` sends: the query file's document with each case's variables
+/// (numbered when a case asks for unique values) and its expected data.
+fn operation(a: &LoadArgs, document: &str, cases: &Cases) -> Operation {
+    let op = Operation {
+        name: a
+            .query
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or("query")
+            .to_string(),
+        weight: 1,
+        variants: cases
+            .iter()
+            .map(|(vars, data, unique)| {
+                let (body, unique) = numbered_body(document, vars.as_ref(), unique.as_deref());
+                Variant {
+                    body: body.into(),
+                    expected_data: data.clone(),
+                    unique,
+                    batch: None,
+                    incremental: None,
+                    persisted: None,
+                }
+            })
+            .collect(),
+    };
+    op
+}
+
+pub fn run(a: &LoadArgs) -> Result<ExitCode> {
+    let endpoint = endpoint(a)?;
     let document = std::fs::read_to_string(&a.query)
         .with_context(|| format!("reading the query file {} (-q)", a.query.display()))?;
     crate::catalog::operation::check_document(&document, &a.query)?;
@@ -198,29 +309,7 @@ pub fn run(a: &LoadArgs) -> Result<ExitCode> {
         unique_request_header: false,
         headers,
     };
-    let op = Operation {
-        name: a
-            .query
-            .file_stem()
-            .and_then(|s| s.to_str())
-            .unwrap_or("query")
-            .to_string(),
-        weight: 1,
-        variants: cases
-            .iter()
-            .map(|(vars, data, unique)| {
-                let (body, unique) = numbered_body(&document, vars.as_ref(), unique.as_deref());
-                Variant {
-                    body: body.into(),
-                    expected_data: data.clone(),
-                    unique,
-                    batch: None,
-                    incremental: None,
-                    persisted: None,
-                }
-            })
-            .collect(),
-    };
+    let op = operation(a, &document, &cases);
     let duration = a.duration.unwrap_or(Duration::from_secs(10));
     let stop = Stop {
         duration: match (a.duration, a.requests) {
@@ -231,76 +320,7 @@ pub fn run(a: &LoadArgs) -> Result<ExitCode> {
         max_requests: a.requests,
         extend: None,
     };
-    for (bad, flag, message) in [
-        (
-            duration.is_zero(),
-            "--duration",
-            "must be above zero, e.g. 10s",
-        ),
-        (a.requests == Some(0), "--requests", "must be at least 1"),
-        (a.connections == 0, "--connections", "must be at least 1"),
-        (
-            a.pipelining == 0,
-            "--pipelining",
-            "must be at least 1 (1 = no pipelining)",
-        ),
-        (
-            a.rate.map(|r| !(r.is_finite() && r > 0.0)).unwrap_or(false),
-            "--rate",
-            "must be a positive number of requests per second",
-        ),
-        (a.threads == Some(0), "--threads", "must be at least 1"),
-        (
-            duration > gqlbench_engine::MAX_SPAN,
-            "--duration",
-            "is longer than 30 days; write e.g. 10s, 5m, 2h",
-        ),
-        (
-            a.warmup > gqlbench_engine::MAX_SPAN,
-            "--warmup",
-            "is longer than 30 days; write e.g. 5s",
-        ),
-        (
-            a.think_time > gqlbench_engine::MAX_SPAN,
-            "--think-time",
-            "is longer than 30 days; write e.g. 100ms",
-        ),
-        (
-            a.timeout.is_zero() || a.timeout > gqlbench_engine::MAX_SPAN,
-            "--timeout",
-            "must be above zero and at most 30 days, e.g. 10s",
-        ),
-        (
-            a.pipelining > gqlbench_engine::MAX_PIPELINING,
-            "--pipelining",
-            "must be at most 100000",
-        ),
-    ] {
-        if bad {
-            return Err(PlanError::Flag {
-                flag,
-                message: message.into(),
-            }
-            .into());
-        }
-    }
-    // The open model sends its requests at (k + 1/2) / rate: with less than one request
-    // due in the window nothing at all is sent, and a run that sends nothing measures
-    // nothing. Refused, naming what would make it send.
-    if let (Some(rate), Some(window)) = (a.rate, stop.duration) {
-        let due = rate * window.as_secs_f64();
-        if due < 1.0 {
-            return Err(PlanError::Flag {
-                flag: "--rate",
-                message: format!(
-                    "{rate} req/s over a {} window is {due:.2} requests: fewer than one, so nothing would be sent; raise --rate or -d/--duration (at {rate} req/s the window needs at least {:.3} s)",
-                    humantime::format_duration(window),
-                    1.0 / rate
-                ),
-            }
-            .into());
-        }
-    }
+    check_flags(a, duration, stop.duration)?;
     let mut plan = load.engine_plan(endpoint, vec![op], cpus.as_ref(), a.warmup, stop);
     if let Some(t) = a.threads {
         plan.threads = t.max(1);
