@@ -219,19 +219,7 @@ mod tests {
             "limits": {"cpus": null, "memory_bytes": null, "applied": ""},
             "ranking": null, "targets": targets
         });
-        serde_json::from_value(json!({
-            "schema_version": crate::results::SCHEMA_VERSION,
-            "tool": {"name": "gqlbench", "version": "0.0.0", "git_commit": null},
-            "suite": "federation", "profile": "quick",
-            "command": ["gqlbench", "run", "federation"],
-            "started_at": "2026-01-01T00:00:00Z", "finished_at": null, "status": "complete",
-            "machine": {"cpu_model": "c", "cores": 2, "memory_bytes": 1u64 << 30,
-                        "kernel": "6.1", "os": "Linux", "hostname": "h"},
-            "isolation": {"generator_cpus": [0], "target_cpus": [1], "cgroups": "none",
-                          "notes": [], "nofile_limit": 1024},
-            "runtimes": {}, "scenarios": [scenario]
-        }))
-        .expect("the test run matches the model")
+        crate::results::test_run(json!({"suite": "federation", "scenarios": [scenario]}))
     }
 
     #[test]

@@ -225,18 +225,7 @@ fn one_row(load: gqlbench_engine::LoadResult) -> crate::results::RunResults {
         ..Default::default()
     };
     s.targets.push(t);
-    let v = serde_json::json!({
-        "schema_version": crate::results::SCHEMA_VERSION,
-        "tool": {"name": "gqlbench", "version": "0.0.0", "git_commit": "abc123"},
-        "suite": "federation", "profile": "quick", "command": ["gqlbench"],
-        "started_at": "2026-01-01T00:00:00Z", "finished_at": null, "status": "complete",
-        "machine": {"cpu_model": "Test CPU", "cores": 2, "memory_bytes": 8u64 << 30,
-                    "kernel": "6.1", "os": "Linux", "hostname": "h"},
-        "isolation": {"generator_cpus": [0], "target_cpus": [1], "cgroups": "none",
-                      "notes": [], "nofile_limit": 1024},
-        "runtimes": {}, "scenarios": []
-    });
-    let mut r: RunResults = serde_json::from_value(v).unwrap();
+    let mut r: RunResults = crate::results::test_run(serde_json::json!({"suite": "federation"}));
     r.scenarios.push(s);
     r
 }

@@ -54,19 +54,11 @@ fn run() -> RunResults {
         "limits": {"cpus": null, "memory_bytes": null, "applied": ""},
         "ranking": null, "connection_sweep": [10, 50], "targets": [target]
     });
-    let v = json!({
-        "schema_version": crate::results::SCHEMA_VERSION,
-        "tool": {"name": "gqlbench", "version": "0.0.0", "git_commit": "abc123"},
-        "suite": "servers", "profile": "quick",
-        "command": ["gqlbench", "run", "servers"],
-        "started_at": "2026-01-01T00:00:00Z", "finished_at": null, "status": "complete",
-        "machine": {"cpu_model": "Test CPU", "cores": 4, "memory_bytes": 8u64 << 30,
-                    "kernel": "6.1", "os": "Linux", "hostname": "h"},
+    crate::results::test_run(json!({
         "isolation": {"generator_cpus": [0], "target_cpus": [1, 2], "cgroups": "none",
                       "notes": [], "nofile_limit": 1024},
-        "runtimes": {}, "scenarios": [scenario]
-    });
-    serde_json::from_value(v).expect("the test run matches the model")
+        "scenarios": [scenario]
+    }))
 }
 
 /// The single output of a format that makes one.

@@ -18,6 +18,10 @@ mod sanity;
 mod stop_reason;
 mod summary;
 mod target;
+#[cfg(test)]
+mod test_run;
+#[cfg(test)]
+pub use test_run::test_run;
 mod trial;
 mod verdict;
 

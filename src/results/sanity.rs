@@ -117,18 +117,7 @@ mod tests {
             ..Default::default()
         };
         s.targets = vec![t];
-        let mut r: RunResults = serde_json::from_value(serde_json::json!({
-            "schema_version": crate::results::SCHEMA_VERSION,
-            "tool": {"name": "gqlbench", "version": "0", "git_commit": "x"},
-            "suite": "e2e", "profile": "quick", "command": [],
-            "started_at": "x", "finished_at": null, "status": "complete",
-            "machine": {"cpu_model": "", "cores": 1, "memory_bytes": 1, "kernel": "",
-                        "os": "", "hostname": ""},
-            "isolation": {"generator_cpus": [], "target_cpus": [], "cgroups": "none",
-                          "notes": [], "nofile_limit": 1},
-            "runtimes": {}, "scenarios": []
-        }))
-        .unwrap();
+        let mut r: RunResults = crate::results::test_run(serde_json::json!({"suite": "e2e"}));
         r.scenarios.push(s);
         r
     }

@@ -90,19 +90,7 @@ fn run(targets: Vec<TargetResult>) -> RunResults {
     let mut s: ScenarioResult = serde_json::from_value(scenario).unwrap();
     s.targets = targets;
     s.ranking = crate::summary::rank(&s);
-    let v = json!({
-        "schema_version": crate::results::SCHEMA_VERSION,
-        "tool": {"name": "gqlbench", "version": "0.0.0", "git_commit": "abc123"},
-        "suite": "servers", "profile": "quick",
-        "command": ["gqlbench", "run", "servers"],
-        "started_at": "2026-01-01T00:00:00Z", "finished_at": null, "status": "complete",
-        "machine": {"cpu_model": "Test CPU", "cores": 4, "memory_bytes": 8u64 << 30,
-                    "kernel": "6.1", "os": "Linux", "hostname": "h"},
-        "isolation": {"generator_cpus": [0], "target_cpus": [1], "cgroups": "none",
-                      "notes": [], "nofile_limit": 1024},
-        "runtimes": {}, "scenarios": []
-    });
-    let mut r: RunResults = serde_json::from_value(v).unwrap();
+    let mut r: RunResults = crate::results::test_run(json!({}));
     r.scenarios.push(s);
     r
 }
