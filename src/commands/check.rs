@@ -19,21 +19,26 @@ use crate::results::CheckOutcome;
 use crate::sys::cgroup::Limits;
 use gqlbench_subgraphs::graph::Graph;
 
-pub fn run(root: &Path, a: &CheckArgs) -> Result<ExitCode> {
-    let cat = Catalog::load(root)?;
-    for t in &a.targets {
-        cat.target(t)?;
-    }
+/// Which operations each target must answer, by the graph a gateway fronts; and the
+/// operations themselves.
+type PerTarget = BTreeMap<(String, Graph), (TargetDef, Vec<String>)>;
+
+/// Every scenario of the suite that runs a chosen target (all when none is chosen) adds
+/// its operations to that target's list (see [`PerTarget`]).
+fn what_to_check(
+    cat: &Catalog,
+    a: &CheckArgs,
+) -> Result<(PerTarget, BTreeMap<String, OperationDef>)> {
     // Which operations each target must answer: those of every scenario that runs it, by
     // the graph a gateway fronts there (each graph is a start of its own).
-    let mut per_target: BTreeMap<(String, Graph), (TargetDef, Vec<String>)> = BTreeMap::new();
+    let mut per_target: PerTarget = BTreeMap::new();
     let mut ops: BTreeMap<String, OperationDef> = BTreeMap::new();
     for name in cat.scenario_names(&a.suite)? {
         let d = cat.scenario(&a.suite, &name)?;
         // Subscriptions have no expected answers, and a depth scenario's operation may be
         // refused by design: their runs check them (depth limit, every message). Database
         // scenarios answer the same operations as the in-memory ones checked here.
-        if crate::kinds::skip_in_check(&d.file, &cat) {
+        if crate::kinds::skip_in_check(&d.file, cat) {
             continue;
         }
         let targets: Vec<TargetDef> = match &d.file.targets {
@@ -79,6 +84,69 @@ pub fn run(root: &Path, a: &CheckArgs) -> Result<ExitCode> {
         }
         .into());
     }
+    Ok((per_target, ops))
+}
+
+/// The table of targets by operation on stdout, then each problem; the problems.
+fn print_table(
+    table: &[(String, Result<Vec<CheckOutcome>, String>)],
+    ops: &BTreeMap<String, OperationDef>,
+) -> Vec<String> {
+    let op_list: Vec<&String> = ops.keys().collect();
+    let mut t = Table::new();
+    t.load_preset(UTF8_FULL_CONDENSED);
+    t.set_header(
+        std::iter::once("target".to_string()).chain(op_list.iter().map(|s| s.to_string())),
+    );
+    let mut bad = Vec::new();
+    for (name, r) in table {
+        let mut row = vec![name.clone()];
+        match r {
+            Err(e) => {
+                row.extend(op_list.iter().map(|_| "not run".to_string()));
+                bad.push(format!("{name}: {e}"));
+            }
+            Ok(outs) => {
+                for o in &op_list {
+                    row.push(match outs.iter().find(|c| &&c.operation == o) {
+                        None => "-".into(),
+                        Some(c) if c.ok => format!(
+                            "ok ({} case{})",
+                            c.cases,
+                            if c.cases == 1 { "" } else { "s" }
+                        ),
+                        Some(c) => {
+                            bad.push(format!(
+                                "{name} / {}: {}",
+                                c.operation,
+                                c.detail.clone().unwrap_or_default()
+                            ));
+                            "WRONG".into()
+                        }
+                    });
+                }
+            }
+        }
+        t.add_row(row);
+    }
+    println!("{t}");
+    for b in &bad {
+        println!("! {b}");
+    }
+    println!(
+        "{} target(s) checked, {} problem(s)",
+        table.len(),
+        bad.len()
+    );
+    bad
+}
+
+pub fn run(root: &Path, a: &CheckArgs) -> Result<ExitCode> {
+    let cat = Catalog::load(root)?;
+    for t in &a.targets {
+        cat.target(t)?;
+    }
+    let (per_target, ops) = what_to_check(&cat, a)?;
     let iso = resolve_isolation(&super::run::isolation_options(&a.isolation))?;
     let _locks = crate::sys::lock::lock_cpus(&iso, a.isolation.force_concurrent)?;
     crate::measure::leftovers::sweep_and_report(&crate::db::DbOptions::default().base_dir());
@@ -165,52 +233,7 @@ pub fn run(root: &Path, a: &CheckArgs) -> Result<ExitCode> {
         }
     }
     let _ = std::fs::remove_dir_all(&scratch);
-    let op_list: Vec<&String> = ops.keys().collect();
-    let mut t = Table::new();
-    t.load_preset(UTF8_FULL_CONDENSED);
-    t.set_header(
-        std::iter::once("target".to_string()).chain(op_list.iter().map(|s| s.to_string())),
-    );
-    let mut bad = Vec::new();
-    for (name, r) in &table {
-        let mut row = vec![name.clone()];
-        match r {
-            Err(e) => {
-                row.extend(op_list.iter().map(|_| "not run".to_string()));
-                bad.push(format!("{name}: {e}"));
-            }
-            Ok(outs) => {
-                for o in &op_list {
-                    row.push(match outs.iter().find(|c| &&c.operation == o) {
-                        None => "-".into(),
-                        Some(c) if c.ok => format!(
-                            "ok ({} case{})",
-                            c.cases,
-                            if c.cases == 1 { "" } else { "s" }
-                        ),
-                        Some(c) => {
-                            bad.push(format!(
-                                "{name} / {}: {}",
-                                c.operation,
-                                c.detail.clone().unwrap_or_default()
-                            ));
-                            "WRONG".into()
-                        }
-                    });
-                }
-            }
-        }
-        t.add_row(row);
-    }
-    println!("{t}");
-    for b in &bad {
-        println!("! {b}");
-    }
-    println!(
-        "{} target(s) checked, {} problem(s)",
-        table.len(),
-        bad.len()
-    );
+    let bad = print_table(&table, &ops);
     Ok(if bad.is_empty() {
         ExitCode::SUCCESS
     } else {

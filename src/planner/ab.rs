@@ -18,42 +18,13 @@ const MAX_ALLOWANCE: f64 = 0.5;
 /// Most looks the sequential rule plans for (its boundaries are worked out per look).
 const MAX_LOOKS: u32 = 200;
 
+/// A refusal of `flag`, saying why and what to give instead.
+fn flag(flag: &'static str, message: String) -> PlanError {
+    PlanError::Flag { flag, message }
+}
+
 pub fn resolve_ab(root: &Path, o: &AbOptions, registry: &[&KindDef]) -> Result<AbPlan<dyn Kind>> {
-    let flag = |flag: &'static str, message: String| PlanError::Flag { flag, message };
-    if !(o.allowance > 0.0 && o.allowance <= MAX_ALLOWANCE) {
-        return Err(flag(
-            "--allowance",
-            format!(
-                "{}% is outside (0, 50%]: give the change you accept as equivalent, e.g. 2%",
-                o.allowance * 100.0
-            ),
-        )
-        .into());
-    }
-    if let Some(message) = crate::plan::alternation::slice_problem(o.slice) {
-        return Err(flag("--slice", message).into());
-    }
-    if let Some(g) = o.guard {
-        if g >= o.slice {
-            return Err(flag(
-                "--guard",
-                "the guard must be shorter than the slice (it is the part of each slice not counted)"
-                    .into(),
-            )
-            .into());
-        }
-    }
-    if o.pair_time.as_secs_f64() < 4.0 * 4.0 * o.slice.as_secs_f64() {
-        return Err(flag(
-            "--pair-time",
-            format!(
-                "{} holds fewer than 4 blocks of 4 slices of {}; give a longer pair time or a shorter slice",
-                humantime::format_duration(o.pair_time),
-                humantime::format_duration(o.slice)
-            ),
-        )
-        .into());
-    }
+    check_shape(o)?;
     let (suite, name) = o.scenario.split_once('/').ok_or_else(|| {
         flag(
             "SCENARIO",
@@ -132,26 +103,7 @@ pub fn resolve_ab(root: &Path, o: &AbOptions, registry: &[&KindDef]) -> Result<A
     same_scenario(sa, sb)?;
     let b_def = sb.targets[0].clone();
     run.scenarios[0].targets.push(b_def);
-    let a_label = o.a.label.clone().unwrap_or_else(|| "a".into());
-    let b_label = o.b.label.clone().unwrap_or_else(|| "b".into());
-    if a_label == b_label {
-        return Err(flag("--b-label", format!("both sides are named '{a_label}'")).into());
-    }
-    for (label, f) in [(&a_label, "--a-label"), (&b_label, "--b-label")] {
-        // Labels name the sides' log files too.
-        let ok = !label.is_empty()
-            && label.len() <= 40
-            && label
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'));
-        if !ok {
-            return Err(flag(
-                f,
-                format!("'{label}' is not a name of 1 to 40 letters, digits, '.', '_' or '-' (e.g. main, pr-123)"),
-            )
-            .into());
-        }
-    }
+    let (a_label, b_label) = labels(o)?;
     if o.out.is_none() {
         run.out_dir = root.join("results").join(format!(
             "{}-ab-{}",
@@ -173,6 +125,91 @@ pub fn resolve_ab(root: &Path, o: &AbOptions, registry: &[&KindDef]) -> Result<A
             env: super::parse_env("--b-env", &o.b.env)?,
         },
     ];
+    let (min_pairs, max_pairs) = pairs(o)?;
+    Ok(AbPlan {
+        run,
+        arms,
+        allowance: o.allowance,
+        budget: o.budget,
+        pair_time: o.pair_time,
+        warmup: o.warmup,
+        slice: o.slice,
+        guard: o.guard,
+        form: o.form,
+        min_pairs,
+        max_pairs,
+        alpha: defaults::ALPHA,
+        latency_time: o.latency_time,
+    })
+}
+
+/// The allowance, the slice and its guard, and the pair time each hold what ab needs.
+fn check_shape(o: &AbOptions) -> Result<()> {
+    if !(o.allowance > 0.0 && o.allowance <= MAX_ALLOWANCE) {
+        return Err(flag(
+            "--allowance",
+            format!(
+                "{}% is outside (0, 50%]: give the change you accept as equivalent, e.g. 2%",
+                o.allowance * 100.0
+            ),
+        )
+        .into());
+    }
+    if let Some(message) = crate::plan::alternation::slice_problem(o.slice) {
+        return Err(flag("--slice", message).into());
+    }
+    if let Some(g) = o.guard {
+        if g >= o.slice {
+            return Err(flag(
+                "--guard",
+                "the guard must be shorter than the slice (it is the part of each slice not counted)"
+                    .into(),
+            )
+            .into());
+        }
+    }
+    if o.pair_time.as_secs_f64() < 4.0 * 4.0 * o.slice.as_secs_f64() {
+        return Err(flag(
+            "--pair-time",
+            format!(
+                "{} holds fewer than 4 blocks of 4 slices of {}; give a longer pair time or a shorter slice",
+                humantime::format_duration(o.pair_time),
+                humantime::format_duration(o.slice)
+            ),
+        )
+        .into());
+    }
+    Ok(())
+}
+
+/// The sides' labels (a and b unless named): distinct, and fit to name log files.
+fn labels(o: &AbOptions) -> Result<(String, String)> {
+    let a_label = o.a.label.clone().unwrap_or_else(|| "a".into());
+    let b_label = o.b.label.clone().unwrap_or_else(|| "b".into());
+    if a_label == b_label {
+        return Err(flag("--b-label", format!("both sides are named '{a_label}'")).into());
+    }
+    for (label, f) in [(&a_label, "--a-label"), (&b_label, "--b-label")] {
+        // Labels name the sides' log files too.
+        let ok = !label.is_empty()
+            && label.len() <= 40
+            && label
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'));
+        if !ok {
+            return Err(flag(
+                f,
+                format!("'{label}' is not a name of 1 to 40 letters, digits, '.', '_' or '-' (e.g. main, pr-123)"),
+            )
+            .into());
+        }
+    }
+    Ok((a_label, b_label))
+}
+
+/// The fewest and the most pairs the run plans: the most from --max-pairs or the budget,
+/// within what the sequential rule is worked out for and what the budget can hold.
+fn pairs(o: &AbOptions) -> Result<(u32, u32)> {
     let pair_secs = pair_secs(o.warmup, o.pair_time, o.latency_time);
     let min_pairs = defaults::MIN_PAIRS;
     let max_pairs = o
@@ -203,21 +240,7 @@ pub fn resolve_ab(root: &Path, o: &AbOptions, registry: &[&KindDef]) -> Result<A
         )
         .into());
     }
-    Ok(AbPlan {
-        run,
-        arms,
-        allowance: o.allowance,
-        budget: o.budget,
-        pair_time: o.pair_time,
-        warmup: o.warmup,
-        slice: o.slice,
-        guard: o.guard,
-        form: o.form,
-        min_pairs,
-        max_pairs,
-        alpha: defaults::ALPHA,
-        latency_time: o.latency_time,
-    })
+    Ok((min_pairs, max_pairs))
 }
 
 /// A side's root: its own folder (which must hold a catalogue), or the project's.

@@ -123,54 +123,8 @@ pub fn resolve_run(cat: &Catalog, args: &RunOptions, registry: &[&KindDef]) -> R
             .into());
         }
     }
-    let database = scenarios
-        .iter()
-        .any(|s| s.kind.database().is_some())
-        .then(|| DatabasePlan {
-            scale: args.scale,
-            dir: args.db_dir.clone(),
-        });
-    if let Some(dp) = &database {
-        // Refuse a scale the disk cannot hold before anything starts.
-        let dir = crate::db::DbOptions {
-            dir: dp.dir.clone(),
-            ..Default::default()
-        }
-        .base_dir();
-        crate::db::check_scale_and_disk(dp.scale, &dir).map_err(|e| PlanError::Flag {
-            flag: "--scale",
-            message: format!("{e:#}"),
-        })?;
-    }
-    let budget = args.max_time.or(base.max_time);
-    // A budget shorter than one round of the shortest scenario that adds rounds could never
-    // let one be added: it is refused rather than silently meaning "the minimum only".
-    let shortest_round = scenarios
-        .iter()
-        .filter(|s| s.precision.target.is_some() && s.precision.max_rounds > s.precision.min_rounds)
-        .map(|s| s.per_target_trial_secs() * s.targets.len() as f64)
-        .min_by(f64::total_cmp);
-    if let (Some(b), Some(round)) = (budget, shortest_round) {
-        if b.as_secs_f64() < round {
-            let message = format!(
-                "{} is shorter than one round ({round:.1} s: a trial of every target of the shortest scenario that adds rounds); give at least {}s",
-                humantime::format_duration(b),
-                round.ceil()
-            );
-            return Err(match args.max_time {
-                Some(_) => PlanError::Flag {
-                    flag: "--max-time",
-                    message,
-                }
-                .into(),
-                None => CatalogError::File {
-                    file: cat.root.join("scenarios/profiles.toml"),
-                    message: format!("profile '{}': max_time {message}", args.profile),
-                }
-                .into(),
-            });
-        }
-    }
+    let database = database(&scenarios, args)?;
+    let budget = budget(cat, args, base.max_time, &scenarios)?;
     let out_dir = match &args.out {
         Some(d) => d.clone(),
         None => cat.root.join("results").join(format!(
@@ -202,6 +156,74 @@ pub fn resolve_run(cat: &Catalog, args: &RunOptions, registry: &[&KindDef]) -> R
         alternation: alternation(args)?,
         scenarios_named: !args.scenarios.is_empty(),
     })
+}
+
+/// The run's database, when a scenario needs one: its scale checked against the disk
+/// before anything starts.
+fn database(
+    scenarios: &[crate::kind::ScenarioPlan],
+    args: &RunOptions,
+) -> Result<Option<DatabasePlan>> {
+    let database = scenarios
+        .iter()
+        .any(|s| s.kind.database().is_some())
+        .then(|| DatabasePlan {
+            scale: args.scale,
+            dir: args.db_dir.clone(),
+        });
+    if let Some(dp) = &database {
+        // Refuse a scale the disk cannot hold before anything starts.
+        let dir = crate::db::DbOptions {
+            dir: dp.dir.clone(),
+            ..Default::default()
+        }
+        .base_dir();
+        crate::db::check_scale_and_disk(dp.scale, &dir).map_err(|e| PlanError::Flag {
+            flag: "--scale",
+            message: format!("{e:#}"),
+        })?;
+    }
+    Ok(database)
+}
+
+/// The run's time budget (--max-time, else the profile's): refused when shorter than one
+/// round of the shortest scenario that adds rounds, which it could then never add.
+fn budget(
+    cat: &Catalog,
+    args: &RunOptions,
+    profile_max: Option<std::time::Duration>,
+    scenarios: &[crate::kind::ScenarioPlan],
+) -> Result<Option<std::time::Duration>> {
+    let budget = args.max_time.or(profile_max);
+    // A budget shorter than one round of the shortest scenario that adds rounds could never
+    // let one be added: it is refused rather than silently meaning "the minimum only".
+    let shortest_round = scenarios
+        .iter()
+        .filter(|s| s.precision.target.is_some() && s.precision.max_rounds > s.precision.min_rounds)
+        .map(|s| s.per_target_trial_secs() * s.targets.len() as f64)
+        .min_by(f64::total_cmp);
+    if let (Some(b), Some(round)) = (budget, shortest_round) {
+        if b.as_secs_f64() < round {
+            let message = format!(
+                "{} is shorter than one round ({round:.1} s: a trial of every target of the shortest scenario that adds rounds); give at least {}s",
+                humantime::format_duration(b),
+                round.ceil()
+            );
+            return Err(match args.max_time {
+                Some(_) => PlanError::Flag {
+                    flag: "--max-time",
+                    message,
+                }
+                .into(),
+                None => CatalogError::File {
+                    file: cat.root.join("scenarios/profiles.toml"),
+                    message: format!("profile '{}': max_time {message}", args.profile),
+                }
+                .into(),
+            });
+        }
+    }
+    Ok(budget)
 }
 
 /// Why scenario `sp` kept no target: what the chosen targets' target.toml say of its

@@ -149,16 +149,14 @@ pub fn new_results(
     }
 }
 
-/// Run a whole plan. Results are saved into `plan.out_dir` after every trial.
-pub fn run_plan(
-    plan: &RunPlan,
+/// Every target the plan runs installed (and the helpers it needs: a gateway variant's
+/// coprocessor, a trace collector), each install made once; what could not be installed,
+/// a variant whose base or coprocessor could not included.
+fn install_targets(
+    plan: &crate::kind::RunPlan,
+    progress: &Progress,
     ctx: &RunContext,
-    results: &mut RunResults,
-    progress: &mut Progress,
-) -> Result<()> {
-    let out = &plan.out_dir;
-    let logs = out.join("logs");
-    std::fs::create_dir_all(&logs).with_context(|| format!("creating {}", logs.display()))?;
+) -> InstallFailures {
     // A gateway variant's coprocessor is installed with it; variants share their base's
     // install, made once. A gateway that cannot front its scenario's graph (a user's own
     // graph for a Federation v1 gateway) is skipped at its start, saying why: installing
@@ -205,6 +203,20 @@ pub fn run_plan(
             }
         }
     }
+    install_failed
+}
+
+/// Run a whole plan. Results are saved into `plan.out_dir` after every trial.
+pub fn run_plan(
+    plan: &RunPlan,
+    ctx: &RunContext,
+    results: &mut RunResults,
+    progress: &mut Progress,
+) -> Result<()> {
+    let out = &plan.out_dir;
+    let logs = out.join("logs");
+    std::fs::create_dir_all(&logs).with_context(|| format!("creating {}", logs.display()))?;
+    let install_failed = install_targets(plan, progress, ctx);
     results.save(out)?;
     // The time budget counts from here: installs are not load. What the machine shows
     // before any target sets the noise's level and the budget's estimates.
