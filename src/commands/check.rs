@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::ExitCode;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use comfy_table::presets::UTF8_FULL_CONDENSED;
 use comfy_table::Table;
 
@@ -157,7 +157,12 @@ pub fn run(root: &Path, a: &CheckArgs) -> Result<ExitCode> {
         cancel.load(std::sync::atomic::Ordering::Relaxed)
     });
     let cancelled = || cancel.load(std::sync::atomic::Ordering::Relaxed);
-    let scratch = tempfile_dir()?;
+    // Removed when dropped, however the check ends.
+    let scratch_dir = tempfile::Builder::new()
+        .prefix("gqlbench-check-")
+        .tempdir()
+        .context("creating a temporary folder")?;
+    let scratch = scratch_dir.path().to_path_buf();
     let no_delays = BTreeMap::new();
     let mut table: Vec<(String, Result<Vec<CheckOutcome>, String>)> = Vec::new();
     for ((name, graph), (t, op_names)) in &per_target {
@@ -232,17 +237,10 @@ pub fn run(root: &Path, a: &CheckArgs) -> Result<ExitCode> {
             break;
         }
     }
-    let _ = std::fs::remove_dir_all(&scratch);
     let bad = print_table(&table, &ops);
     Ok(if bad.is_empty() {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
     })
-}
-
-fn tempfile_dir() -> Result<std::path::PathBuf> {
-    let d = std::env::temp_dir().join(format!("gqlbench-check-{}", std::process::id()));
-    std::fs::create_dir_all(&d)?;
-    Ok(d)
 }

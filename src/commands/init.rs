@@ -53,10 +53,16 @@ pub fn graph(root: &Path, a: &InitGraphArgs) -> Result<ExitCode> {
         // Extracted or copied into a folder of their own and composed there: SDL that does
         // not compose leaves the graph's folder as it was (or unmade).
         Some(from) => {
-            let stage = Stage::new()?;
-            let staged = stage.0.join("subgraphs");
+            let stage = tempfile::Builder::new()
+                .prefix("gqlbench-init-")
+                .tempdir()
+                .context("creating a temporary folder")?;
+            // As node's working directory reports it (symlinks resolved), so the paths in
+            // its messages can be told back to the user's own.
+            let at = std::fs::canonicalize(stage.path()).unwrap_or_else(|_| stage.path().into());
+            let staged = at.join("subgraphs");
             take_subgraphs(&tools, from, &staged)?;
-            let supergraph = compose(&tools, &stage.0, from.is_dir().then_some(from.as_path()))?;
+            let supergraph = compose(&tools, &at, from.is_dir().then_some(from.as_path()))?;
             std::fs::create_dir_all(&subgraphs)
                 .with_context(|| format!("creating {}", subgraphs.display()))?;
             for p in graphql_files(&subgraphs)? {
@@ -243,30 +249,6 @@ fn check_sdl_parses(files: &[PathBuf]) -> Result<()> {
     Ok(())
 }
 
-/// A folder of `init graph`'s own under the system's temporary folder, removed when
-/// dropped (whichever way the command ends).
-struct Stage(PathBuf);
-
-impl Stage {
-    fn new() -> Result<Stage> {
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.subsec_nanos());
-        let path =
-            std::env::temp_dir().join(format!("gqlbench-init-{}-{nanos}", std::process::id()));
-        std::fs::create_dir(&path).with_context(|| format!("creating {}", path.display()))?;
-        // As node's working directory reports it (symlinks resolved), so the paths in its
-        // messages can be told back to the user's own.
-        Ok(Stage(std::fs::canonicalize(&path).unwrap_or(path)))
-    }
-}
-
-impl Drop for Stage {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
 /// The subgraphs' SDL into `dest` (made here): extracted from a supergraph file, or copied
 /// from a folder of SDL files.
 fn take_subgraphs(tools: &Path, from: &Path, dest: &Path) -> Result<()> {
@@ -308,7 +290,8 @@ fn take_subgraphs(tools: &Path, from: &Path, dest: &Path) -> Result<()> {
         file: from.to_path_buf(),
         message: format!("its subgraphs cannot be extracted:\n{e}"),
     })?;
-    // Written by the extraction, but served by the mocks' parser: checked as copies are.
+    // Written by the extraction, but served by the mocks' parser: checked as a folder's
+    // files are before they are copied.
     check_sdl_parses(&graphql_files(dest)?)
 }
 
@@ -327,17 +310,13 @@ fn compose(tools: &Path, dir: &Path, source: Option<&Path>) -> Result<String> {
         "compose.mjs",
         &["--dir", "subgraphs", "--out", &t],
     );
-    let outcome = match composed {
-        Ok(Ok(())) => std::fs::read_to_string(&tmp)
-            .with_context(|| format!("reading {t}"))
-            .map(Ok),
-        other => other.map(|r| r.map(|()| String::new())),
+    let text = match composed {
+        Ok(Ok(())) => std::fs::read_to_string(&tmp).with_context(|| format!("reading {t}")),
+        Ok(Err(e)) => Err(compose_refusal(&e, &subgraphs, source).into()),
+        Err(e) => Err(e),
     };
     let _ = std::fs::remove_file(&tmp);
-    let text = match outcome? {
-        Ok(text) => text,
-        Err(e) => return Err(compose_refusal(&e, &subgraphs, source).into()),
-    };
+    let text = text?;
     let digest = own_graph::subgraphs_digest(&subgraphs)?;
     Ok(format!("{}{digest}\n{text}", own_graph::DIGEST_PREFIX))
 }

@@ -43,6 +43,12 @@ impl Alternation {
         ((own.as_secs_f64() / per).ceil() as u32).max(1)
     }
 
+    /// Each arm's own time in the whole blocks that hold at least `own`: what a window
+    /// asked as `own` measures.
+    pub fn whole_blocks(&self, own: Duration) -> Duration {
+        self.block_own() * self.blocks_for(own)
+    }
+
     /// Wall time of `blocks` blocks of `arms` arms.
     pub fn wall(&self, blocks: u32, arms: usize) -> Duration {
         self.slice * 2 * arms as u32 * blocks

@@ -84,12 +84,13 @@ pub fn resolve_run(cat: &Catalog, args: &RunOptions, registry: &[&KindDef]) -> R
     if let Some(g) = &own {
         some_target_serves(cat, &scenarios, g)?;
     }
-    if args.connections.is_some() && ignoring_connections(&scenarios).len() == scenarios.len() {
+    let rate_driven = ignoring_connections(&scenarios);
+    if args.connections.is_some() && rate_driven.len() == scenarios.len() {
         return Err(PlanError::Flag {
             flag: "--connections",
             message: format!(
                 "sets a closed model's connections, and {} take their load from a rate (open model); leave -c out",
-                ignoring_connections(&scenarios).join(", ")
+                rate_driven.join(", ")
             ),
         }
         .into());

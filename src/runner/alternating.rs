@@ -52,7 +52,7 @@ pub fn applies(
 /// What the scenario's alternating rounds are, for its results: the slice, the guard and
 /// each target's own time in the first round's warm-up and in every window.
 pub fn info(sp: &ScenarioPlan, alt: Alternation, rounds: u32) -> SlicesInfo {
-    let own = |d: Duration| (alt.block_own() * alt.blocks_for(d)).as_secs_f64();
+    let own = |d: Duration| alt.whole_blocks(d).as_secs_f64();
     SlicesInfo {
         slice_ms: alt.slice.as_secs_f64() * 1000.0,
         guard_ms: alt.guard.as_secs_f64() * 1000.0,

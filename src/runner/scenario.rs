@@ -123,8 +123,8 @@ fn run_trials(cx: &mut ScenarioCx<'_>) -> Result<()> {
     let line = match super::alternating::planned(plan, sp).filter(|_| runnable >= 2) {
         Some(alt) => {
             // Whole blocks: each target's own time, what the table will say it measured.
-            let own = |d: std::time::Duration| alt.block_own() * alt.blocks_for(d);
-            let (warm_own, window_own) = (own(sp.warmup.max(sp.warmup_max)), own(sp.duration));
+            let warm_own = alt.whole_blocks(sp.warmup.max(sp.warmup_max));
+            let window_own = alt.whole_blocks(sp.duration);
             format!(
                 "scenario {}/{}: {targets} alternating in {} slices x {rounds} x ({} warm-up in the first round + {} measured, each){}",
                 sp.suite,

@@ -11,7 +11,23 @@ use crate::results::{ScenarioResult, StopReason, TargetResult, TrialResult};
 
 /// A slice counts towards its block when its counted part is at least this share of the
 /// fullest slice of its trial: the slices at the window's edges are cut short.
-pub const FULL_SLICE: f64 = 0.9;
+const FULL_SLICE: f64 = 0.9;
+
+/// Whether each of an alternating trial's slices is whole (not cut short at the window's
+/// edges: see [`FULL_SLICE`]), in the trial's order; all false without a counted slice.
+pub fn whole_slices(x: &TrialResult) -> Vec<bool> {
+    let full = x
+        .load
+        .slices
+        .iter()
+        .map(|s| s.counted_ms)
+        .fold(0.0, f64::max);
+    x.load
+        .slices
+        .iter()
+        .map(|s| full > 0.0 && s.counted_ms >= FULL_SLICE * full)
+        .collect()
+}
 
 /// The block rates of an alternating trial: for each block (a permutation of the round's
 /// targets and its mirror, `2 × alternated` slices), this target's answers over the counted
@@ -20,18 +36,13 @@ pub fn block_rates(x: &TrialResult) -> BTreeMap<u64, f64> {
     let Some(n) = x.alternated.filter(|n| *n >= 2) else {
         return BTreeMap::new();
     };
-    let slices = &x.load.slices;
-    let full = slices.iter().map(|s| s.counted_ms).fold(0.0, f64::max);
-    if full <= 0.0 {
-        return BTreeMap::new();
-    }
     let mut blocks: BTreeMap<u64, (u64, f64, u32, bool)> = BTreeMap::new();
-    for s in slices {
+    for (s, whole) in x.load.slices.iter().zip(whole_slices(x)) {
         let b = blocks.entry(s.index / (2 * n as u64)).or_default();
         b.0 += s.ok;
         b.1 += s.counted_ms;
         b.2 += 1;
-        b.3 |= s.counted_ms < FULL_SLICE * full;
+        b.3 |= !whole;
     }
     blocks
         .into_iter()

@@ -168,11 +168,12 @@ impl PerSecond {
 /// counted time), at the slice's start in seconds from its first whole slice; the slices
 /// cut short at the window's edges are left out, as the blocks' rates leave them.
 fn own_slices(tr: &TrialResult) -> Vec<(f64, f64)> {
-    let slices = &tr.load.slices;
-    let full = slices.iter().map(|x| x.counted_ms).fold(0.0, f64::max);
-    let whole: Vec<_> = slices
+    let whole: Vec<_> = tr
+        .load
+        .slices
         .iter()
-        .filter(|x| full > 0.0 && x.counted_ms >= crate::summary::standing::FULL_SLICE * full)
+        .zip(crate::summary::standing::whole_slices(tr))
+        .filter_map(|(x, whole)| whole.then_some(x))
         .collect();
     let Some(t0) = whole.iter().map(|x| x.start_ms).reduce(f64::min) else {
         return Vec::new();

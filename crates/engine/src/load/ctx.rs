@@ -256,7 +256,7 @@ impl Ctx {
                     rec.profile_ok(bin);
                 }
                 if counted {
-                    rec.slice_answer(done, end_now, true, true);
+                    rec.slice_counted(done, true, true);
                 }
             }
             return;

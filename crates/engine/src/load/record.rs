@@ -204,6 +204,12 @@ impl Recorder {
         self.slices.answer(done, end_now, answered, ok);
     }
 
+    /// An answer `SliceRecord::counts_answer` already found counted: added without asking
+    /// again (the warm-up's answers are judged only once that is known).
+    pub fn slice_counted(&mut self, done: Instant, answered: bool, ok: bool) {
+        self.slices.add(done, answered, ok);
+    }
+
     /// With slicing: an answer that passed validation, of a request sent `bin` profile
     /// bins into an own slice of the window, counted or not (guard).
     pub fn profile_ok(&mut self, bin: usize) {

@@ -103,7 +103,9 @@ impl SliceRecord {
             && end_now.is_none_or(|e| done < e)
     }
 
-    fn add(&mut self, at: Instant, answered: bool, ok: bool) {
+    /// Counts an answer in the slice of `at`; the caller made sure it counts (`answer`, or
+    /// `counts_answer` asked before judging it).
+    pub(super) fn add(&mut self, at: Instant, answered: bool, ok: bool) {
         let Some(i) = self.slicing.and_then(|s| s.index_at(at)) else {
             return;
         };
