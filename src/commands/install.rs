@@ -5,7 +5,7 @@
 //! answers whether the targets are installed (exit 0) or not (exit 1).
 use std::path::Path;
 use std::process::ExitCode;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::Result;
 
@@ -17,48 +17,12 @@ use crate::measure::install_record::{self as record, InstallRecord};
 pub fn run(root: &Path, a: &InstallArgs) -> Result<ExitCode> {
     let cat = Catalog::load(root)?;
     let node = crate::sys::machine::node_version().unwrap_or_default();
-    let mut targets: Vec<&TargetDef> = if a.targets.is_empty() {
-        cat.targets.iter().collect()
-    } else {
-        a.targets
-            .iter()
-            .map(|n| cat.target(n))
-            .collect::<Result<_>>()?
-    };
-    // A gateway variant named alone brings its coprocessor.
-    if !a.targets.is_empty() {
-        let extra: Vec<&TargetDef> = targets
-            .iter()
-            .filter_map(|t| t.coprocessor_def.as_ref())
-            .filter_map(|c| cat.target(&c.name).ok())
-            .filter(|c| !targets.iter().any(|t| t.name == c.name))
-            .collect();
-        targets.extend(extra);
-        targets.dedup_by(|a, b| a.name == b.name);
-    }
+    let targets = chosen(&cat, a)?;
     if a.check {
         return Ok(check(&targets, &node));
     }
-    // Before anything installs: a build in the cache that no record vouches for is most
-    // likely one an older gqlbench finished from another checkout; rebuilding it would cost
-    // its full build time, so that takes --force.
     if !a.force {
-        for t in targets
-            .iter()
-            .filter(|t| !a.targets.is_empty() || !native(t))
-        {
-            if let Ok(State::NotCurrent(Missing::Unrecorded(file))) = install::state(t, &node) {
-                return Err(crate::error::InstallError::NeedsForce {
-                    message: format!(
-                        "{name}: {file} is already in the cache but has no install record, so whether it was built from today's inputs is not known (built by a gqlbench older than install records?). If another checkout built it, `gqlbench install {name}` there records it in seconds; `gqlbench install {name} --force` here rebuilds it{takes}",
-                        name = t.name,
-                        file = record::tilde(&file),
-                        takes = takes(t).map(|d| format!(" ({d})")).unwrap_or_default(),
-                    ),
-                }
-                .into());
-            }
-        }
+        refuse_unrecorded(&targets, a, &node)?;
     }
     let mut failed = 0;
     let cancel = super::cancel_flag();
@@ -116,47 +80,8 @@ pub fn run(root: &Path, a: &InstallArgs) -> Result<ExitCode> {
             };
             eprintln!("{}: {verb}: {why}", t.name);
         }
-        let spinner = indicatif::ProgressBar::new_spinner();
-        spinner.enable_steady_tick(std::time::Duration::from_millis(200));
-        let tick = |el: std::time::Duration, line: &str| {
-            let mut l: String = line.chars().take(100).collect();
-            if l.is_empty() {
-                l = "working".into();
-            }
-            spinner.set_message(format!("{} {}s: {l}", t.name, el.as_secs()));
-        };
-        // Once the install's lock is ours (another install may hold it first).
-        let start = || {
-            spinner.suspend(|| {
-                eprintln!(
-                    "{}: `{}` (log: {})",
-                    t.name,
-                    install::command_line(t),
-                    install::log_path(t).display()
-                )
-            })
-        };
-        let outcome = install::install(t, &node, a.force, &start, &tick, &|| {
-            cancel.load(Ordering::Relaxed)
-        });
-        spinner.finish_and_clear();
-        match outcome {
-            // Another gqlbench installed it while this one waited for the lock.
-            Ok(Outcome::Cached(rec)) => eprintln!("{}", already(t, rec.as_deref(), false)),
-            Ok(Outcome::Installed { seconds }) => match record::build_dir(t) {
-                Some(d) => eprintln!(
-                    "{}: built in {}, recorded in {} for every checkout",
-                    t.name,
-                    crate::units::fmt_minutes(seconds),
-                    record::tilde(&record::record_path(&d))
-                ),
-                None => eprintln!("{}: installed in {seconds:.0} s", t.name),
-            },
-            Ok(Outcome::NothingToInstall) => {}
-            Err(e) => {
-                failed += 1;
-                eprintln!("{}: FAILED: {e:#}", t.name)
-            }
+        if !install_one(t, &node, a.force, &cancel) {
+            failed += 1;
         }
     }
     Ok(if cancel.load(Ordering::Relaxed) {
@@ -166,6 +91,101 @@ pub fn run(root: &Path, a: &InstallArgs) -> Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// The targets named (all when none is), a gateway variant named alone bringing its
+/// coprocessor.
+fn chosen<'c>(cat: &'c Catalog, a: &InstallArgs) -> Result<Vec<&'c TargetDef>> {
+    let mut targets: Vec<&TargetDef> = if a.targets.is_empty() {
+        cat.targets.iter().collect()
+    } else {
+        a.targets
+            .iter()
+            .map(|n| cat.target(n))
+            .collect::<Result<_>>()?
+    };
+    if !a.targets.is_empty() {
+        let extra: Vec<&TargetDef> = targets
+            .iter()
+            .filter_map(|t| t.coprocessor_def.as_ref())
+            .filter_map(|c| cat.target(&c.name).ok())
+            .filter(|c| !targets.iter().any(|t| t.name == c.name))
+            .collect();
+        targets.extend(extra);
+        targets.dedup_by(|a, b| a.name == b.name);
+    }
+    Ok(targets)
+}
+
+/// Refuses (before anything installs) a build in the cache that no record vouches for.
+fn refuse_unrecorded(targets: &[&TargetDef], a: &InstallArgs, node: &str) -> Result<()> {
+    // Before anything installs: a build in the cache that no record vouches for is most
+    // likely one an older gqlbench finished from another checkout; rebuilding it would cost
+    // its full build time, so that takes --force.
+    for t in targets
+        .iter()
+        .filter(|t| !a.targets.is_empty() || !native(t))
+    {
+        if let Ok(State::NotCurrent(Missing::Unrecorded(file))) = install::state(t, node) {
+            return Err(crate::error::InstallError::NeedsForce {
+                message: format!(
+                    "{name}: {file} is already in the cache but has no install record, so whether it was built from today's inputs is not known (built by a gqlbench older than install records?). If another checkout built it, `gqlbench install {name}` there records it in seconds; `gqlbench install {name} --force` here rebuilds it{takes}",
+                    name = t.name,
+                    file = record::tilde(&file),
+                    takes = takes(t).map(|d| format!(" ({d})")).unwrap_or_default(),
+                ),
+            }
+            .into());
+        }
+    }
+    Ok(())
+}
+
+/// Installs one target with a spinner on its log's last line; false when it failed.
+fn install_one(t: &TargetDef, node: &str, force: bool, cancel: &AtomicBool) -> bool {
+    let spinner = indicatif::ProgressBar::new_spinner();
+    spinner.enable_steady_tick(std::time::Duration::from_millis(200));
+    let tick = |el: std::time::Duration, line: &str| {
+        let mut l: String = line.chars().take(100).collect();
+        if l.is_empty() {
+            l = "working".into();
+        }
+        spinner.set_message(format!("{} {}s: {l}", t.name, el.as_secs()));
+    };
+    // Once the install's lock is ours (another install may hold it first).
+    let start = || {
+        spinner.suspend(|| {
+            eprintln!(
+                "{}: `{}` (log: {})",
+                t.name,
+                install::command_line(t),
+                install::log_path(t).display()
+            )
+        })
+    };
+    let outcome = install::install(t, node, force, &start, &tick, &|| {
+        cancel.load(Ordering::Relaxed)
+    });
+    spinner.finish_and_clear();
+    match outcome {
+        // Another gqlbench installed it while this one waited for the lock.
+        Ok(Outcome::Cached(rec)) => eprintln!("{}", already(t, rec.as_deref(), false)),
+        Ok(Outcome::Installed { seconds }) => match record::build_dir(t) {
+            Some(d) => eprintln!(
+                "{}: built in {}, recorded in {} for every checkout",
+                t.name,
+                crate::units::fmt_minutes(seconds),
+                record::tilde(&record::record_path(&d))
+            ),
+            None => eprintln!("{}: installed in {seconds:.0} s", t.name),
+        },
+        Ok(Outcome::NothingToInstall) => {}
+        Err(e) => {
+            eprintln!("{}: FAILED: {e:#}", t.name);
+            return false;
+        }
+    }
+    true
 }
 
 /// `--check`: whether each target is installed from today's inputs, reading only (nothing

@@ -28,7 +28,8 @@ mod cases;
 mod child;
 mod flags;
 mod markdown;
-use cases::{cases, judge_rep};
+mod separate;
+use cases::cases;
 use child::{reference, Child, REFERENCE};
 use flags::run_flags;
 pub use markdown::markdown;
@@ -171,11 +172,9 @@ pub fn work_for(work: u64, rps0: f64, rps_w: f64, slowdown_pct: f64) -> Option<u
         .then(|| (work as f64 * (1.0 + slowdown_pct / 100.0 * tw / (tw - t0))).round() as u64)
 }
 
-pub fn run(root: &Path, root_flag: Option<&Path>, a: &CalibrateArgs) -> Result<ExitCode> {
-    let cat_root = &Catalog::load(root)?;
-    check(a, cat_root)?;
-    let cancel = super::cancel_flag();
-    let exe = crate::sys::process::own_exe().context("locating the gqlbench binary")?;
+/// The calibration's folder: `--out`, which must be empty, or a new dated one under
+/// results/.
+fn out_folder(a: &CalibrateArgs, cat_root: &Catalog) -> Result<std::path::PathBuf> {
     let out = a.out.clone().unwrap_or_else(|| {
         cat_root.root.join("results").join(format!(
             "sensitivity-{}",
@@ -190,6 +189,15 @@ pub fn run(root: &Path, root_flag: Option<&Path>, a: &CalibrateArgs) -> Result<E
         .into());
     }
     std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
+    Ok(out)
+}
+
+pub fn run(root: &Path, root_flag: Option<&Path>, a: &CalibrateArgs) -> Result<ExitCode> {
+    let cat_root = &Catalog::load(root)?;
+    check(a, cat_root)?;
+    let cancel = super::cancel_flag();
+    let exe = crate::sys::process::own_exe().context("locating the gqlbench binary")?;
+    let out = out_folder(a, cat_root)?;
     let extra: Vec<String> = a
         .run_flags
         .as_deref()
@@ -258,55 +266,11 @@ pub fn run(root: &Path, root_flag: Option<&Path>, a: &CalibrateArgs) -> Result<E
     for c in &cases {
         eprintln!("sensitivity: {} with {}={}", c.name, reference.var, c.work);
     }
-    let profile = ["--profile", a.profile.as_str()];
-    let mut interrupted = false;
-    if a.ab {
-        interrupted = ab_mode::reps(a, &child, &out, &mut cases, &mut note)?;
-    }
-    'reps: for rep in 1..=a.repetitions {
-        if a.ab {
-            break;
-        }
-        let dir = out.join(format!("rep-{rep:02}"));
-        std::fs::create_dir_all(&dir)?;
-        // Runs: the baseline A, then one per case (A' for A/A); order rotated per rep.
-        let mut names: Vec<(usize, String, u64)> = vec![(usize::MAX, "A".into(), a.work)];
-        for (i, c) in cases.iter().enumerate() {
-            let name = if i == 0 {
-                "A2".into()
-            } else {
-                format!("B{}", c.slowdown_pct)
-            };
-            names.push((i, name, c.work));
-        }
-        let k = (rep as usize - 1) % names.len();
-        names.rotate_left(k);
-        let mut results: Vec<(usize, RunResults)> = Vec::new();
-        for (i, name, work) in &names {
-            if cancel.load(Ordering::Relaxed) {
-                interrupted = true;
-                break 'reps;
-            }
-            eprintln!(
-                "sensitivity: repetition {rep}/{}: run {name}",
-                a.repetitions
-            );
-            let run_dir = dir.join(name);
-            let ran = child.run(&profile, *work, &run_dir)?;
-            note(&run_dir, ran.code);
-            if ran.interrupted() {
-                interrupted = true;
-                break 'reps;
-            }
-            if let Some(r) = ran.results {
-                results.push((*i, r));
-            }
-        }
-        let Some(base) = results.iter().find(|(i, _)| *i == usize::MAX).map(|x| &x.1) else {
-            continue;
-        };
-        judge_rep(a, &mut cases, rep, base, &results);
-    }
+    let interrupted = if a.ab {
+        ab_mode::reps(a, &child, &out, &mut cases, &mut note)?
+    } else {
+        separate::reps(a, &child, &out, &mut cases, &mut note)?
+    };
     for c in &mut cases {
         c.medians();
     }
@@ -334,8 +298,20 @@ pub fn run(root: &Path, root_flag: Option<&Path>, a: &CalibrateArgs) -> Result<E
         interrupted,
         command: std::env::args().collect(),
     };
-    let md = markdown(&s);
-    let json = serde_json::to_string_pretty(&s)?;
+    write(a, &s, &out)?;
+    Ok(ExitCode::from(if s.interrupted {
+        130
+    } else if s.failed_runs.is_empty() {
+        0
+    } else {
+        1
+    }))
+}
+
+/// Writes the summary (sensitivity.json and .md) and prints it.
+fn write(a: &CalibrateArgs, s: &Sensitivity, out: &Path) -> Result<()> {
+    let md = markdown(s);
+    let json = serde_json::to_string_pretty(s)?;
     std::fs::write(out.join("sensitivity.json"), &json)?;
     std::fs::write(out.join("sensitivity.md"), &md)?;
     if a.json {
@@ -344,13 +320,7 @@ pub fn run(root: &Path, root_flag: Option<&Path>, a: &CalibrateArgs) -> Result<E
         print!("{md}");
         println!("\nruns and summary: {}", out.display());
     }
-    Ok(ExitCode::from(if s.interrupted {
-        130
-    } else if s.failed_runs.is_empty() {
-        0
-    } else {
-        1
-    }))
+    Ok(())
 }
 
 #[cfg(test)]

@@ -84,46 +84,7 @@ pub fn run<K: ?Sized>(
             .load
             .with_connections((sl.load.connections() / n as u32).max(1)),
     };
-    // One clock for every arm's slices. Alternating, it starts once the runs have had time
-    // to connect and prime their connections, and every run starts its load on it, so the
-    // warm-up and the window (whole blocks) cover whole blocks.
-    let epoch = match sl.sharing {
-        Sharing::Alternate { .. } => Instant::now() + CONNECT_ALLOWANCE,
-        Sharing::Duet => Instant::now(),
-    };
-    let plans: Vec<gqlbench_engine::LoadPlan> = sessions
-        .iter()
-        .enumerate()
-        .map(|(arm, sess)| {
-            let mut p = sess.engine_plan(
-                &load,
-                sl.ops,
-                plan.isolation.generator.as_ref(),
-                sl.warmup,
-                Stop {
-                    duration: Some(sl.duration),
-                    max_requests: None,
-                    extend: None,
-                },
-            );
-            if let Sharing::Alternate { slice, guard, seed } = sl.sharing {
-                p.start_at = Some(epoch);
-                // A run not connected by the epoch starts on a later block boundary: a
-                // window cut mid-block loses its edge blocks (on the noisy VM, 100
-                // connections to each of 5 servers took longer than the allowance).
-                p.start_every = Some(slice * (2 * n) as u32);
-                p.slicing = Some(Slicing {
-                    epoch,
-                    length: slice,
-                    guard,
-                    arm,
-                    arms: n,
-                    seed,
-                });
-            }
-            p
-        })
-        .collect();
+    let plans = engine_plans(plan, sessions, sl, &load);
     let controls: Vec<Control> = (0..n)
         .map(|_| Control {
             cancel: ctx.cancel.clone(),
@@ -183,33 +144,92 @@ pub fn run<K: ?Sized>(
         .into_iter()
         .zip(samplers)
         .zip(sessions)
-        .map(|((outcome, sampler), sess)| {
-            let mut vitals = target_vitals(sampler, sess);
-            vitals.cpu_avg_pct = vitals.cpu_avg_pct.map(|c| c / share);
-            let (load_result, error) = match outcome {
-                Ok(r) => (r, None),
-                Err(e) => (LoadResult::default(), Some(format!("engine: {e}"))),
-            };
-            let cores = crate::sys::cpus::generator_cores(
-                plan.isolation.generator.as_ref(),
-                load_result.threads,
-            );
-            let generator = GeneratorUsage::measure(
-                load_result.generator_cpu_s,
-                load_result.elapsed_s * share,
-                cores,
-            );
-            let saturation = crate::saturation::check(&load, &load_result, &generator);
-            ArmRun {
-                load: load_result,
-                error,
-                vitals,
-                generator,
-                saturation,
-            }
-        })
+        .map(|((outcome, sampler), sess)| arm_run(plan, &load, outcome, sampler, sess, share))
         .collect();
     SharedRun { arms, noise }
+}
+
+/// Each arm's engine plan. Alternating, they share one clock for their slices (see below).
+fn engine_plans<K: ?Sized>(
+    plan: &RunPlan<K>,
+    sessions: &[&Session],
+    sl: &SharedLoad<'_>,
+    load: &Load,
+) -> Vec<gqlbench_engine::LoadPlan> {
+    let n = sessions.len();
+    // One clock for every arm's slices. Alternating, it starts once the runs have had time
+    // to connect and prime their connections, and every run starts its load on it, so the
+    // warm-up and the window (whole blocks) cover whole blocks.
+    let epoch = match sl.sharing {
+        Sharing::Alternate { .. } => Instant::now() + CONNECT_ALLOWANCE,
+        Sharing::Duet => Instant::now(),
+    };
+    sessions
+        .iter()
+        .enumerate()
+        .map(|(arm, sess)| {
+            let mut p = sess.engine_plan(
+                load,
+                sl.ops,
+                plan.isolation.generator.as_ref(),
+                sl.warmup,
+                Stop {
+                    duration: Some(sl.duration),
+                    max_requests: None,
+                    extend: None,
+                },
+            );
+            if let Sharing::Alternate { slice, guard, seed } = sl.sharing {
+                p.start_at = Some(epoch);
+                // A run not connected by the epoch starts on a later block boundary: a
+                // window cut mid-block loses its edge blocks (on the noisy VM, 100
+                // connections to each of 5 servers took longer than the allowance).
+                p.start_every = Some(slice * (2 * n) as u32);
+                p.slicing = Some(Slicing {
+                    epoch,
+                    length: slice,
+                    guard,
+                    arm,
+                    arms: n,
+                    seed,
+                });
+            }
+            p
+        })
+        .collect()
+}
+
+/// One arm's figures from its engine run and its sampler; alternating, `share` is the part
+/// of the window it was loaded.
+fn arm_run<K: ?Sized>(
+    plan: &RunPlan<K>,
+    load: &Load,
+    outcome: Result<LoadResult, gqlbench_engine::EngineError>,
+    sampler: Sampler,
+    sess: &Session,
+    share: f64,
+) -> ArmRun {
+    let mut vitals = target_vitals(sampler, sess);
+    vitals.cpu_avg_pct = vitals.cpu_avg_pct.map(|c| c / share);
+    let (load_result, error) = match outcome {
+        Ok(r) => (r, None),
+        Err(e) => (LoadResult::default(), Some(format!("engine: {e}"))),
+    };
+    let cores =
+        crate::sys::cpus::generator_cores(plan.isolation.generator.as_ref(), load_result.threads);
+    let generator = GeneratorUsage::measure(
+        load_result.generator_cpu_s,
+        load_result.elapsed_s * share,
+        cores,
+    );
+    let saturation = crate::saturation::check(load, &load_result, &generator);
+    ArmRun {
+        load: load_result,
+        error,
+        vitals,
+        generator,
+        saturation,
+    }
 }
 
 /// An arm's req/s while it was loaded: answered requests over the counted time of its

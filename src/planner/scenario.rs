@@ -4,7 +4,6 @@
 //! be made before anything starts is made here, with the same limits `load` uses.
 use anyhow::Result;
 
-use crate::catalog::graph::GraphPlan;
 use crate::catalog::scenario::ScenarioDef;
 use crate::catalog::{Catalog, Profile, TargetDef};
 use crate::error::{CatalogError, PlanError};
@@ -48,59 +47,13 @@ pub fn resolve(
         },
         registry,
     )?;
-    // Subscriptions have no expected answers: their kind reads the document itself.
-    let mut operations = Vec::new();
-    // A user's graph brings its own operations (below): the file's are not read.
-    if kind.reads_operations() && own.is_none() {
-        for o in &f.operations {
-            let mut def = cat
-                .operation(&o.name)
-                .map_err(|e| bad(format!("operation '{}': {e:#}", o.name)))?;
-            def.form = kind.form();
-            def.documents_checked().map_err(&bad)?;
-            operations.push((def, o.weight));
-        }
-    }
+    let operations = super::operations::from_file(cat, def, kind.as_ref(), own.is_some())?;
     let (targets, not_supported) = targets(cat, def, args)?;
-    let builtin = def.graph()?;
-    if let Some(sg) = &f.subgraphs {
-        for (name, spec) in &sg.delays {
-            gqlbench_subgraphs::delay::DelaySpec::parse_for(&format!("{name}={spec}"), builtin)
-                .map_err(|e| bad(format!("[subgraphs] delays: {e}")))?;
-        }
-    }
-    let mut delays = f
-        .subgraphs
-        .as_ref()
-        .map(|s| s.delays.clone())
-        .or_else(|| (f.workload == "federation").then(Default::default));
-    let graph = match own {
-        // A user's graph: its operations, checked and answered when it was loaded, and
-        // its own delays where the scenario has some.
-        Some(g) => {
-            if kind.reads_operations() {
-                operations = g
-                    .operations
-                    .iter()
-                    .map(|(o, w)| {
-                        let mut o = o.clone();
-                        o.form = kind.form();
-                        (o, *w)
-                    })
-                    .collect();
-            }
-            if delays.as_ref().is_some_and(|d| !d.is_empty()) {
-                delays = Some(g.delays());
-            }
-            GraphPlan::Own(g.clone())
-        }
-        None => {
-            if f.subgraphs.is_some() || f.workload == "federation" {
-                check_against_graph(cat, builtin, &operations).map_err(bad)?;
-            }
-            GraphPlan::Builtin(builtin)
-        }
-    };
+    let super::operations::OnGraph {
+        graph,
+        delays,
+        operations,
+    } = super::operations::graph(cat, def, kind.as_ref(), own, operations)?;
     preflight(
         def,
         args,
@@ -124,18 +77,7 @@ pub fn resolve(
     let mut sp = ScenarioPlan {
         suite: def.suite.clone(),
         name: def.name.clone(),
-        description: match graph.own() {
-            // The file's description names the demo's operations: say what runs instead.
-            Some(g) => format!(
-                "{} [here on the graph {} ({} mock subgraphs from its SDL: {}), with its operations: {}]",
-                f.description,
-                g.dir.display(),
-                g.subgraphs.len(),
-                g.subgraphs.join(", "),
-                operations.iter().map(|(o, w)| format!("{} x{w}", o.name)).collect::<Vec<_>>().join(", ")
-            ),
-            None => f.description.clone(),
-        },
+        description: super::operations::description(&f.description, &graph, &operations),
         workload: f.workload.clone(),
         operations,
         targets,
@@ -159,10 +101,16 @@ pub fn resolve(
         kind,
         needs: KindNeeds::default(),
     };
+    sp.needs = needs(&sp);
+    Ok(sp)
+}
+
+/// What a scenario's kind asks of the runner, worked out once from its plan.
+fn needs(sp: &ScenarioPlan) -> KindNeeds {
     let kind = &sp.kind;
-    sp.needs = KindNeeds {
-        trial_secs: kind.trial_secs(&sp),
-        min_trial_secs: kind.min_trial_secs(&sp),
+    let mut needs = KindNeeds {
+        trial_secs: kind.trial_secs(sp),
+        min_trial_secs: kind.min_trial_secs(sp),
         budget_trials: kind.trials(sp.trials),
         loads: kind.loads(&sp.load),
         trace_collector: kind.trace_collector().cloned(),
@@ -174,11 +122,11 @@ pub fn resolve(
     // plan: per-trial helpers (subgraphs, execution counters, a collector, a coprocessor)
     // keep a scenario's targets one at a time, and its progress header must say so.
     let helpers = sp.subgraphs.is_some()
-        || sp.needs.counts_executions
-        || sp.needs.trace_collector.is_some()
+        || needs.counts_executions
+        || needs.trace_collector.is_some()
         || sp.targets.iter().any(|t| t.coprocessor.is_some());
-    sp.needs.alternates = kind.alternates() && !sp.load.is_open() && !helpers;
-    Ok(sp)
+    needs.alternates = kind.alternates() && !sp.load.is_open() && !helpers;
+    needs
 }
 
 /// A scenario's numbers, from the flags, then its file's profile section, then the profile.
@@ -366,33 +314,6 @@ fn preflight(
             } else {
                 bad(format!("[load]: {message}")).into()
             }
-        })?;
-    }
-    Ok(())
-}
-
-/// Every operation of a federation scenario is one its graph can answer: validated against
-/// the supergraph the gateways are given (`catalog::graph_check`). A catalogue without the
-/// graph's supergraph (a test's) has nothing to check against; starting a gateway then
-/// says what is missing.
-fn check_against_graph(
-    cat: &Catalog,
-    graph: gqlbench_subgraphs::graph::Graph,
-    operations: &[(crate::catalog::operation::OperationDef, u32)],
-) -> Result<(), String> {
-    let path = GraphPlan::Builtin(graph).supergraph(&cat.root);
-    if operations.is_empty() || !path.exists() {
-        return Ok(());
-    }
-    let schema =
-        crate::catalog::graph_check::GraphSchema::load(&path).map_err(|e| e.to_string())?;
-    for (op, _) in operations {
-        schema.check(&op.document, &op.document_path).map_err(|e| {
-            format!(
-                "operation '{}' does not fit the graph's supergraph {}: {e}",
-                op.name,
-                schema.path.display()
-            )
         })?;
     }
     Ok(())

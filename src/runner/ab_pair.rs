@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use crate::kind::Kind;
 use crate::kinds::ab::{PairLatency, PairRecord};
-use crate::measure::alternate::{self, loaded_rate, ArmRun, SharedLoad, Sharing};
+use crate::measure::alternate::{self, loaded_rate, ArmRun, SharedLoad, SharedRun, Sharing};
 use crate::measure::session::{FederationStart, Session, StartOptions};
 use crate::measure::RunContext;
 use crate::plan::ab::{AbPlan, Form};
@@ -102,46 +102,7 @@ pub fn run(
         b_rps: rates[1],
         ..Default::default()
     };
-    let mut measured_guard_ms = None;
-    match sharing {
-        Sharing::Alternate { slice, guard, .. } => {
-            let slice_ms = slice.as_secs_f64() * 1000.0;
-            let bin_ms = gqlbench_engine::SLICE_PROFILE_BIN.as_secs_f64() * 1000.0;
-            record.guard_ms = Some(guard.as_secs_f64() * 1000.0);
-            let transients: Vec<Option<f64>> = run
-                .arms
-                .iter()
-                .map(|a| {
-                    transient::transient_ms(&a.load.slice_profile, bin_ms, slice_ms, TRANSIENT_REL)
-                })
-                .collect();
-            record.transient_ms = transients.iter().flatten().copied().reduce(f64::max);
-            measured_guard_ms = transient::guard_ms(&transients, bin_ms, slice_ms);
-            let mut obs = slice_obs(&run.arms[0], slice_ms - record.guard_ms.unwrap_or(0.0));
-            obs.extend(slice_obs(
-                &run.arms[1],
-                slice_ms - record.guard_ms.unwrap_or(0.0),
-            ));
-            obs.sort_by_key(|o| o.index);
-            if let Some(e) = pair_estimate(&obs) {
-                record.d = Some(e.d);
-                record.blocks = e.blocks;
-                record.within_se = Some(e.within_se);
-            }
-        }
-        Sharing::Duet => {
-            let costs = [
-                cpu_ms_per_request(&run.arms[0]),
-                cpu_ms_per_request(&run.arms[1]),
-            ];
-            record.a_cpu_ms_per_req = costs[0];
-            record.b_cpu_ms_per_req = costs[1];
-            if let [Some(a), Some(b)] = costs {
-                // Throughput is the inverse of the cost: B faster when its cost is lower.
-                record.d = (a > 0.0 && b > 0.0).then(|| (a / b).ln());
-            }
-        }
-    }
+    let measured_guard_ms = estimate(&run, sharing, &mut record);
     // Each side's trial for its row: its own figures over the pair.
     let noise = run.noise.clone();
     let mut failed = None;
@@ -181,6 +142,52 @@ pub fn run(
             record,
             measured_guard_ms,
         })),
+    }
+}
+
+/// The pair's estimate into `record`: alternating, the slices' paired difference (after
+/// each slice's guard) and the transients seen; as a duet, the ratio of CPU per request.
+/// Returns the guard this pair's transients call for (alternating only).
+fn estimate(run: &SharedRun, sharing: Sharing, record: &mut PairRecord) -> Option<f64> {
+    match sharing {
+        Sharing::Alternate { slice, guard, .. } => {
+            let slice_ms = slice.as_secs_f64() * 1000.0;
+            let bin_ms = gqlbench_engine::SLICE_PROFILE_BIN.as_secs_f64() * 1000.0;
+            record.guard_ms = Some(guard.as_secs_f64() * 1000.0);
+            let transients: Vec<Option<f64>> = run
+                .arms
+                .iter()
+                .map(|a| {
+                    transient::transient_ms(&a.load.slice_profile, bin_ms, slice_ms, TRANSIENT_REL)
+                })
+                .collect();
+            record.transient_ms = transients.iter().flatten().copied().reduce(f64::max);
+            let mut obs = slice_obs(&run.arms[0], slice_ms - record.guard_ms.unwrap_or(0.0));
+            obs.extend(slice_obs(
+                &run.arms[1],
+                slice_ms - record.guard_ms.unwrap_or(0.0),
+            ));
+            obs.sort_by_key(|o| o.index);
+            if let Some(e) = pair_estimate(&obs) {
+                record.d = Some(e.d);
+                record.blocks = e.blocks;
+                record.within_se = Some(e.within_se);
+            }
+            transient::guard_ms(&transients, bin_ms, slice_ms)
+        }
+        Sharing::Duet => {
+            let costs = [
+                cpu_ms_per_request(&run.arms[0]),
+                cpu_ms_per_request(&run.arms[1]),
+            ];
+            record.a_cpu_ms_per_req = costs[0];
+            record.b_cpu_ms_per_req = costs[1];
+            if let [Some(a), Some(b)] = costs {
+                // Throughput is the inverse of the cost: B faster when its cost is lower.
+                record.d = (a > 0.0 && b > 0.0).then(|| (a / b).ln());
+            }
+            None
+        }
     }
 }
 

@@ -5,9 +5,11 @@
 pub mod ab;
 mod ab_pair;
 mod alternating;
+mod header;
 mod record;
 mod restart;
 pub mod rounds_loop;
+mod run_db;
 pub mod scenario;
 
 use std::time::Duration;
@@ -16,7 +18,7 @@ use anyhow::{Context, Result};
 
 use crate::catalog::TargetDef;
 use crate::kind::RunPlan;
-use crate::measure::{budget, database, install, RunContext};
+use crate::measure::{budget, install, RunContext};
 use crate::progress::Progress;
 use crate::results::*;
 use crate::summary;
@@ -221,6 +223,65 @@ pub fn run_plan(
     // The time budget counts from here: installs are not load. What the machine shows
     // before any target sets the noise's level and the budget's estimates.
     let budget = budget::Budget::new(plan.budget);
+    let slowdown = probe_machine(plan, ctx, results, progress);
+    let mut budget = budget.with_machine(plan.alternation, slowdown);
+    let kept = scope(plan, &budget, results, progress);
+
+    // The database lives from the first database scenario to the last one; Drop stops it
+    // on any exit.
+    let last_db = kept.iter().rposition(|s| s.kind.database().is_some());
+    let mut db = run_db::RunDb::default();
+    for (k, sp) in kept.iter().copied().enumerate() {
+        if ctx.cancelled() {
+            break;
+        }
+        results.scenarios.push(scenario::result(sp));
+        let si = results.scenarios.len() - 1;
+        let mut env = scenario_env(sp, out)?;
+        match db.for_scenario((plan, ctx, sp, si), results, progress, &mut env)? {
+            run_db::Ready::Go => {}
+            run_db::Ready::Skip => continue,
+            run_db::Ready::Interrupted => break,
+        }
+        // What the scenario does beyond its minimum ends at its share of the spare time,
+        // and before the rest of the run's budget is what the later scenarios need.
+        let deadline = budget.deadline(sp, &kept[k + 1..]);
+        let mut cx = crate::kind::ScenarioCx {
+            deadline,
+            budget: &mut budget,
+            sp,
+            si,
+            plan,
+            ctx,
+            results: &mut *results,
+            progress: &mut *progress,
+            unavailable: &install_failed,
+            env: &env,
+            db: db.db.as_mut().filter(|_| sp.kind.database().is_some()),
+        };
+        scenario::run(&mut cx)?;
+        if Some(k) == last_db {
+            db.stop(progress);
+        }
+        let s = &mut results.scenarios[si];
+        s.ranking = summary::rank(s);
+        if let Some(b) = results.budget.as_mut() {
+            b.used_s = budget.elapsed().as_secs_f64();
+        }
+        results.save(out)?;
+    }
+    Ok(())
+}
+
+/// Probes the machine before any target (canary, noise under load, the generator's pace):
+/// seeds the noise sentinel's level, keeps the probe in the results and gives how much
+/// slower than the reference machine this one is.
+fn probe_machine(
+    plan: &RunPlan,
+    ctx: &RunContext,
+    results: &mut RunResults,
+    progress: &mut Progress,
+) -> f64 {
     // The probe's load (~3 s) serves the estimates of rounds added for precision; a run of
     // fixed counts times its canary only.
     let adaptive = plan.scenarios.iter().any(|s| s.precision.target.is_some());
@@ -233,9 +294,19 @@ pub fn run_plan(
         }
     }
     progress.line(&probe.line());
-    let mut budget = budget.with_machine(plan.alternation, probe.slowdown());
+    let slowdown = probe.slowdown();
     results.machine_probe = Some(probe);
-    // The suite's default scope keeps to the budget: what does not fit is left out, named.
+    slowdown
+}
+
+/// The scenarios this run measures: all that were named, or the suite's default scope as
+/// far as the budget holds it (what does not fit is left out, named, with its command).
+fn scope<'p>(
+    plan: &'p RunPlan,
+    budget: &budget::Budget,
+    results: &mut RunResults,
+    progress: &mut Progress,
+) -> Vec<&'p crate::kind::ScenarioPlan> {
     let keep = if plan.scenarios_named {
         vec![true; plan.scenarios.len()]
     } else {
@@ -274,114 +345,24 @@ pub fn run_plan(
         used_s: 0.0,
         promised_s: Some(budget.minimum_of(&kept).max(t.as_secs_f64())),
     });
+    kept
+}
 
-    // The database lives from the first database scenario to the last one (stopped then,
-    // so later scenarios do not share the machine with it); Drop stops it on any exit.
-    let last_db = kept.iter().rposition(|s| s.kind.database().is_some());
-    let mut db: Option<database::RunDatabase> = None;
-    // Why the database could not start, and whether that is only this machine lacking the
-    // PostgreSQL server (the scenarios are then skipped, not failed).
-    let mut db_error: Option<(String, bool)> = None;
-    for (k, sp) in kept.iter().copied().enumerate() {
-        if ctx.cancelled() {
-            break;
-        }
-        results.scenarios.push(scenario::result(sp));
-        let si = results.scenarios.len() - 1;
-        let mut env = std::collections::BTreeMap::new();
-        sp.kind.env(&mut env);
-        for f in sp.kind.run_files(sp) {
-            // Beside the results, so the file the targets read stays with what they measured.
-            let path = out.join(&f.name);
-            std::fs::write(&path, &f.text)
-                .with_context(|| format!("writing {}", path.display()))?;
-            let path = std::path::absolute(&path).unwrap_or(path);
-            env.insert(f.env.to_string(), path.display().to_string());
-        }
-        if let (Some(resolvers), Some(dp)) = (sp.kind.database(), &plan.database) {
-            if db.is_none() && db_error.is_none() {
-                match database::RunDatabase::start(dp, plan, progress, &|| ctx.cancelled()) {
-                    Ok(d) => db = Some(d),
-                    // Ctrl-C while PostgreSQL started or was seeded: the run was
-                    // interrupted, nothing failed to start.
-                    Err(_) if ctx.cancelled() => {
-                        for t in &mut results.scenarios[si].targets {
-                            t.status = TargetStatus::Interrupted;
-                            t.problem =
-                                Some("interrupted while its database was being prepared".into());
-                        }
-                        results.save(out)?;
-                        break;
-                    }
-                    Err(e) => {
-                        let missing = matches!(e, database::StartError::Unavailable(_));
-                        progress.line(&format!(
-                            "database: {} — {e:#}",
-                            if missing { "SKIPPED" } else { "FAILED" }
-                        ));
-                        db_error = Some((format!("{e:#}"), missing));
-                    }
-                }
-                results.save(out)?;
-            }
-            match &db {
-                Some(d) => {
-                    env.extend(d.env(resolvers.as_str()));
-                    results.scenarios[si].database = Some(d.info(resolvers.as_str()));
-                }
-                None => {
-                    let (why, missing) = db_error
-                        .clone()
-                        .unwrap_or_else(|| ("unknown error".into(), false));
-                    let msg = format!(
-                        "PostgreSQL could not be started, so this database scenario did not run: {why}"
-                    );
-                    for t in &mut results.scenarios[si].targets {
-                        t.status = if missing {
-                            TargetStatus::Skipped
-                        } else {
-                            TargetStatus::StartFailed
-                        };
-                        t.problem = Some(msg.clone());
-                    }
-                    progress.skip(sp.planned_load_secs());
-                    results.save(out)?;
-                    continue;
-                }
-            }
-        }
-        // What the scenario does beyond its minimum ends at its share of the spare time,
-        // and before the rest of the run's budget is what the later scenarios need.
-        let deadline = budget.deadline(sp, &kept[k + 1..]);
-        let mut cx = crate::kind::ScenarioCx {
-            deadline,
-            budget: &mut budget,
-            sp,
-            si,
-            plan,
-            ctx,
-            results: &mut *results,
-            progress: &mut *progress,
-            unavailable: &install_failed,
-            env: &env,
-            db: db.as_mut().filter(|_| sp.kind.database().is_some()),
-        };
-        scenario::run(&mut cx)?;
-        if Some(k) == last_db {
-            if let Some(mut d) = db.take() {
-                if let Err(e) = d.db.stop() {
-                    progress.line(&format!("database: stopping it: {e:#}"));
-                }
-            }
-        }
-        let s = &mut results.scenarios[si];
-        s.ranking = summary::rank(s);
-        if let Some(b) = results.budget.as_mut() {
-            b.used_s = budget.elapsed().as_secs_f64();
-        }
-        results.save(out)?;
+/// A scenario's environment for its targets: its kind's variables, and the files it writes
+/// beside the results (so the file the targets read stays with what they measured).
+fn scenario_env(
+    sp: &crate::kind::ScenarioPlan,
+    out: &std::path::Path,
+) -> Result<std::collections::BTreeMap<String, String>> {
+    let mut env = std::collections::BTreeMap::new();
+    sp.kind.env(&mut env);
+    for f in sp.kind.run_files(sp) {
+        let path = out.join(&f.name);
+        std::fs::write(&path, &f.text).with_context(|| format!("writing {}", path.display()))?;
+        let path = std::path::absolute(&path).unwrap_or(path);
+        env.insert(f.env.to_string(), path.display().to_string());
     }
-    Ok(())
+    Ok(env)
 }
 
 /// What the run left out of the default scope, and the command that runs it.

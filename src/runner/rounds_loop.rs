@@ -156,36 +156,14 @@ pub fn run(
     let out = &plan.out_dir;
     let p = sp.precision;
     let racing = sp.races();
-    let mut info = RoundsInfo {
-        run: 0,
-        min: p.min_rounds,
-        max: p.max_rounds,
-        // Rounded back to what was written (0.07 × 100 is 7.000000000000001).
-        target_pct: p.target.map(|t| (t * 100.0 * 1e6).round() / 1e6),
-        stop: StopReason::Ended,
-        canary: vec![canary(plan, 0)],
-        slices: None,
-        race: racing.then(RaceInfo::default),
-    };
     // Which targets may be started afresh, decided once from their first start: a target
     // with helpers read per trial keeps its processes for the whole scenario.
     let may_restart: Vec<bool> = sessions
         .iter()
         .map(|s| racing && s.as_ref().is_some_and(restartable))
         .collect();
-    // The looks the race spreads its error rate over, fixed before its first round as a
-    // sequential design's must be: the rounds its share of the budget holds at the
-    // machine's pace. Planned over the profile's most rounds instead, a race the budget
-    // stops after two would decide at a tenth of its error rate (α·t² at t = 2/10).
-    let looks = if racing {
-        planned_looks(cx, &may_restart)
-    } else {
-        None
-    };
-    if let Some(r) = info.race.as_mut() {
-        r.looks = looks;
-        r.rule = summary::race::RULE;
-    }
+    let mut info = first_info(cx, racing, &may_restart);
+    let looks = info.race.as_ref().and_then(|r| r.looks);
     let most = looks.unwrap_or(p.max_rounds);
     // Whose process has served no load yet (its warm-up is a first one).
     let mut fresh: Vec<bool> = vec![true; sp.targets.len()];
@@ -245,21 +223,8 @@ pub fn run(
         round += 1;
         if round > p.min_rounds {
             cx.progress.extend(secs);
-            cx.progress.line(&format!(
-                "  {}: round {round} (up to {most}): {}",
-                sp.name,
-                match &standing {
-                    Some(_) => format!(
-                        "{} racing ({})",
-                        next.len(),
-                        next.iter()
-                            .map(|&i| sp.targets[i].name.as_str())
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ),
-                    None => "the intervals are not within the precision yet".into(),
-                }
-            ));
+            cx.progress
+                .line(&round_line(sp, round, most, standing.is_some(), &next));
         }
         let began = Instant::now();
         // Fresh processes for this round (see the module).
@@ -297,24 +262,7 @@ pub fn run(
             alternated += 1;
             info.slices = Some(super::alternating::info(sp, alt, alternated));
         } else {
-            for (pos, &ti) in order.iter().enumerate() {
-                if ctx.cancelled() {
-                    break;
-                }
-                // This trial and the others left to the minimum share the scenario's time.
-                let left = (order.len() - pos) as u32
-                    + order.len() as u32 * p.min_rounds.saturating_sub(round);
-                let deadline = share(cx.deadline, left);
-                one_trial(
-                    cx,
-                    sessions,
-                    engine_ops,
-                    ti,
-                    (round, pos as u32 + 1),
-                    fresh[ti],
-                    deadline,
-                )?;
-            }
+            trials_in_turn(cx, sessions, engine_ops, &order, round, &fresh)?;
         }
         for &i in &order {
             fresh[i] = false;
@@ -331,6 +279,92 @@ pub fn run(
     };
     info.stop = stop;
     cx.results.scenarios[si].rounds = Some(info);
+    Ok(())
+}
+
+/// The rounds' record before the first round: the limits, the first canary, and for a
+/// race the looks it spreads its error rate over.
+fn first_info(cx: &ScenarioCx<'_>, racing: bool, may_restart: &[bool]) -> RoundsInfo {
+    let p = cx.sp.precision;
+    let mut info = RoundsInfo {
+        run: 0,
+        min: p.min_rounds,
+        max: p.max_rounds,
+        // Rounded back to what was written (0.07 × 100 is 7.000000000000001).
+        target_pct: p.target.map(|t| (t * 100.0 * 1e6).round() / 1e6),
+        stop: StopReason::Ended,
+        canary: vec![canary(cx.plan, 0)],
+        slices: None,
+        race: racing.then(RaceInfo::default),
+    };
+    // The looks the race spreads its error rate over, fixed before its first round as a
+    // sequential design's must be: the rounds its share of the budget holds at the
+    // machine's pace. Planned over the profile's most rounds instead, a race the budget
+    // stops after two would decide at a tenth of its error rate (α·t² at t = 2/10).
+    let looks = if racing {
+        planned_looks(cx, may_restart)
+    } else {
+        None
+    };
+    if let Some(r) = info.race.as_mut() {
+        r.looks = looks;
+        r.rule = summary::race::RULE;
+    }
+    info
+}
+
+/// The progress line of a round past the minimum: who is still racing, or why it goes on.
+fn round_line(
+    sp: &crate::kind::ScenarioPlan,
+    round: u32,
+    most: u32,
+    race: bool,
+    next: &[usize],
+) -> String {
+    let why = if race {
+        format!(
+            "{} racing ({})",
+            next.len(),
+            next.iter()
+                .map(|&i| sp.targets[i].name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    } else {
+        "the intervals are not within the precision yet".into()
+    };
+    format!("  {}: round {round} (up to {most}): {why}", sp.name)
+}
+
+/// A round without alternation: one trial of each target in `order`, each given its share
+/// of the scenario's time left.
+fn trials_in_turn(
+    cx: &mut ScenarioCx<'_>,
+    sessions: &mut [Option<Session>],
+    engine_ops: &[gqlbench_engine::Operation],
+    order: &[usize],
+    round: u32,
+    fresh: &[bool],
+) -> Result<()> {
+    let min_rounds = cx.sp.precision.min_rounds;
+    for (pos, &ti) in order.iter().enumerate() {
+        if cx.ctx.cancelled() {
+            break;
+        }
+        // This trial and the others left to the minimum share the scenario's time.
+        let left =
+            (order.len() - pos) as u32 + order.len() as u32 * min_rounds.saturating_sub(round);
+        let deadline = share(cx.deadline, left);
+        one_trial(
+            cx,
+            sessions,
+            engine_ops,
+            ti,
+            (round, pos as u32 + 1),
+            fresh[ti],
+            deadline,
+        )?;
+    }
     Ok(())
 }
 

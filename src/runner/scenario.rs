@@ -79,78 +79,40 @@ pub fn run(cx: &mut ScenarioCx<'_>) -> Result<()> {
 }
 
 fn run_trials(cx: &mut ScenarioCx<'_>) -> Result<()> {
+    let line = super::header::scenario_line(cx.plan, cx.sp, cx.unavailable);
+    cx.progress.line(&line);
+    let mut sessions = start_targets(cx)?;
+    let checked: Vec<&[CheckOutcome]> = cx.results.scenarios[cx.si]
+        .targets
+        .iter()
+        .filter(|t| !t.checks.is_empty())
+        .map(|t| t.checks.as_slice())
+        .collect();
+    if let Some(fault) = answers::catalogue_fault(&cx.sp.operations, &checked) {
+        cx.progress.line(&format!("  CATALOGUE FAULT — {fault}"));
+        cx.results.scenarios[cx.si].catalogue_fault = Some(fault);
+        cx.results.save(&cx.plan.out_dir)?;
+    }
+    let engine_ops: Vec<_> = cx
+        .sp
+        .operations
+        .iter()
+        .map(|(o, w)| o.to_engine(*w))
+        .collect();
+    super::rounds_loop::run(cx, &mut sessions, &engine_ops)?;
+    stop_sessions(cx, &mut sessions);
+    Ok(())
+}
+
+/// Starts each target in turn, lets the kind prepare it and checks its answers: a session
+/// for each target that may be measured, `None` (its row saying why) for the rest.
+fn start_targets(cx: &mut ScenarioCx<'_>) -> Result<Vec<Option<Session>>> {
     let (sp, si, plan, ctx, install_failed, env) =
         (cx.sp, cx.si, cx.plan, cx.ctx, cx.unavailable, cx.env);
     let results = &mut *cx.results;
     let progress = &mut *cx.progress;
     let out = &plan.out_dir;
     let per_trial = sp.per_target_trial_secs();
-    // Targets skipped for the whole run (not installed) were said once at its start.
-    let runnable = sp
-        .targets
-        .iter()
-        .filter(|t| {
-            !install_failed
-                .iter()
-                .any(|u| u.name == t.name && u.status == TargetStatus::NotInstalled)
-        })
-        .count();
-    let p = &sp.precision;
-    let rounds = match p.target {
-        Some(t) if p.max_rounds > p.min_rounds => format!(
-            "{} to {} rounds (until ±{}%)",
-            p.min_rounds,
-            p.max_rounds,
-            crate::units::pct(t * 100.0)
-        ),
-        _ => format!("{} trials", sp.trials),
-    };
-    let warm = if sp.warmup_max > sp.warmup {
-        format!(
-            "{}–{} warm-up until steady",
-            humantime::format_duration(sp.warmup),
-            humantime::format_duration(sp.warmup_max)
-        )
-    } else {
-        format!("{} warm-up", humantime::format_duration(sp.warmup))
-    };
-    let targets = if runnable == 1 {
-        "1 target".to_string()
-    } else {
-        format!("{runnable} targets")
-    };
-    // One target has nothing to alternate with.
-    let line = match super::alternating::planned(plan, sp).filter(|_| runnable >= 2) {
-        Some(alt) => {
-            // Whole blocks: each target's own time, what the table will say it measured.
-            let warm_own = alt.whole_blocks(sp.warmup.max(sp.warmup_max));
-            let window_own = alt.whole_blocks(sp.duration);
-            format!(
-                "scenario {}/{}: {targets} alternating in {} slices x {rounds} x ({} warm-up in the first round + {} measured, each){}",
-                sp.suite,
-                sp.name,
-                humantime::format_duration(alt.slice),
-                humantime::format_duration(warm_own),
-                humantime::format_duration(window_own),
-                if window_own > sp.duration {
-                    format!(
-                        " — {} measured asked, rounded up to whole blocks (a slice of each target and back: {} of each target's own time)",
-                        humantime::format_duration(sp.duration),
-                        humantime::format_duration(alt.block_own())
-                    )
-                } else {
-                    String::new()
-                }
-            )
-        }
-        None => format!(
-            "scenario {}/{}: {targets} x {rounds} x ({warm} + {} measured)",
-            sp.suite,
-            sp.name,
-            humantime::format_duration(sp.duration)
-        ),
-    };
-    progress.line(&line);
     let cancelled = || ctx.cancelled();
     let mut sessions: Vec<Option<Session>> = Vec::new();
     for (ti, t) in sp.targets.iter().enumerate() {
@@ -226,20 +188,12 @@ fn run_trials(cx: &mut ScenarioCx<'_>) -> Result<()> {
         }
         results.save(out)?;
     }
+    Ok(sessions)
+}
 
-    let checked: Vec<&[CheckOutcome]> = results.scenarios[si]
-        .targets
-        .iter()
-        .filter(|t| !t.checks.is_empty())
-        .map(|t| t.checks.as_slice())
-        .collect();
-    if let Some(fault) = answers::catalogue_fault(&sp.operations, &checked) {
-        progress.line(&format!("  CATALOGUE FAULT — {fault}"));
-        results.scenarios[si].catalogue_fault = Some(fault);
-        results.save(out)?;
-    }
-    let engine_ops: Vec<_> = sp.operations.iter().map(|(o, w)| o.to_engine(*w)).collect();
-    super::rounds_loop::run(cx, &mut sessions, &engine_ops)?;
+/// Stops every session; a target the run was interrupted in the middle of is marked so.
+fn stop_sessions(cx: &mut ScenarioCx<'_>, sessions: &mut [Option<Session>]) {
+    let (sp, si, ctx) = (cx.sp, cx.si, cx.ctx);
     let results = &mut *cx.results;
     for (ti, s) in sessions.iter_mut().enumerate() {
         if let Some(s) = s.as_mut() {
@@ -262,7 +216,6 @@ fn run_trials(cx: &mut ScenarioCx<'_>) -> Result<()> {
             }
         }
     }
-    Ok(())
 }
 
 /// Checks every operation's answer on a started target (recorded in `tr.checks`) and a

@@ -141,6 +141,34 @@ impl LoadPlan {
 
     /// Rejects plans that cannot run; the message names the problem.
     pub fn validate(&self) -> Result<(), EngineError> {
+        self.check_operations()?;
+        if self.threads == 0 {
+            return Err(EngineError::InvalidPlan(
+                "threads must be at least 1".into(),
+            ));
+        }
+        self.check_stop()?;
+        if self.timeout.is_zero() {
+            return Err(EngineError::InvalidPlan("timeout must be positive".into()));
+        }
+        self.check_spans()?;
+        if let Some(cpus) = &self.cpus {
+            if cpus.is_empty() {
+                return Err(EngineError::InvalidPlan("empty CPU list".into()));
+            }
+        }
+        for (k, v) in &self.headers {
+            let bad_char = |s: &str| s.bytes().any(|b| b == b'\r' || b == b'\n');
+            if k.is_empty() || bad_char(k) || bad_char(v) || k.contains(':') {
+                return Err(EngineError::InvalidPlan(format!("invalid header {k:?}")));
+            }
+        }
+        self.check_schedule()
+    }
+
+    /// Every operation weighed and answerable: variants in a form the engine sends, and a
+    /// unique number's place that is a number in its body.
+    fn check_operations(&self) -> Result<(), EngineError> {
         let bad = |m: String| Err(EngineError::InvalidPlan(m));
         if self.operations.is_empty() {
             return bad("no operations".into());
@@ -169,9 +197,12 @@ impl LoadPlan {
                 }
             }
         }
-        if self.threads == 0 {
-            return bad("threads must be at least 1".into());
-        }
+        Ok(())
+    }
+
+    /// A stop condition that ends the run, and a window extension or slicing that fits it.
+    fn check_stop(&self) -> Result<(), EngineError> {
+        let bad = |m: String| Err(EngineError::InvalidPlan(m));
         if self.stop.duration.is_none() && self.stop.max_requests.is_none() {
             return bad("no stop condition (set a duration or a request count)".into());
         }
@@ -202,10 +233,12 @@ impl LoadPlan {
                 );
             }
         }
-        if self.timeout.is_zero() {
-            return bad("timeout must be positive".into());
-        }
-        // Instants are added to these; an absurd length would overflow the clock.
+        Ok(())
+    }
+
+    /// Instants are added to these; an absurd length would overflow the clock.
+    fn check_spans(&self) -> Result<(), EngineError> {
+        let bad = |m: String| Err(EngineError::InvalidPlan(m));
         let think = match &self.schedule {
             Schedule::Closed { think_time, .. } => Some(*think_time),
             Schedule::Open { .. } => None,
@@ -224,35 +257,13 @@ impl LoadPlan {
                 ));
             }
         }
-        if let Some(cpus) = &self.cpus {
-            if cpus.is_empty() {
-                return bad("empty CPU list".into());
-            }
-        }
-        for (k, v) in &self.headers {
-            let bad_char = |s: &str| s.bytes().any(|b| b == b'\r' || b == b'\n');
-            if k.is_empty() || bad_char(k) || bad_char(v) || k.contains(':') {
-                return bad(format!("invalid header {k:?}"));
-            }
-        }
-        let check_stages = |s: &Stages, what: &str| -> Result<(), EngineError> {
-            let values = std::iter::once(s.start).chain(s.stages.iter().map(|st| st.target));
-            let mut max = 0.0f64;
-            for v in values {
-                if !v.is_finite() || v < 0.0 {
-                    return Err(EngineError::InvalidPlan(format!(
-                        "{what} must be finite and >= 0, got {v}"
-                    )));
-                }
-                max = max.max(v);
-            }
-            if max <= 0.0 {
-                return Err(EngineError::InvalidPlan(format!(
-                    "{what} is zero at all times"
-                )));
-            }
-            Ok(())
-        };
+        Ok(())
+    }
+
+    /// The load's schedule: its stages, and the closed model's pipelining or the open
+    /// model's connections.
+    fn check_schedule(&self) -> Result<(), EngineError> {
+        let bad = |m: String| Err(EngineError::InvalidPlan(m));
         let stages = match &self.schedule {
             Schedule::Closed { connections, .. } => &connections.stages,
             Schedule::Open { rate, .. } => &rate.stages,
@@ -304,6 +315,26 @@ impl LoadPlan {
         }
         Ok(())
     }
+}
+
+/// A schedule's stages: finite, never negative, and above zero at some time.
+fn check_stages(s: &Stages, what: &str) -> Result<(), EngineError> {
+    let values = std::iter::once(s.start).chain(s.stages.iter().map(|st| st.target));
+    let mut max = 0.0f64;
+    for v in values {
+        if !v.is_finite() || v < 0.0 {
+            return Err(EngineError::InvalidPlan(format!(
+                "{what} must be finite and >= 0, got {v}"
+            )));
+        }
+        max = max.max(v);
+    }
+    if max <= 0.0 {
+        return Err(EngineError::InvalidPlan(format!(
+            "{what} is zero at all times"
+        )));
+    }
+    Ok(())
 }
 
 impl LoadPlan {

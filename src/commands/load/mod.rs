@@ -245,11 +245,9 @@ fn operation(a: &LoadArgs, document: &str, cases: &Cases) -> Operation {
     op
 }
 
-pub fn run(a: &LoadArgs) -> Result<ExitCode> {
-    let endpoint = endpoint(a)?;
-    let document = std::fs::read_to_string(&a.query)
-        .with_context(|| format!("reading the query file {} (-q)", a.query.display()))?;
-    crate::catalog::operation::check_document(&document, &a.query)?;
+/// The operation's cases: `--expect`'s file, or one case of `--variables` (a JSON object)
+/// with no expected answer.
+fn cases(a: &LoadArgs) -> Result<Cases> {
     let variables: Option<Value> = a
         .variables
         .as_deref()
@@ -269,10 +267,83 @@ pub fn run(a: &LoadArgs) -> Result<ExitCode> {
             .into());
         }
     }
-    let cases: Cases = match &a.expect {
+    Ok(match &a.expect {
         Some(path) => cases_from_file(path, variables.as_ref())?,
         None => vec![(variables.clone(), None, None)],
-    };
+    })
+}
+
+/// The load the flags describe: closed (connections, pipelining, think time) or, with
+/// --rate, open.
+fn load_of(a: &LoadArgs, headers: Vec<(String, String)>) -> Load {
+    Load {
+        arrival: match a.rate {
+            Some(rate) => Arrival::Open {
+                rate,
+                max_connections: a.connections,
+            },
+            None => Arrival::Closed {
+                connections: a.connections,
+                pipelining: a.pipelining,
+                think_time: a.think_time,
+            },
+        },
+        stages: Vec::new(),
+        timeout: a.timeout,
+        unique_request_header: false,
+        headers,
+    }
+}
+
+/// What the load is, said before it starts.
+fn opening_line(a: &LoadArgs, load: &Load, duration: Duration) -> String {
+    format!(
+        "gqlbench load {}: {} model, {} connections{}, {} measured{}",
+        a.url,
+        if load.is_open() { "open" } else { "closed" },
+        a.connections,
+        a.rate.map(|r| format!(", {r} req/s")).unwrap_or_default(),
+        humantime::format_duration(duration),
+        if a.warmup.is_zero() {
+            String::new()
+        } else {
+            format!(" after {} warm-up", humantime::format_duration(a.warmup))
+        }
+    )
+}
+
+/// The load's report: its result with the generator's own CPU and saturation flags.
+fn report(
+    a: &LoadArgs,
+    load: &Load,
+    cases: &Cases,
+    cpus: Option<&CpuSet>,
+    result: gqlbench_engine::LoadResult,
+) -> LoadReport {
+    let cores = crate::sys::cpus::generator_cores(cpus, result.threads);
+    let generator = GeneratorUsage::measure(result.generator_cpu_s, result.elapsed_s, cores);
+    let saturation = crate::saturation::check(load, &result, &generator);
+    LoadReport {
+        url: a.url.clone(),
+        requests_per_cpu_second: if result.generator_cpu_s > 0.0 {
+            result.requests as f64 / result.generator_cpu_s
+        } else {
+            0.0
+        },
+        load: load.info(),
+        generator,
+        saturation,
+        expected_answer: cases.iter().any(|(_, d, _)| d.is_some()),
+        result,
+    }
+}
+
+pub fn run(a: &LoadArgs) -> Result<ExitCode> {
+    let endpoint = endpoint(a)?;
+    let document = std::fs::read_to_string(&a.query)
+        .with_context(|| format!("reading the query file {} (-q)", a.query.display()))?;
+    crate::catalog::operation::check_document(&document, &a.query)?;
+    let cases = cases(a)?;
     let headers = a
         .headers
         .iter()
@@ -292,23 +363,7 @@ pub fn run(a: &LoadArgs) -> Result<ExitCode> {
     if let Some(w) = shared {
         eprintln!("gqlbench load: {w}");
     }
-    let load = Load {
-        arrival: match a.rate {
-            Some(rate) => Arrival::Open {
-                rate,
-                max_connections: a.connections,
-            },
-            None => Arrival::Closed {
-                connections: a.connections,
-                pipelining: a.pipelining,
-                think_time: a.think_time,
-            },
-        },
-        stages: Vec::new(),
-        timeout: a.timeout,
-        unique_request_header: false,
-        headers,
-    };
+    let load = load_of(a, headers);
     let op = operation(a, &document, &cases);
     let duration = a.duration.unwrap_or(Duration::from_secs(10));
     let stop = Stop {
@@ -341,19 +396,7 @@ pub fn run(a: &LoadArgs) -> Result<ExitCode> {
         cancel: super::cancel_flag(),
         live: Default::default(),
     };
-    eprintln!(
-        "gqlbench load {}: {} model, {} connections{}, {} measured{}",
-        a.url,
-        if load.is_open() { "open" } else { "closed" },
-        a.connections,
-        a.rate.map(|r| format!(", {r} req/s")).unwrap_or_default(),
-        humantime::format_duration(duration),
-        if a.warmup.is_zero() {
-            String::new()
-        } else {
-            format!(" after {} warm-up", humantime::format_duration(a.warmup))
-        }
-    );
+    eprintln!("{}", opening_line(a, &load, duration));
     let mut progress = crate::progress::Progress::new((a.warmup + duration).as_secs_f64(), false);
     let result = progress.follow(
         "load",
@@ -365,22 +408,7 @@ pub fn run(a: &LoadArgs) -> Result<ExitCode> {
     // What the checks above cannot know (e.g. more threads than the open model's pool).
     let result =
         result.map_err(|e| anyhow::anyhow!("{e} (check -c, --threads, --rate, -d, -n)"))?;
-    let cores = crate::sys::cpus::generator_cores(cpus.as_ref(), result.threads);
-    let generator = GeneratorUsage::measure(result.generator_cpu_s, result.elapsed_s, cores);
-    let saturation = crate::saturation::check(&load, &result, &generator);
-    let report = LoadReport {
-        url: a.url.clone(),
-        requests_per_cpu_second: if result.generator_cpu_s > 0.0 {
-            result.requests as f64 / result.generator_cpu_s
-        } else {
-            0.0
-        },
-        load: load.info(),
-        generator,
-        saturation,
-        expected_answer: cases.iter().any(|(_, d, _)| d.is_some()),
-        result,
-    };
+    let report = report(a, &load, &cases, cpus.as_ref(), result);
     ExportManager::console(a.json).write(&report)?;
     Ok(if report.result.interrupted {
         ExitCode::from(130)

@@ -10,6 +10,7 @@ pub mod input;
 pub mod load;
 pub mod pods;
 pub mod points;
+mod row;
 pub mod summary;
 
 use std::collections::BTreeMap;
@@ -20,10 +21,8 @@ use anyhow::{Context, Result};
 use gqlbench_engine::LoadResult;
 use serde_json::Value;
 
-use crate::catalog::scenario::Model;
-use crate::catalog::TargetKind;
 use crate::error::ResultsError;
-use crate::export::plan::{Executor, ExportMetadata};
+use crate::export::plan::ExportMetadata;
 use crate::export::METADATA_FILE;
 use crate::results::*;
 
@@ -253,11 +252,14 @@ fn from_summary(f: &Path, s: &summary::Summary) -> Result<Measured> {
     })
 }
 
-pub fn import(o: &Options) -> Result<RunResults> {
-    input::check_distinct(&o.files)?;
+/// A summary file and what was read from it.
+type ReadSummary = (PathBuf, summary::Summary);
+
+/// The files sorted: JSON lines (any number, one per pod) and at most one summary, read.
+fn inputs(files: &[PathBuf]) -> Result<(Vec<PathBuf>, Option<ReadSummary>)> {
     let mut lines = Vec::new();
     let mut summaries = Vec::new();
-    for f in &o.files {
+    for f in files {
         match sniff(f)? {
             Input::Points(p) => lines.push(p),
             Input::Summary(p, v) => summaries.push((p, v)),
@@ -273,6 +275,12 @@ pub fn import(o: &Options) -> Result<RunResults> {
         Some((f, v)) => Some((f.clone(), summary::read(f, v)?)),
         None => None,
     };
+    Ok((lines, summary))
+}
+
+pub fn import(o: &Options) -> Result<RunResults> {
+    input::check_distinct(&o.files)?;
+    let (lines, summary) = inputs(&o.files)?;
     let meta = metadata(&o.files)?;
     let m = meta.as_ref().map(|(_, m)| m);
     let Measured {
@@ -307,81 +315,11 @@ pub fn import(o: &Options) -> Result<RunResults> {
             load.requests + load.unanswered
         ));
     }
-    let valid = load.failed == 0 && load.requests > 0;
-    let trial = TrialResult {
-        valid,
-        problems,
-        saturation,
-        ..TrialResult::of_load(1, started.clone().unwrap_or_default(), load)
-    };
-    let target_name = o
-        .target
-        .clone()
-        .or_else(|| m.map(|m| crate::urls::authority(&m.url).to_string()))
-        .unwrap_or_else(|| "k6-target".into());
-    // k6 does not know what served its requests: no package, version or runtime.
-    let mut target = TargetResult {
-        trials: vec![trial],
-        ..TargetResult::new(target_name, TargetKind::Server)
-    };
-    let mut summ = crate::summary::summarize(&target);
-    if let Some(s) = &mut summ {
-        // k6 measures none of these: "-" in the tables, not 0.
-        s.cpu_avg_pct = None;
-        s.rss_avg_bytes = None;
-        s.rss_peak_bytes = None;
-        s.gc = None;
-        if target.trials[0].load.latency_hist.is_empty() {
-            s.latency = target.trials[0].load.latency.clone();
-        }
-    }
-    target.summary = summ;
+    let target = row::target(o, m, load, started.clone(), problems, saturation);
     if m.is_none() {
         notes.push("no gqlbench-export.json beside the files: the load's model, connections and warm-up are the k6 script's own, not recorded".into());
     }
-    let load_info = LoadInfo {
-        // 0 connections: not recorded (see `report::provenance::load_line`).
-        model: m.map_or(Model::Closed, |m| m.model),
-        connections: m.map_or(0, |m| executor_vus(&m.executor)),
-        pipelining: 1,
-        think_time_s: 0.0,
-        rate: m.and_then(|m| match m.executor {
-            Executor::ConstantArrivalRate { rate, .. } => Some(rate),
-            Executor::RampingArrivalRate { start_rate, .. } => Some(start_rate),
-            _ => None,
-        }),
-        stages: Vec::new(),
-        timeout_s: 0.0,
-        unique_request_header: false,
-    };
-    let suite = o
-        .suite
-        .clone()
-        .or_else(|| m.map(|m| m.suite.clone()))
-        .unwrap_or_else(|| "k6".into());
-    let name = o
-        .scenario
-        .clone()
-        .or_else(|| m.map(|m| m.scenario.clone()))
-        .unwrap_or_else(|| "import".into());
-    let duration_s = target.trials[0].load.elapsed_s;
-    let scenario = ScenarioResult {
-        description: match m {
-            Some(m) => format!(
-                "k6 run of `gqlbench export k6 {}/{}` against {}",
-                m.suite, m.scenario, m.url
-            ),
-            None => "a k6 run".into(),
-        },
-        trials_planned: 1,
-        warmup_s: m.map_or(0.0, |m| m.warmup_s),
-        duration_s,
-        targets: vec![target],
-        suite,
-        name,
-        load: load_info,
-        ..Default::default()
-    };
+    let scenario = row::scenario(o, m, target);
     if let Some((f, _)) = &meta {
         notes.push(format!("scenario from {}", f.display()));
     }
@@ -418,13 +356,4 @@ pub fn import(o: &Options) -> Result<RunResults> {
         left_out: None,
         verdict: None,
     })
-}
-
-fn executor_vus(e: &Executor) -> u32 {
-    match e {
-        Executor::ConstantVus { vus } => *vus,
-        Executor::RampingVus { start_vus, .. } => *start_vus,
-        Executor::ConstantArrivalRate { max_vus, .. }
-        | Executor::RampingArrivalRate { max_vus, .. } => *max_vus,
-    }
 }

@@ -7,21 +7,7 @@ pub(super) fn run(cx: &mut ScenarioCx<'_>, starts: u32) -> Result<()> {
     let (results, progress, install_failed, env) =
         (&mut *cx.results, &mut *cx.progress, cx.unavailable, cx.env);
     let out = &plan.out_dir;
-    progress.line(&format!(
-        "scenario {}/{}: {} targets x {starts} fresh starts{}",
-        sp.suite,
-        sp.name,
-        sp.targets.len(),
-        match (sp.limits.cpus, sp.limits.memory_bytes) {
-            (None, None) => String::new(),
-            (c, m) => format!(
-                " (limits:{}{})",
-                c.map(|c| format!(" {c} cores")).unwrap_or_default(),
-                m.map(|m| format!(" {}", crate::units::fmt_bytes(m)))
-                    .unwrap_or_default()
-            ),
-        }
-    ));
+    progress.line(&opening_line(sp, starts));
     let Some((op, _)) = sp.operations.first() else {
         anyhow::bail!("cold-start scenario {} has no operation", sp.name);
     };
@@ -105,18 +91,7 @@ pub(super) fn run(cx: &mut ScenarioCx<'_>, starts: u32) -> Result<()> {
             progress.line(&format!(
                 "  {} start {start}/{starts}: {}",
                 t.name,
-                match (&sample.ready_s, &sample.first_request_s) {
-                    (Some(r), Some(f)) => format!(
-                        "ready in {:.0} ms, first request {:.1} ms",
-                        r * 1000.0,
-                        f * 1000.0
-                    ),
-                    _ => format!(
-                        "{} — {}",
-                        sample.outcome,
-                        sample.problem.as_deref().unwrap_or("")
-                    ),
-                }
+                sample_line(&sample)
             ));
             progress.skip(NOMINAL_START_S);
             let tr = &mut results.scenarios[si].targets[ti];
@@ -128,10 +103,57 @@ pub(super) fn run(cx: &mut ScenarioCx<'_>, starts: u32) -> Result<()> {
             results.save(out)?;
         }
     }
-    for &ti in &runnable {
-        let tr = &mut results.scenarios[si].targets[ti];
+    conclude(
+        &mut results.scenarios[si],
+        &runnable,
+        starts,
+        ctx.cancelled(),
+    );
+    Ok(())
+}
+
+/// The scenario's opening line: targets, starts and the limits they start under.
+fn opening_line(sp: &crate::kind::ScenarioPlan, starts: u32) -> String {
+    format!(
+        "scenario {}/{}: {} targets x {starts} fresh starts{}",
+        sp.suite,
+        sp.name,
+        sp.targets.len(),
+        match (sp.limits.cpus, sp.limits.memory_bytes) {
+            (None, None) => String::new(),
+            (c, m) => format!(
+                " (limits:{}{})",
+                c.map(|c| format!(" {c} cores")).unwrap_or_default(),
+                m.map(|m| format!(" {}", crate::units::fmt_bytes(m)))
+                    .unwrap_or_default()
+            ),
+        }
+    )
+}
+
+/// How a start went, for its progress line.
+fn sample_line(sample: &ColdStartSample) -> String {
+    match (&sample.ready_s, &sample.first_request_s) {
+        (Some(r), Some(f)) => format!(
+            "ready in {:.0} ms, first request {:.1} ms",
+            r * 1000.0,
+            f * 1000.0
+        ),
+        _ => format!(
+            "{} — {}",
+            sample.outcome,
+            sample.problem.as_deref().unwrap_or("")
+        ),
+    }
+}
+
+/// Each target's status after its starts: interrupted before all of them, or failed to
+/// start when none succeeded (that is the finding, with the reason).
+fn conclude(sr: &mut ScenarioResult, runnable: &[usize], starts: u32, cancelled: bool) {
+    for &ti in runnable {
+        let tr = &mut sr.targets[ti];
         let ok = tr.cold_starts.iter().filter(|c| c.outcome.is_ok()).count();
-        if ctx.cancelled() && tr.cold_starts.len() < starts as usize {
+        if cancelled && tr.cold_starts.len() < starts as usize {
             tr.status = TargetStatus::Interrupted;
             tr.problem = Some(format!(
                 "run interrupted after {} of {starts} starts",
@@ -147,7 +169,6 @@ pub(super) fn run(cx: &mut ScenarioCx<'_>, starts: u32) -> Result<()> {
                 .map(|p| format!("no start succeeded: {p}"));
         }
     }
-    Ok(())
 }
 
 /// The first request (checked against its expected answer), the second, and memory.

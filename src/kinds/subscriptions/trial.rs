@@ -1,6 +1,8 @@
 //! One subscriptions trial: the engine holds the subscriptions while the publisher ticks,
 //! with the target's memory sampled before and while they are held.
 use super::*;
+use crate::kind::RunPlan;
+use crate::measure::session::Session;
 
 pub(super) fn run_trial(cx: &mut TrialCx<'_>, sub: &Subscriptions) -> TrialResult {
     let (sp, plan, ctx, trial, position, label) =
@@ -8,30 +10,7 @@ pub(super) fn run_trial(cx: &mut TrialCx<'_>, sub: &Subscriptions) -> TrialResul
     let (sess, progress) = (&mut *cx.sess, &mut *cx.progress);
     let started_at = now_rfc3339();
     let (_, rss_before, _) = vitals::read(sess.process.pid, sess.cgroup.as_deref());
-    let mut p = SubscribePlan::new(
-        sess.endpoint.clone(),
-        match sub.transport {
-            Transport::Ws => SubscribeTransport::WebSocket,
-            Transport::Sse => SubscribeTransport::Sse,
-        },
-        &sub.document,
-    );
-    p.connections = sp.load.connections();
-    p.connect_rate = sub.connect_rate;
-    p.warmup = sp.warmup;
-    p.hold = sp.duration;
-    p.published_at_pointer = Some(PUBLISHED_AT.into());
-    p.seq_pointer = Some(SEQ.into());
-    p.ack_timeout = sp.load.timeout.max(Duration::from_secs(1));
-    let cores = plan
-        .isolation
-        .generator
-        .as_ref()
-        .map(|c| c.0.len())
-        .unwrap_or(1)
-        .max(1);
-    p.threads = cores;
-    p.cpus = plan.isolation.generator.as_ref().map(|c| c.0.clone());
+    let (p, cores) = subscribe_plan(sp, plan, sess, sub);
     let control = SubscribeControl::with_cancel(ctx.cancel.clone());
     let live = control.live.clone();
     let (l1, l2) = (live.clone(), live.clone());
@@ -70,37 +49,7 @@ pub(super) fn run_trial(cx: &mut TrialCx<'_>, sub: &Subscriptions) -> TrialResul
             SubscribeResult::default()
         }
     };
-    let c = &engine.connections;
-    if c.setup_failed > 0 {
-        problems.push(format!(
-            "{} of {} connections could not subscribe",
-            c.setup_failed, c.attempted
-        ));
-    }
-    if c.dropped > 0 {
-        problems.push(format!(
-            "{} subscriptions were dropped ({})",
-            c.dropped,
-            engine
-                .drops
-                .iter()
-                .map(|(k, n)| format!("{} {n}", crate::units::snake_name(k)))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ));
-    }
-    if engine.invalid_messages > 0 {
-        problems.push(format!("{} invalid messages", engine.invalid_messages));
-    }
-    if engine.messages == 0 && problems.is_empty() {
-        problems.push("no message arrived in the measured window".into());
-    }
-    if let Some(st) = sess.process.exited() {
-        problems.push(format!("target exited ({st})"));
-    }
-    if engine.interrupted {
-        problems.push("interrupted".into());
-    }
+    let problems = problems_of(&engine, sess, problems);
     let generator = GeneratorUsage::measure(
         engine.generator_cpu_s,
         engine.elapsed_s,
@@ -117,7 +66,7 @@ pub(super) fn run_trial(cx: &mut TrialCx<'_>, sub: &Subscriptions) -> TrialResul
             ),
         });
     }
-    let held = c.held_at_end;
+    let held = engine.connections.held_at_end;
     let rss_held = vitals.rss_avg_bytes;
     let memory_per_1000_bytes = memory_per_1000(rss_before, rss_held, held);
     let load = gqlbench_engine::LoadResult {
@@ -150,6 +99,83 @@ pub(super) fn run_trial(cx: &mut TrialCx<'_>, sub: &Subscriptions) -> TrialResul
         alternated: None,
         by_kind: Default::default(),
     }
+}
+
+/// The engine's plan: the scenario's subscriptions over the target's endpoint, on the
+/// generator's cores (and how many).
+fn subscribe_plan(
+    sp: &ScenarioPlan,
+    plan: &RunPlan,
+    sess: &Session,
+    sub: &Subscriptions,
+) -> (SubscribePlan, usize) {
+    let mut p = SubscribePlan::new(
+        sess.endpoint.clone(),
+        match sub.transport {
+            Transport::Ws => SubscribeTransport::WebSocket,
+            Transport::Sse => SubscribeTransport::Sse,
+        },
+        &sub.document,
+    );
+    p.connections = sp.load.connections();
+    p.connect_rate = sub.connect_rate;
+    p.warmup = sp.warmup;
+    p.hold = sp.duration;
+    p.published_at_pointer = Some(PUBLISHED_AT.into());
+    p.seq_pointer = Some(SEQ.into());
+    p.ack_timeout = sp.load.timeout.max(Duration::from_secs(1));
+    let cores = plan
+        .isolation
+        .generator
+        .as_ref()
+        .map(|c| c.0.len())
+        .unwrap_or(1)
+        .max(1);
+    p.threads = cores;
+    p.cpus = plan.isolation.generator.as_ref().map(|c| c.0.clone());
+    (p, cores)
+}
+
+/// What makes the trial invalid, added to `problems` (the engine's failure, if any):
+/// subscriptions that failed or dropped, bad messages, none at all, the target gone, an
+/// interruption.
+fn problems_of(
+    engine: &SubscribeResult,
+    sess: &mut Session,
+    mut problems: Vec<String>,
+) -> Vec<String> {
+    let c = &engine.connections;
+    if c.setup_failed > 0 {
+        problems.push(format!(
+            "{} of {} connections could not subscribe",
+            c.setup_failed, c.attempted
+        ));
+    }
+    if c.dropped > 0 {
+        problems.push(format!(
+            "{} subscriptions were dropped ({})",
+            c.dropped,
+            engine
+                .drops
+                .iter()
+                .map(|(k, n)| format!("{} {n}", crate::units::snake_name(k)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    if engine.invalid_messages > 0 {
+        problems.push(format!("{} invalid messages", engine.invalid_messages));
+    }
+    if engine.messages == 0 && problems.is_empty() {
+        problems.push("no message arrived in the measured window".into());
+    }
+    if let Some(st) = sess.process.exited() {
+        problems.push(format!("target exited ({st})"));
+    }
+    if engine.interrupted {
+        problems.push("interrupted".into());
+    }
+    problems
 }
 
 /// Memory per 1,000 held subscriptions: (held − before) scaled; None unless both figures

@@ -71,13 +71,7 @@ pub async fn run_connection(ctx: Rc<Ctx>, cfg: ClosedConn, conn: Option<Conn>) {
                 drained = ctx.draining(now);
             }
             if !active || !own {
-                let ramp = (!active)
-                    .then(|| cfg.curve.time_when_exceeds(cfg.global as f64, t_rel))
-                    .flatten()
-                    .map(|t| ctx.run_start + Duration::from_secs_f64(t));
-                let slice = ctx.slicing.filter(|_| !own).map(|s| s.next_own_start(now));
-                let nap = now + IDLE_NAP;
-                let until = [ramp, slice].into_iter().flatten().fold(nap, Instant::min);
+                let until = idle_until(&ctx, &cfg, (now, t_rel), active, own);
                 tokio::time::sleep_until(until.into()).await;
                 continue;
             }
@@ -110,24 +104,12 @@ pub async fn run_connection(ctx: Rc<Ctx>, cfg: ClosedConn, conn: Option<Conn>) {
         };
         // Fill the pipe; a sliced run starts new requests only in its own slices, and not
         // in their last answer's time.
-        wbuf.clear();
         let send_at = Instant::now();
         let sending = active && ctx.may_start(send_at, answer.get());
-        while sending && inflight.len() < cfg.pipelining {
-            let Some(in_window) = ctx.admit(send_at) else {
-                break;
-            };
-            let (op, variant) = ctx.pick(&mut rng);
-            let before = wbuf.len();
-            ctx.write_request(op, variant, &mut wbuf);
-            inflight.push_back(Pending {
-                op,
-                variant,
-                intended: None,
-                sent: send_at,
-                in_window,
-                bytes_out: (wbuf.len() - before) as u64,
-            });
+        if sending {
+            fill(&ctx, &cfg, &mut rng, &mut wbuf, &mut inflight, send_at);
+        } else {
+            wbuf.clear();
         }
         let Some(oldest) = inflight.front().copied() else {
             // Nothing admitted: the window or budget is over.
@@ -145,26 +127,7 @@ pub async fn run_connection(ctx: Rc<Ctx>, cfg: ClosedConn, conn: Option<Conn>) {
             Ok(first) => {
                 let done = Instant::now();
                 answer.add(done.saturating_duration_since(oldest.sent));
-                let mut next = Some(first);
-                let mut arrival = Some(arrival);
-                let mut close = false;
-                while let Some(r) = next {
-                    let Some(p) = inflight.pop_front() else { break };
-                    // Pipelined answers after the first were read whole already.
-                    let a = arrival.take().unwrap_or_default();
-                    ctx.complete(cfg.slot, &p, c, &r, done, a);
-                    c.consume(&r);
-                    if r.close {
-                        close = true;
-                        break;
-                    }
-                    next = if inflight.is_empty() {
-                        None
-                    } else {
-                        c.parse_buffered().ok().flatten()
-                    };
-                }
-                if close {
+                if take_answers(&ctx, &cfg, c, &mut inflight, (first, arrival), done) {
                     // The server announced the close: unanswered requests are re-sent.
                     for p in inflight.drain(..) {
                         ctx.refund(&p);
@@ -199,4 +162,82 @@ pub async fn run_connection(ctx: Rc<Ctx>, cfg: ClosedConn, conn: Option<Conn>) {
             tokio::time::sleep(cfg.think_time).await;
         }
     }
+}
+
+/// Writes new requests into `wbuf` until the pipe holds `pipelining` or the window admits
+/// no more, each recorded as pending from `send_at`.
+fn fill(
+    ctx: &Ctx,
+    cfg: &ClosedConn,
+    rng: &mut Rng,
+    wbuf: &mut Vec<u8>,
+    inflight: &mut VecDeque<Pending>,
+    send_at: Instant,
+) {
+    wbuf.clear();
+    while inflight.len() < cfg.pipelining {
+        let Some(in_window) = ctx.admit(send_at) else {
+            break;
+        };
+        let (op, variant) = ctx.pick(rng);
+        let before = wbuf.len();
+        ctx.write_request(op, variant, wbuf);
+        inflight.push_back(Pending {
+            op,
+            variant,
+            intended: None,
+            sent: send_at,
+            in_window,
+            bytes_out: (wbuf.len() - before) as u64,
+        });
+    }
+}
+
+/// Completes the pending requests whose answers are in (the first read, then pipelined
+/// answers already buffered whole); true when the server announced it closes the
+/// connection.
+fn take_answers(
+    ctx: &Ctx,
+    cfg: &ClosedConn,
+    c: &mut Conn,
+    inflight: &mut VecDeque<Pending>,
+    (first, arrival): (crate::parse::Response, Arrival),
+    done: Instant,
+) -> bool {
+    let mut next = Some(first);
+    let mut arrival = Some(arrival);
+    while let Some(r) = next {
+        let Some(p) = inflight.pop_front() else { break };
+        // Pipelined answers after the first were read whole already.
+        let a = arrival.take().unwrap_or_default();
+        ctx.complete(cfg.slot, &p, c, &r, done, a);
+        c.consume(&r);
+        if r.close {
+            return true;
+        }
+        next = if inflight.is_empty() {
+            None
+        } else {
+            c.parse_buffered().ok().flatten()
+        };
+    }
+    false
+}
+
+/// When an idle connection looks again: its ramp stage's start (inactive), its next own
+/// slice (sliced), or after a nap to re-check the stop conditions, whichever is first.
+fn idle_until(
+    ctx: &Ctx,
+    cfg: &ClosedConn,
+    (now, t_rel): (Instant, f64),
+    active: bool,
+    own: bool,
+) -> Instant {
+    let ramp = (!active)
+        .then(|| cfg.curve.time_when_exceeds(cfg.global as f64, t_rel))
+        .flatten()
+        .map(|t| ctx.run_start + Duration::from_secs_f64(t));
+    let slice = ctx.slicing.filter(|_| !own).map(|s| s.next_own_start(now));
+    let nap = now + IDLE_NAP;
+    [ramp, slice].into_iter().flatten().fold(nap, Instant::min)
 }
