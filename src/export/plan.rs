@@ -121,79 +121,8 @@ impl ExportPlan {
         registry: &[&KindDef],
     ) -> Result<Self> {
         let def = cat.scenario(&sp.suite, &sp.name)?;
-        let mut caveats = Vec::new();
-        for kind in registry {
-            let Some(why) = kind.not_in_k6 else { continue };
-            let Some(section) = def.file.sections.get(kind.section) else {
-                continue;
-            };
-            // A sweep over connections is one plain load per level: `-c N` picks one
-            // (the refusal says so).
-            if let (true, Some(n)) = (kind.levels_by_connections, connections) {
-                caveats.push(format!(
-                    "the scenario sweeps connections ({}); this export is one level of it, {n} connections: export each level with -c",
-                    section
-                ));
-                continue;
-            }
-            let exportable: Vec<&str> = registry
-                .iter()
-                .filter(|k| k.not_in_k6.is_none())
-                .map(|k| k.section)
-                .collect();
-            return Err(CatalogError::File {
-                file: def.path.clone(),
-                message: format!(
-                    "a `{}` scenario cannot be exported to k6: {why}. Exportable: plain load scenarios (also {} ones)",
-                    kind.section,
-                    exportable.join(", ")
-                ),
-            }
-            .into());
-        }
-        let (executor, think_time) = match &sp.load.arrival {
-            Arrival::Closed {
-                connections,
-                pipelining,
-                think_time,
-            } => {
-                if *pipelining > 1 {
-                    caveats.push(format!(
-                        "the scenario pipelines {pipelining} requests per connection; a k6 VU sends one at a time, so the export runs without pipelining"
-                    ));
-                }
-                let ex = if sp.load.stages.is_empty() {
-                    Executor::ConstantVus { vus: *connections }
-                } else {
-                    Executor::RampingVus {
-                        start_vus: *connections,
-                        stages: fill(&sp.load.stages, sp.duration)
-                            .into_iter()
-                            .map(|(d, t)| (d, t.round().max(0.0) as u32))
-                            .collect(),
-                    }
-                };
-                (ex, *think_time)
-            }
-            Arrival::Open {
-                rate,
-                max_connections,
-            } => {
-                let ex = if sp.load.stages.is_empty() {
-                    Executor::ConstantArrivalRate {
-                        rate: *rate,
-                        max_vus: *max_connections,
-                    }
-                } else {
-                    Executor::RampingArrivalRate {
-                        start_rate: *rate,
-                        stages: fill(&sp.load.stages, sp.duration),
-                        max_vus: *max_connections,
-                    }
-                };
-                (ex, Duration::ZERO)
-            }
-        };
+        let mut caveats = kind_caveats(&def, connections, registry)?;
+        let (executor, think_time) = executor(sp, &mut caveats);
         if sp.limits.cpus.is_some() || sp.limits.memory_bytes.is_some() {
             caveats.push("the scenario limits the target's CPU or memory (cgroups) when gqlbench runs it; give the target the same limits where k6 runs against it".into());
         }
@@ -203,34 +132,7 @@ impl ExportPlan {
         if def.file.sections.contains_key("database") {
             caveats.push("the expected answers need the database gqlbench seeds (scenarios/db): seed the target's PostgreSQL the same way".into());
         }
-        let operations = sp
-            .operations
-            .iter()
-            .map(|(op, weight)| Operation {
-                name: op.name.clone(),
-                weight: *weight,
-                cases: op
-                    .cases
-                    .iter()
-                    .enumerate()
-                    .map(|(i, c)| {
-                        let (body, unique) = c.body(&op.document);
-                        let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
-                        Case {
-                            name: format!("{}#{i}", op.name),
-                            unique: unique.map(|u| UniqueBody {
-                                before: text(&body[..u.at]),
-                                after: text(&body[u.at + u.len..]),
-                                from: u.from,
-                            }),
-                            body: text(&body),
-                            data: c.data.clone(),
-                        }
-                    })
-                    .collect(),
-            })
-            .filter(|o| o.weight > 0)
-            .collect();
+        let operations = operations(sp);
         Ok(ExportPlan {
             suite: sp.suite.clone(),
             scenario: sp.name.clone(),
@@ -303,6 +205,125 @@ fn fill(stages: &[(Duration, f64)], window: Duration) -> Vec<(Duration, f64)> {
         out.push((window - total, *last));
     }
     out
+}
+
+/// Caveats of the scenario's kind sections, or the refusal of a kind k6 cannot run (a
+/// connection sweep exports as the one level `-c` names).
+fn kind_caveats(
+    def: &crate::catalog::scenario::ScenarioDef,
+    connections: Option<u32>,
+    registry: &[&KindDef],
+) -> Result<Vec<String>> {
+    let mut caveats = Vec::new();
+    for kind in registry {
+        let Some(why) = kind.not_in_k6 else { continue };
+        let Some(section) = def.file.sections.get(kind.section) else {
+            continue;
+        };
+        // A sweep over connections is one plain load per level: `-c N` picks one
+        // (the refusal says so).
+        if let (true, Some(n)) = (kind.levels_by_connections, connections) {
+            caveats.push(format!(
+                "the scenario sweeps connections ({}); this export is one level of it, {n} connections: export each level with -c",
+                section
+            ));
+            continue;
+        }
+        let exportable: Vec<&str> = registry
+            .iter()
+            .filter(|k| k.not_in_k6.is_none())
+            .map(|k| k.section)
+            .collect();
+        return Err(CatalogError::File {
+            file: def.path.clone(),
+            message: format!(
+                "a `{}` scenario cannot be exported to k6: {why}. Exportable: plain load scenarios (also {} ones)",
+                kind.section,
+                exportable.join(", ")
+            ),
+        }
+        .into());
+    }
+    Ok(caveats)
+}
+
+/// The k6 executor of the scenario's load, and its think time; what k6 cannot do (a VU
+/// sends one request at a time) is a caveat.
+fn executor(sp: &ScenarioPlan, caveats: &mut Vec<String>) -> (Executor, Duration) {
+    match &sp.load.arrival {
+        Arrival::Closed {
+            connections,
+            pipelining,
+            think_time,
+        } => {
+            if *pipelining > 1 {
+                caveats.push(format!(
+                    "the scenario pipelines {pipelining} requests per connection; a k6 VU sends one at a time, so the export runs without pipelining"
+                ));
+            }
+            let ex = if sp.load.stages.is_empty() {
+                Executor::ConstantVus { vus: *connections }
+            } else {
+                Executor::RampingVus {
+                    start_vus: *connections,
+                    stages: fill(&sp.load.stages, sp.duration)
+                        .into_iter()
+                        .map(|(d, t)| (d, t.round().max(0.0) as u32))
+                        .collect(),
+                }
+            };
+            (ex, *think_time)
+        }
+        Arrival::Open {
+            rate,
+            max_connections,
+        } => {
+            let ex = if sp.load.stages.is_empty() {
+                Executor::ConstantArrivalRate {
+                    rate: *rate,
+                    max_vus: *max_connections,
+                }
+            } else {
+                Executor::RampingArrivalRate {
+                    start_rate: *rate,
+                    stages: fill(&sp.load.stages, sp.duration),
+                    max_vus: *max_connections,
+                }
+            };
+            (ex, Duration::ZERO)
+        }
+    }
+}
+
+/// The operations with a weight, each case's body as k6 sends it.
+fn operations(sp: &ScenarioPlan) -> Vec<Operation> {
+    sp.operations
+        .iter()
+        .map(|(op, weight)| Operation {
+            name: op.name.clone(),
+            weight: *weight,
+            cases: op
+                .cases
+                .iter()
+                .enumerate()
+                .map(|(i, c)| {
+                    let (body, unique) = c.body(&op.document);
+                    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+                    Case {
+                        name: format!("{}#{i}", op.name),
+                        unique: unique.map(|u| UniqueBody {
+                            before: text(&body[..u.at]),
+                            after: text(&body[u.at + u.len..]),
+                            from: u.from,
+                        }),
+                        body: text(&body),
+                        data: c.data.clone(),
+                    }
+                })
+                .collect(),
+        })
+        .filter(|o| o.weight > 0)
+        .collect()
 }
 
 #[cfg(test)]

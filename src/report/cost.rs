@@ -148,63 +148,7 @@ fn scenario_cost(s: &ScenarioResult, effs: &[Efficiency], p: &Pricing) -> Scenar
     let traffic = p.traffic.as_ref();
     for e in effs {
         let sized = sizing::size_all(e, &p.table.instances, traffic.map(|t| t.rps), p.utilization);
-        let cheapest = sized.first();
-        let cheapest_month = sized
-            .iter()
-            .filter_map(|z| Some((z, z.monthly?, z.needed?)))
-            .min_by(|a, b| a.1.total_cmp(&b.1));
-        let mut row = vec![
-            e.target.clone(),
-            e.cpu_pct.map(|c| format!("{c:.0}")).unwrap_or_else(dash),
-            e.per_core
-                .as_ref()
-                .map(|x| est(x, fmt_rps))
-                .unwrap_or_else(dash),
-            e.per_gib
-                .as_ref()
-                .map(|x| est(x, fmt_rps))
-                .unwrap_or_else(dash),
-            // A sized row had its trials' CPU read; memory it could not read is unmeasured.
-            match e.rss_peak_bytes {
-                Some(b) => fmt_bytes(b),
-                None if e.sized() => crate::units::UNMEASURED.into(),
-                None => dash(),
-            },
-            cheapest
-                .map(|z| {
-                    format!(
-                        "{} on {}",
-                        range(&z.per_million.0, &z.per_million.1, &z.per_million.2, |v| {
-                            money(cur, *v)
-                        }),
-                        z.instance.name
-                    )
-                })
-                .unwrap_or_else(dash),
-        ];
-        if let Some(t) = traffic {
-            row.push(
-                cheapest_month
-                    .map(|(z, monthly, n)| {
-                        format!(
-                            "{} × {} ({}/month: {} per 1M requests at this traffic)",
-                            range(&n.0, &n.1, &n.2, |v| v.to_string()),
-                            z.instance.name,
-                            money(cur, monthly),
-                            money(
-                                cur,
-                                monthly / (t.rps * 3600.0 * sizing::HOURS_PER_MONTH) * 1e6
-                            )
-                        )
-                    })
-                    .unwrap_or_else(dash),
-            );
-        }
-        row.push(if e.notes.is_empty() {
-            String::new()
-        } else {
-            e.notes.join("; ")
-        });
+        let row = summary_row(e, &sized, p);
         summary.push(row);
         if e.sized() && sized.is_empty() {
             notes.push(format!(
@@ -213,29 +157,116 @@ fn scenario_cost(s: &ScenarioResult, effs: &[Efficiency], p: &Pricing) -> Scenar
                 e.rss_peak_bytes.map(fmt_bytes).unwrap_or_else(dash)
             ));
         }
-        for z in &sized {
-            let mut row = vec![
-                e.target.clone(),
-                z.instance.name.clone(),
-                format!("{} / {} GiB", z.instance.vcpus, z.instance.memory_gib),
-                money(cur, z.instance.hourly_price),
-                if z.processes < z.instance.vcpus {
-                    format!("{} (memory-bound)", z.processes)
-                } else {
-                    z.processes.to_string()
-                },
-                range(&z.capacity.0, &z.capacity.1, &z.capacity.2, |v| fmt_rps(*v)),
-                range(&z.per_million.0, &z.per_million.1, &z.per_million.2, |v| {
-                    money(cur, *v)
-                }),
-            ];
-            if let (Some(n), Some(monthly)) = (z.needed, z.monthly) {
-                row.push(range(&n.0, &n.1, &n.2, |v| v.to_string()));
-                row.push(money(cur, monthly));
-            }
-            detail.push(row);
-        }
+        detail.extend(sized.iter().map(|z| detail_row(e, z, cur)));
     }
+    let (summary_headers, detail_headers) = headers(traffic);
+    ScenarioCost {
+        title: format!("{}/{}", s.suite, s.name),
+        summary: ExtraTable {
+            title: format!("{}/{}: efficiency and cost", s.suite, s.name),
+            headers: summary_headers,
+            rows: summary,
+        },
+        detail: ExtraTable {
+            title: format!("{}/{}: every instance", s.suite, s.name),
+            headers: detail_headers,
+            rows: detail,
+        },
+        notes,
+    }
+}
+
+/// A target's row of the efficiency and cost table.
+fn summary_row(e: &Efficiency, sized: &[sizing::Sizing], p: &Pricing) -> Vec<String> {
+    let cur = &p.table.currency;
+    let traffic = p.traffic.as_ref();
+    let cheapest = sized.first();
+    let cheapest_month = sized
+        .iter()
+        .filter_map(|z| Some((z, z.monthly?, z.needed?)))
+        .min_by(|a, b| a.1.total_cmp(&b.1));
+    let mut row = vec![
+        e.target.clone(),
+        e.cpu_pct.map(|c| format!("{c:.0}")).unwrap_or_else(dash),
+        e.per_core
+            .as_ref()
+            .map(|x| est(x, fmt_rps))
+            .unwrap_or_else(dash),
+        e.per_gib
+            .as_ref()
+            .map(|x| est(x, fmt_rps))
+            .unwrap_or_else(dash),
+        // A sized row had its trials' CPU read; memory it could not read is unmeasured.
+        match e.rss_peak_bytes {
+            Some(b) => fmt_bytes(b),
+            None if e.sized() => crate::units::UNMEASURED.into(),
+            None => dash(),
+        },
+        cheapest
+            .map(|z| {
+                format!(
+                    "{} on {}",
+                    range(&z.per_million.0, &z.per_million.1, &z.per_million.2, |v| {
+                        money(cur, *v)
+                    }),
+                    z.instance.name
+                )
+            })
+            .unwrap_or_else(dash),
+    ];
+    if let Some(t) = traffic {
+        row.push(
+            cheapest_month
+                .map(|(z, monthly, n)| {
+                    format!(
+                        "{} × {} ({}/month: {} per 1M requests at this traffic)",
+                        range(&n.0, &n.1, &n.2, |v| v.to_string()),
+                        z.instance.name,
+                        money(cur, monthly),
+                        money(
+                            cur,
+                            monthly / (t.rps * 3600.0 * sizing::HOURS_PER_MONTH) * 1e6
+                        )
+                    )
+                })
+                .unwrap_or_else(dash),
+        );
+    }
+    row.push(if e.notes.is_empty() {
+        String::new()
+    } else {
+        e.notes.join("; ")
+    });
+    row
+}
+
+/// A target's row for one instance of the table.
+fn detail_row(e: &Efficiency, z: &sizing::Sizing, cur: &str) -> Vec<String> {
+    let mut row = vec![
+        e.target.clone(),
+        z.instance.name.clone(),
+        format!("{} / {} GiB", z.instance.vcpus, z.instance.memory_gib),
+        money(cur, z.instance.hourly_price),
+        if z.processes < z.instance.vcpus {
+            format!("{} (memory-bound)", z.processes)
+        } else {
+            z.processes.to_string()
+        },
+        range(&z.capacity.0, &z.capacity.1, &z.capacity.2, |v| fmt_rps(*v)),
+        range(&z.per_million.0, &z.per_million.1, &z.per_million.2, |v| {
+            money(cur, *v)
+        }),
+    ];
+    if let (Some(n), Some(monthly)) = (z.needed, z.monthly) {
+        row.push(range(&n.0, &n.1, &n.2, |v| v.to_string()));
+        row.push(money(cur, monthly));
+    }
+    row
+}
+
+/// The two tables' headers; the traffic's columns only when a traffic was given (see
+/// traffic_line).
+fn headers(traffic: Option<&sizing::Traffic>) -> (Vec<String>, Vec<String>) {
     let mut summary_headers: Vec<String> = [
         "target",
         "CPU %",
@@ -257,7 +288,6 @@ fn scenario_cost(s: &ScenarioResult, effs: &[Efficiency], p: &Pricing) -> Scenar
     ]
     .map(String::from)
     .to_vec();
-    // The traffic's columns only when a traffic was given (see traffic_line).
     if let Some(t) = traffic {
         let instances = format!("instances for {}", t.text);
         summary_headers.push(format!("{instances} (cheapest per month)"));
@@ -265,20 +295,7 @@ fn scenario_cost(s: &ScenarioResult, effs: &[Efficiency], p: &Pricing) -> Scenar
         detail_headers.push("per month".into());
     }
     summary_headers.push("notes".into());
-    ScenarioCost {
-        title: format!("{}/{}", s.suite, s.name),
-        summary: ExtraTable {
-            title: format!("{}/{}: efficiency and cost", s.suite, s.name),
-            headers: summary_headers,
-            rows: summary,
-        },
-        detail: ExtraTable {
-            title: format!("{}/{}: every instance", s.suite, s.name),
-            headers: detail_headers,
-            rows: detail,
-        },
-        notes,
-    }
+    (summary_headers, detail_headers)
 }
 
 fn dash() -> String {

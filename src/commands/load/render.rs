@@ -19,9 +19,34 @@ impl Exporter<LoadReport> for Terminal {
 
 /// The terminal text of `load`: what was sent, what came back, and what the generator used.
 fn render(r: &LoadReport) -> String {
-    use crate::report::{fmt_ms, fmt_rps};
     let x = &r.result;
-    let l = &x.latency;
+    let mut out = requests(x);
+    out.push_str(&latency(r));
+    out.push_str(&failures(r));
+    out.push_str(&connections(x));
+    out.push_str(&format!(
+        "  generator  {:.2} CPU-s on {} thread(s) ({:.0}% of {} core(s)), {} requests per CPU-second, peak RSS {}{}\n",
+        r.generator.cpu_s,
+        x.threads,
+        r.generator.utilization * 100.0,
+        r.generator.cores,
+        crate::report::fmt_rps(r.requests_per_cpu_second),
+        crate::units::fmt_bytes(r.generator.peak_rss_bytes),
+        x.pinned_cpus
+            .as_ref()
+            .map(|c| format!(", pinned to CPUs {}", crate::units::fmt_cpus(c)))
+            .unwrap_or_default()
+    ));
+    for f in &r.saturation {
+        out.push_str(&format!("  ! saturation: {}\n", f.detail));
+    }
+    out
+}
+
+/// What was sent and answered, and the rate; a coarse count is said, with the rate from the
+/// requests' own timing beside it.
+fn requests(x: &gqlbench_engine::LoadResult) -> String {
+    use crate::report::fmt_rps;
     let mut out = format!(
         "\n  requests   {} answered in {:.2} s: {} ok, {} failed{}{}\n  throughput {} req/s ({} ok req/s)\n",
         x.requests,
@@ -58,6 +83,15 @@ fn render(r: &LoadReport) -> String {
             step * 100.0
         ));
     }
+    out
+}
+
+/// Latency percentiles (from the intended send time in the open model) and, when the
+/// engine corrected them, the uncorrected ones and the send lag.
+fn latency(r: &LoadReport) -> String {
+    use crate::report::fmt_ms;
+    let (x, l) = (&r.result, &r.result.latency);
+    let mut out = String::new();
     if x.requests == 0 {
         out.push_str("  latency    none: no response was received\n");
     } else {
@@ -89,6 +123,13 @@ fn render(r: &LoadReport) -> String {
             x.unsent
         ));
     }
+    out
+}
+
+/// How answers were checked, and what failed with examples.
+fn failures(r: &LoadReport) -> String {
+    let x = &r.result;
+    let mut out = String::new();
     out.push_str(&format!(
         "  validation {}\n",
         if r.expected_answer {
@@ -114,6 +155,13 @@ fn render(r: &LoadReport) -> String {
             ));
         }
     }
+    out
+}
+
+/// How the connections were used.
+fn connections(x: &gqlbench_engine::LoadResult) -> String {
+    use crate::report::fmt_ms;
+    let mut out = String::new();
     if let Some(est) = x.connections.established_at_start {
         out.push_str(&format!(
             "  connect    {} of {} connections open when the load began{}\n",
@@ -138,21 +186,5 @@ fn render(r: &LoadReport) -> String {
         fmt_ms(x.connections.median_connection_p99_us as f64),
         x.reconnects
     ));
-    out.push_str(&format!(
-        "  generator  {:.2} CPU-s on {} thread(s) ({:.0}% of {} core(s)), {} requests per CPU-second, peak RSS {}{}\n",
-        r.generator.cpu_s,
-        x.threads,
-        r.generator.utilization * 100.0,
-        r.generator.cores,
-        fmt_rps(r.requests_per_cpu_second),
-        crate::units::fmt_bytes(r.generator.peak_rss_bytes),
-        x.pinned_cpus
-            .as_ref()
-            .map(|c| format!(", pinned to CPUs {}", crate::units::fmt_cpus(c)))
-            .unwrap_or_default()
-    ));
-    for f in &r.saturation {
-        out.push_str(&format!("  ! saturation: {}\n", f.detail));
-    }
     out
 }
