@@ -109,6 +109,9 @@ pub fn graph(root: &Path, a: &InitGraphArgs) -> Result<ExitCode> {
             if op.cases.len() == 1 { "" } else { "s" }
         );
     }
+    for (stem, why) in &graph.left_out {
+        eprintln!("  {}/{stem}: LEFT OUT, not checked: {why}", graph.name);
+    }
     if !graph.warnings.is_empty() {
         eprintln!(
             "the mock subgraphs do not honour (the rest is served):\n  {}",

@@ -112,7 +112,7 @@ pub fn graph(
 pub fn description(file: &str, graph: &GraphPlan, operations: &Operations) -> String {
     match graph.own() {
         Some(g) => format!(
-            "{file} [here on the graph {} ({} mock subgraphs from its SDL: {}), with its operations: {}]",
+            "{file} [here on the graph {} ({} mock subgraphs from its SDL: {}), with its operations: {}{}]",
             g.dir.display(),
             g.subgraphs.len(),
             g.subgraphs.join(", "),
@@ -120,7 +120,8 @@ pub fn description(file: &str, graph: &GraphPlan, operations: &Operations) -> St
                 .iter()
                 .map(|(o, w)| format!("{} x{w}", o.name))
                 .collect::<Vec<_>>()
-                .join(", ")
+                .join(", "),
+            left_out(g)
         ),
         None => file.to_string(),
     }
@@ -151,4 +152,18 @@ fn check_against_graph(
         })?;
     }
     Ok(())
+}
+
+/// The user's operations a run leaves out because the mocks cannot serve them
+/// consistently, with why: said beside those that run.
+fn left_out(g: &crate::catalog::own_graph::OwnGraph) -> String {
+    if g.left_out.is_empty() {
+        return String::new();
+    }
+    let each: Vec<String> = g
+        .left_out
+        .iter()
+        .map(|(stem, why)| format!("{}/{stem} ({why})", g.name))
+        .collect();
+    format!("; left out, not checked: {}", each.join("; "))
 }

@@ -38,6 +38,9 @@ pub struct OwnGraph {
     pub operations: Vec<(OperationDef, u32)>,
     /// What the mocks do not honour, one line per field (the rest is served).
     pub warnings: Vec<String>,
+    /// Operations left out, unchecked: the mocks cannot serve them consistently (file
+    /// stem, why, naming the construct and the response path).
+    pub left_out: Vec<(String, String)>,
 }
 
 impl OwnGraph {
@@ -147,14 +150,16 @@ impl OwnGraph {
             file,
             operations: Vec::new(),
             warnings: Vec::new(),
+            left_out: Vec::new(),
         };
         graph
             .costs()
             .map_err(|e| bad(toml_path.clone(), format!("[costs]: {e:#}")))?;
-        let (operations, warnings) = operations::load(&graph)?;
+        let loaded = operations::load(&graph)?;
         Ok(OwnGraph {
-            operations,
-            warnings,
+            operations: loaded.operations,
+            warnings: loaded.warnings,
+            left_out: loaded.left_out,
             ..graph
         })
     }

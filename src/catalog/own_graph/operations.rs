@@ -5,7 +5,7 @@
 //! (`gqlbench_subgraphs::mock::answer`): no answer is written by hand.
 use std::path::{Path, PathBuf};
 
-use gqlbench_subgraphs::mock::answer::Graph;
+use gqlbench_subgraphs::mock::answer::{AnswerError, Graph};
 use gqlbench_subgraphs::mock::MockConfig;
 use serde_json::Value;
 
@@ -18,8 +18,13 @@ use crate::error::CatalogError;
 /// big measures the network and JSON, not the gateway.
 pub const MAX_ANSWER_BYTES: usize = 64 << 20;
 
-/// The operations with their answers, and what the mocks do not honour (per field).
-pub(super) type Loaded = (Vec<(OperationDef, u32)>, Vec<String>);
+/// The operations with their answers, what the mocks do not honour (per field), and the
+/// operations left out because the mocks cannot serve them consistently (file stem, why).
+pub(super) struct Loaded {
+    pub operations: Vec<(OperationDef, u32)>,
+    pub warnings: Vec<String>,
+    pub left_out: Vec<(String, String)>,
+}
 
 pub(super) fn load(graph: &OwnGraph) -> Result<Loaded, CatalogError> {
     let dir = graph.dir.join("operations");
@@ -47,7 +52,8 @@ pub(super) fn load(graph: &OwnGraph) -> Result<Loaded, CatalogError> {
     let mocks = mocks(&graph.mock_config())
         .map_err(|e| bad(&toml_path, format!("[lists] or [costs]: {e:#}")))?;
     let mut out = Vec::new();
-    for (stem, path) in &files {
+    let mut left_out = Vec::new();
+    'files: for (stem, path) in &files {
         let spec = graph.file.operations.get(stem).cloned().unwrap_or_default();
         let weight = spec.weight.unwrap_or(1);
         if weight == 0 {
@@ -87,29 +93,15 @@ pub(super) fn load(graph: &OwnGraph) -> Result<Loaded, CatalogError> {
                     ),
                 ));
             }
-            let data = mocks.expected(&document, None, &vars).map_err(|e| {
-                if e.contains("over 64 MiB") {
-                    bad(&toml_path, format!("[lists]: operation {stem}: {e}"))
-                } else {
-                    bad(path, format!("cannot compute its expected answer: {e}"))
+            match case(&mocks, stem, (path, &toml_path), &document, vars)? {
+                Ok(c) => cases.push(c),
+                // Not checkable, through no fault of the operation or of a gateway: left
+                // out with why, the rest run.
+                Err(why) => {
+                    left_out.push((stem.clone(), why));
+                    continue 'files;
                 }
-            })?;
-            let size = serde_json::to_vec(&data).map(|b| b.len()).unwrap_or(0);
-            if size > MAX_ANSWER_BYTES {
-                return Err(bad(
-                    &toml_path,
-                    format!(
-                        "[lists]: operation {stem}'s answer would be {} MiB, over the {} MiB limit; shorten the lists it reaches",
-                        size >> 20,
-                        MAX_ANSWER_BYTES >> 20
-                    ),
-                ));
             }
-            cases.push(OperationCase {
-                variables: (!vars.is_empty()).then_some(Value::Object(vars)),
-                data,
-                unique: None,
-            });
         }
         out.push((
             OperationDef {
@@ -124,13 +116,74 @@ pub(super) fn load(graph: &OwnGraph) -> Result<Loaded, CatalogError> {
             weight,
         ));
     }
+    if out.is_empty() && !left_out.is_empty() {
+        let each: Vec<String> = left_out
+            .iter()
+            .map(|(stem, why)| format!("operations/{stem}.graphql: {why}"))
+            .collect();
+        return Err(bad(
+            &dir,
+            format!(
+                "no operation can be checked: the mock subgraphs cannot serve any of them consistently, so a gateway's answer could not be judged ({}). Add an operation that stays clear of these, or see docs/own-graph.md (what the mocks serve)",
+                each.join("; ")
+            ),
+        ));
+    }
     if out.is_empty() {
         return Err(bad(
             &dir,
             "no operation with a weight above 0; add e.g. operations/products.graphql holding `{ products { id } }`".into(),
         ));
     }
-    Ok((out, mocks.warnings()))
+    Ok(Loaded {
+        operations: out,
+        warnings: mocks.warnings(),
+        left_out,
+    })
+}
+
+/// One case of operation `stem` (its file and graph.toml): its expected answer computed
+/// from the mocks, or (inner Err) why the mocks cannot serve it consistently.
+fn case(
+    mocks: &Graph,
+    stem: &str,
+    (path, toml_path): (&Path, &Path),
+    document: &str,
+    vars: serde_json::Map<String, Value>,
+) -> Result<Result<OperationCase, String>, CatalogError> {
+    let bad = |file: &Path, message: String| CatalogError::File {
+        file: file.to_path_buf(),
+        message,
+    };
+    let data = match mocks.answer(document, None, &vars) {
+        Ok(data) => data,
+        Err(AnswerError::Unsupported(why)) => return Ok(Err(why)),
+        Err(AnswerError::Failed(e)) if e.contains("over 64 MiB") => {
+            return Err(bad(toml_path, format!("[lists]: operation {stem}: {e}")));
+        }
+        Err(AnswerError::Failed(e)) => {
+            return Err(bad(
+                path,
+                format!("cannot compute its expected answer: {e}"),
+            ));
+        }
+    };
+    let size = serde_json::to_vec(&data).map(|b| b.len()).unwrap_or(0);
+    if size > MAX_ANSWER_BYTES {
+        return Err(bad(
+            toml_path,
+            format!(
+                "[lists]: operation {stem}'s answer would be {} MiB, over the {} MiB limit; shorten the lists it reaches",
+                size >> 20,
+                MAX_ANSWER_BYTES >> 20
+            ),
+        ));
+    }
+    Ok(Ok(OperationCase {
+        variables: (!vars.is_empty()).then_some(Value::Object(vars)),
+        data,
+        unique: None,
+    }))
 }
 
 /// The variables an operation cannot run without: non-null and with no default.

@@ -37,6 +37,10 @@ pub struct Model {
     pub mutation: Option<String>,
     /// `Type.field: why`, one per directive not honoured.
     pub warnings: Vec<String>,
+    /// Types whose values the mock cannot give as every gateway expects them, each with
+    /// the construct (an entity interface, `@interfaceObject`, a nested `@key`): an
+    /// operation whose answer goes through one is not checked (`answer::limits`).
+    pub unserved: BTreeMap<String, String>,
 }
 
 #[derive(Debug, Clone)]
@@ -107,6 +111,7 @@ pub fn parse(file: &str, sdl: &str) -> anyhow::Result<Model> {
         types: BTreeMap::new(),
         mutation: None,
         warnings: Vec::new(),
+        unserved: BTreeMap::new(),
     };
     // Root types named otherwise (`schema { query: Queries }`), as (given name, role).
     let mut roots: Vec<(String, &str)> = Vec::new();
@@ -141,14 +146,13 @@ pub fn parse(file: &str, sdl: &str) -> anyhow::Result<Model> {
             keys: Vec::new(),
             inputs: Vec::new(),
         });
-        for d in &def.directives {
-            if d.node.name.node == "key" {
-                match key_of(&d.node) {
-                    Ok(key) => entry.keys.push(key),
-                    Err(why) => model.warnings.push(format!("{name}: {why}")),
-                }
-            }
-        }
+        type_directives(
+            &name,
+            &def.directives,
+            &mut entry.keys,
+            &mut model.warnings,
+            &mut model.unserved,
+        );
         let (kind, fields, implements) = match def.kind {
             TypeKind::Object(o) => (Kind::Object, o.fields, o.implements),
             TypeKind::Interface(i) => (Kind::Interface, i.fields, i.implements),
@@ -195,17 +199,7 @@ pub fn parse(file: &str, sdl: &str) -> anyhow::Result<Model> {
             }
         }
     }
-    for t in model.types.values_mut() {
-        if matches!(t.kind, Kind::Interface) && !t.keys.is_empty() {
-            // An entity interface resolves to an implementation the gateway cannot name
-            // from the mock; served as a plain interface.
-            model.warnings.push(format!(
-                "{}: @key on an interface (entity interface) is ignored",
-                t.name
-            ));
-            t.keys.clear();
-        }
-    }
+    entity_interfaces(&mut model);
     // A gateway sends a subgraph root fields, never its root type's name: the mock serves
     // a renamed root as `Query` (or `Mutation`), which is what the supergraph calls it.
     for (given, role) in roots {
@@ -223,6 +217,68 @@ pub fn parse(file: &str, sdl: &str) -> anyhow::Result<Model> {
             .push("Subscription: subscriptions are not served by the mock".into());
     }
     Ok(model)
+}
+
+/// A type's own directives: its `@key`s, and what makes it unserved (a nested key,
+/// `@interfaceObject`), said in the warnings.
+fn type_directives(
+    name: &str,
+    directives: &[Positioned<ConstDirective>],
+    keys: &mut Vec<Key>,
+    warnings: &mut Vec<String>,
+    unserved: &mut BTreeMap<String, String>,
+) {
+    for d in directives {
+        match d.node.name.node.as_str() {
+            "key" => match key_of(&d.node) {
+                Ok(key) => keys.push(key),
+                Err(why) => {
+                    warnings.push(format!("{name}: {why}"));
+                    if let Some(raw) = nested_key(&d.node) {
+                        unserved.insert(
+                            name.to_string(),
+                            format!("a nested @key(fields: \"{raw}\")"),
+                        );
+                    }
+                }
+            },
+            // It stands for an interface whose implementations other subgraphs know:
+            // the mock cannot say which of them a `__typename` should name.
+            "interfaceObject" => {
+                warnings.push(format!(
+                    "{name}: @interfaceObject is not served (an operation reaching {name} is not checked)"
+                ));
+                unserved.insert(name.to_string(), "@interfaceObject".into());
+            }
+            _ => {}
+        }
+    }
+}
+
+/// An entity interface resolves to an implementation the gateway cannot name from the
+/// mock: served as a plain interface, and no answer through it is checked.
+fn entity_interfaces(model: &mut Model) {
+    for t in model.types.values_mut() {
+        if matches!(t.kind, Kind::Interface) && !t.keys.is_empty() {
+            model.warnings.push(format!(
+                "{}: @key on an interface (entity interface) is not served (an operation reaching {} is not checked)",
+                t.name, t.name
+            ));
+            model.unserved.insert(
+                t.name.clone(),
+                "@key on an interface (an entity interface)".into(),
+            );
+            t.keys.clear();
+        }
+    }
+}
+
+/// The field set of a `@key` that selects nested fields (`sku variation { id }`).
+fn nested_key(d: &ConstDirective) -> Option<String> {
+    match d.get_argument("fields").map(|v| &v.node) {
+        Some(Value::String(s)) if s.contains('{') => Some(s.clone()),
+        _ => None,
+    }
 }
 
 fn key_of(d: &ConstDirective) -> Result<Key, String> {

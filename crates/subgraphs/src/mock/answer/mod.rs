@@ -5,6 +5,7 @@
 //! `@requires` values on the subgraph that owns a field) and asks each subgraph's `Mock`
 //! for the values, the same derivation the served mocks run (docs/own-graph.md).
 
+mod limits;
 mod operation;
 mod walk;
 
@@ -23,6 +24,28 @@ use super::MockConfig;
 /// All the subgraphs of one graph, as the mocks serve them.
 pub struct Graph {
     subgraphs: Vec<Subgraph>,
+    limits: limits::Limits,
+}
+
+/// Why an operation's answer was not computed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AnswerError {
+    /// It goes through something the mocks cannot serve as every correct gateway would
+    /// see it (`limits`): the operation cannot be checked, which is no fault of it.
+    Unsupported(String),
+    /// Anything else (a field the graph lacks, a list too long, ...).
+    Failed(String),
+}
+
+impl std::fmt::Display for AnswerError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            AnswerError::Unsupported(m) => {
+                write!(f, "the mock subgraphs cannot serve it consistently: {m}")
+            }
+            AnswerError::Failed(m) => f.write_str(m),
+        }
+    }
 }
 
 struct Subgraph {
@@ -95,7 +118,11 @@ impl Graph {
                 "the cost for {path} names no field of an object type of the SDL files {place}"
             );
         }
-        Ok(Graph { subgraphs: out })
+        let limits = limits::Limits::of(&out);
+        Ok(Graph {
+            subgraphs: out,
+            limits,
+        })
     }
 
     /// What the mocks do not honour, one line per field, each naming its subgraph.
@@ -126,16 +153,35 @@ impl Graph {
         operation_name: Option<&str>,
         variables: &Map<String, Json>,
     ) -> Result<Json, String> {
+        self.answer(document, operation_name, variables)
+            .map_err(|e| e.to_string())
+    }
+
+    /// [`Graph::expected`], telling an operation the mocks cannot serve consistently
+    /// (`AnswerError::Unsupported`, naming the construct and the response path) from one
+    /// that fails.
+    pub fn answer(
+        &self,
+        document: &str,
+        operation_name: Option<&str>,
+        variables: &Map<String, Json>,
+    ) -> Result<Json, AnswerError> {
         let doc = parse_query(document).map_err(|e| {
             let at = e
                 .positions()
                 .next()
                 .map(|p| format!("{}:{}: ", p.line, p.column))
                 .unwrap_or_default();
-            format!("the operation does not parse: {at}{e}")
+            AnswerError::Failed(format!("the operation does not parse: {at}{e}"))
         })?;
-        let op = operation::Op::new(&doc, operation_name, variables)?;
-        walk::Walk::new(self, &op).run()
+        let op =
+            operation::Op::new(&doc, operation_name, variables).map_err(AnswerError::Failed)?;
+        let walk = walk::Walk::new(self, &op);
+        let data = walk.run();
+        match walk.unsupported() {
+            Some(why) => Err(AnswerError::Unsupported(why)),
+            None => data.map_err(AnswerError::Failed),
+        }
     }
 
     /// `Type.field` as subgraph `sub` defines it.

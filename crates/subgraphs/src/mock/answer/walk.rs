@@ -5,7 +5,7 @@
 //! type (no `@key`) whose field another subgraph serves is reached there as a gateway
 //! reaches it: from its nearest entity (or root) ancestor, down the same fields.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use async_graphql::parser::types::{Field, SelectionSet};
@@ -13,7 +13,7 @@ use serde_json::{Map, Value as Json};
 
 use super::operation::Op;
 use super::Graph;
-use crate::mock::model::FieldDef;
+use crate::mock::model::{base_name, FieldDef};
 use crate::mock::resolve::{Mock, Node, Plain};
 
 /// Representations built inside one another (a key or required field that itself needs a
@@ -29,6 +29,9 @@ pub(super) struct Walk<'a> {
     op: &'a Op<'a>,
     depth: Cell<usize>,
     values: Cell<usize>,
+    /// Set when the walk reached what the mocks cannot serve consistently (`limits`):
+    /// the error it returns then means "not checkable", not "wrong".
+    unsupported: RefCell<Option<String>>,
 }
 
 /// A parent object where the walk stands: the subgraph that produced it and its value
@@ -73,7 +76,24 @@ impl<'a> Walk<'a> {
             op,
             depth: Cell::new(0),
             values: Cell::new(0),
+            unsupported: RefCell::new(None),
         }
+    }
+
+    /// Why the walk stopped at something the mocks cannot serve consistently, if it did.
+    pub fn unsupported(&self) -> Option<String> {
+        self.unsupported.borrow().clone()
+    }
+
+    /// Stops the walk at `path` for `why` (from `limits`): the error to return.
+    fn cannot(&self, path: &str, why: &str) -> String {
+        let msg = if path.is_empty() {
+            why.to_string()
+        } else {
+            format!("at {path}: {why}")
+        };
+        self.unsupported.borrow_mut().get_or_insert(msg.clone());
+        msg
     }
 
     /// The operation's `data`. The root value is the same in every subgraph; each root
@@ -90,6 +110,9 @@ impl<'a> Walk<'a> {
 
     fn selections(&self, at: &At, sets: &[&'a SelectionSet], path: &str) -> Result<Json, String> {
         let concrete = at.node.type_name.as_str();
+        if let Some(why) = self.graph.limits.of_type(concrete) {
+            return Err(self.cannot(path, why));
+        }
         let applies = |condition: &str| self.graph.applies(condition, concrete);
         let groups = self.op.collect(sets, &applies).map_err(|e| match path {
             "" => e,
@@ -121,12 +144,19 @@ impl<'a> Walk<'a> {
         sets: &[&'a SelectionSet],
         path: &str,
     ) -> Result<Json, String> {
+        let limits = &self.graph.limits;
+        if let Some(why) = limits.of_field(&at.node.type_name, name) {
+            return Err(self.cannot(path, why));
+        }
         let here = self.locate(at, name, path)?;
         let ty = here.node.type_name.as_str();
         let def = self
             .graph
             .def(here.sub, ty, name)
             .ok_or_else(|| format!("{path}: internal: {ty}.{name} located where undefined"))?;
+        if let Some(why) = limits.of_type(base_name(&def.ty)) {
+            return Err(self.cannot(path, why));
+        }
         // The serving subgraph's SDL defaults fill the arguments not written, as there.
         let args = self
             .op
@@ -390,11 +420,18 @@ impl<'a> Walk<'a> {
             .unwrap_or_default();
         // The first resolvable key of the target that the current subgraph gives without
         // a further fetch, as a planner prefers; else its first, fetched field by field.
-        let key = keys
+        let ready: Vec<_> = keys
             .iter()
-            .find(|k| k.fields.iter().all(|f| self.serves_here(at, f)))
-            .or(keys.first())
-            .ok_or_else(|| format!("{path}: {ty} has no resolvable @key in `{}`", target.name))?;
+            .filter(|k| k.fields.iter().all(|f| self.serves_here(at, f)))
+            .collect();
+        let from = &self.graph.subgraphs[at.sub].name;
+        if let Some(why) = super::limits::key_choice(ty, &target.name, &keys, ready.len(), from) {
+            return Err(self.cannot(path, &why));
+        }
+        let key =
+            ready.first().copied().or(keys.first()).ok_or_else(|| {
+                format!("{path}: {ty} has no resolvable @key in `{}`", target.name)
+            })?;
         let mut rep = Map::new();
         rep.insert("__typename".into(), Json::String(ty.to_string()));
         for f in &key.fields {

@@ -1,0 +1,196 @@
+//! What the mocks cannot serve as every correct gateway would see it is found, and an
+//! operation whose answer goes through it is "unsupported" (not checked), naming the
+//! construct and the response path, while operations clear of it are answered: entity
+//! interfaces, `@interfaceObject`, nested keys, a shared field whose union has other
+//! members (or whose enum has other members) in another subgraph, and an entity a gateway
+//! could fetch by either of two keys.
+
+use gqlbench_subgraphs::mock::answer::{AnswerError, Graph};
+use gqlbench_subgraphs::mock::MockConfig;
+use serde_json::Map;
+
+const LINK: &str = r#"extend schema @link(url: "https://specs.apollo.dev/federation/v2.3", import: ["@key", "@shareable", "@interfaceObject"])"#;
+
+fn graph(subgraphs: &[(&str, &str)]) -> Graph {
+    let list = subgraphs
+        .iter()
+        .map(|(n, sdl)| {
+            (
+                n.to_string(),
+                format!("{n}.graphql"),
+                format!("{LINK}\n{sdl}"),
+            )
+        })
+        .collect();
+    Graph::new(list, &MockConfig::default()).unwrap()
+}
+
+fn answer(g: &Graph, query: &str) -> Result<serde_json::Value, AnswerError> {
+    g.answer(query, None, &Map::new())
+}
+
+/// The operation is unsupported, and the reason names each of `names`.
+fn unsupported(g: &Graph, query: &str, names: &[&str]) {
+    match answer(g, query) {
+        Err(AnswerError::Unsupported(why)) => {
+            for n in names {
+                assert!(why.contains(n), "{query}: {why} should name {n}");
+            }
+        }
+        other => panic!("{query}: expected unsupported, got {other:?}"),
+    }
+}
+
+#[test]
+fn an_entity_interface_and_an_interface_object_are_unsupported_and_the_rest_answered() {
+    let g = graph(&[
+        (
+            "a",
+            r#"type Query { media: Media  tag: String }
+               interface Media @key(fields: "id") { id: ID! title: String }
+               type Book implements Media @key(fields: "id") { id: ID! title: String }"#,
+        ),
+        (
+            "b",
+            r#"type Query { rated: Media }
+               type Media @key(fields: "id") @interfaceObject { id: ID! rating: Int }"#,
+        ),
+    ]);
+    unsupported(
+        &g,
+        "{ media { id } }",
+        &["media", "entity interface", "`a`"],
+    );
+    unsupported(&g, "{ rated { rating } }", &["rated", "Media"]);
+    let tag = answer(&g, "{ tag }").unwrap();
+    assert!(tag["tag"].is_string(), "{tag}");
+    // Said among the warnings too, so `init` shows it before any operation.
+    let warnings = g.warnings().join("\n");
+    assert!(warnings.contains("@interfaceObject"), "{warnings}");
+    // `expected` says it in its message.
+    let e = g
+        .expected("{ media { id } }", None, &Map::new())
+        .unwrap_err();
+    assert!(e.contains("cannot serve it consistently"), "{e}");
+}
+
+#[test]
+fn a_nested_key_makes_its_entity_unsupported() {
+    let g = graph(&[(
+        "a",
+        r#"type Query { product: Product  name: String }
+           type Variation { id: ID! }
+           type Product @key(fields: "sku variation { id }") { sku: String! variation: Variation! price: Int }"#,
+    )]);
+    unsupported(
+        &g,
+        "{ product { price } }",
+        &["product", "nested @key", "sku variation { id }"],
+    );
+    assert!(answer(&g, "{ name }").is_ok());
+}
+
+#[test]
+fn a_shared_field_whose_union_differs_between_subgraphs_is_unsupported() {
+    let differ = graph(&[
+        (
+            "a",
+            r#"type Query { media: Media @shareable  book: Book @shareable }
+               union Media = Book | Song
+               type Book @shareable { title: String! }
+               type Song @shareable { title: String! }"#,
+        ),
+        (
+            "b",
+            r#"type Query { media: Media @shareable }
+               union Media = Book | Movie
+               type Book @shareable { title: String! }
+               type Movie @shareable { title: String! }"#,
+        ),
+    ]);
+    unsupported(
+        &differ,
+        "{ media { ... on Book { title } } }",
+        &["Query.media", "Book | Song", "Book | Movie", "`a`", "`b`"],
+    );
+    assert!(answer(&differ, "{ book { title } }").is_ok());
+
+    // The same union in both: one answer whichever subgraph a gateway asks.
+    let same = graph(&[
+        (
+            "a",
+            r#"type Query { media: Media @shareable }
+               union Media = Book | Song
+               type Book @shareable { title: String! }
+               type Song @shareable { title: String! }"#,
+        ),
+        (
+            "b",
+            r#"type Query { media: Media @shareable }
+               union Media = Song | Book
+               type Book @shareable { title: String! }
+               type Song @shareable { title: String! }"#,
+        ),
+    ]);
+    let got = answer(&same, "{ media { __typename } }").unwrap();
+    assert!(got["media"]["__typename"].is_string(), "{got}");
+}
+
+#[test]
+fn a_shared_enum_field_with_other_members_is_unsupported() {
+    let g = graph(&[
+        (
+            "a",
+            r#"type Query { mood: Mood @shareable }
+               enum Mood { HAPPY SAD }"#,
+        ),
+        (
+            "b",
+            r#"type Query { mood: Mood @shareable }
+               enum Mood { HAPPY SAD ANGRY }"#,
+        ),
+    ]);
+    unsupported(&g, "{ mood }", &["Query.mood", "HAPPY SAD ANGRY"]);
+}
+
+#[test]
+fn an_entity_a_gateway_could_fetch_by_either_of_two_keys_is_unsupported() {
+    let a = r#"type Query { products: [Product] }
+               type Product @key(fields: "id") @key(fields: "sku") { id: ID! sku: String! name: String }"#;
+    // b resolves Product by both keys, and a gives both: a gateway may send either.
+    let either = graph(&[
+        ("a", a),
+        (
+            "b",
+            r#"type Product @key(fields: "id") @key(fields: "sku") { id: ID! sku: String! price: Int }"#,
+        ),
+    ]);
+    unsupported(
+        &either,
+        "{ products { name price } }",
+        &["products.0", "\"id\"", "\"sku\"", "`b`"],
+    );
+    // Fields a serves itself need no fetch: still answered.
+    assert!(answer(&either, "{ products { name } }").is_ok());
+
+    // b resolves it by one key only: every gateway sends that one.
+    let one = graph(&[
+        ("a", a),
+        (
+            "b",
+            r#"type Product @key(fields: "id") { id: ID! price: Int }"#,
+        ),
+    ]);
+    let got = answer(&one, "{ products { name price } }").unwrap();
+    assert_eq!(got["products"].as_array().map(Vec::len), Some(3), "{got}");
+    assert!(got["products"][0]["price"].is_i64(), "{got}");
+}
+
+#[test]
+fn an_operation_that_fails_for_another_reason_is_a_failure_not_unsupported() {
+    let g = graph(&[("a", "type Query { tag: String }")]);
+    match answer(&g, "{ nope }") {
+        Err(AnswerError::Failed(e)) => assert!(e.contains("nope"), "{e}"),
+        other => panic!("expected a failure, got {other:?}"),
+    }
+}

@@ -1,0 +1,134 @@
+//! Never blame a gateway for the mock (issue 37): an operation whose answer goes through
+//! something the mock subgraphs cannot serve as every correct gateway would see it (here a
+//! shared field whose union has other members in the other subgraph) is left out at `init
+//! graph` and at run time, named with the construct, while the other operations run and
+//! are checked; a graph whose every operation is left out is refused (exit 2).
+mod common;
+use std::path::Path;
+
+use common::*;
+use gqlbench::results::TargetStatus;
+
+const LINK: &str = r#"extend schema @link(url: "https://specs.apollo.dev/federation/v2.3", import: ["@key", "@shareable"])"#;
+
+/// Two subgraphs whose `Query.media` returns a `Media` union with other members in each.
+fn union_graph(dir: &Path) {
+    std::fs::create_dir_all(dir).unwrap();
+    std::fs::write(
+        dir.join("a.graphql"),
+        format!(
+            "{LINK}\ntype Query {{ media: Media @shareable\n book: Book }}\nunion Media = Book | Song\ntype Book @shareable {{ title: String! }}\ntype Song @shareable {{ title: String! }}\n"
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("b.graphql"),
+        format!(
+            "{LINK}\ntype Query {{ media: Media @shareable }}\nunion Media = Book | Movie\ntype Book @shareable {{ title: String! }}\ntype Movie @shareable {{ title: String! }}\n"
+        ),
+    )
+    .unwrap();
+}
+
+fn operations(dir: &Path, which: &[(&str, &str)]) {
+    std::fs::create_dir_all(dir).unwrap();
+    for (name, doc) in which {
+        std::fs::write(dir.join(format!("{name}.graphql")), doc).unwrap();
+    }
+}
+
+fn init(tmp: &Path, ops: &Path, into: &str) -> Outcome {
+    federation_tools();
+    Gqlbench::new(["init", "graph"])
+        .root(repo())
+        .arg(tmp.join(into))
+        .arg("--from")
+        .arg(tmp.join("sdl"))
+        .arg("--operations")
+        .arg(ops)
+        .go()
+}
+
+#[test]
+fn an_operation_the_mocks_cannot_serve_consistently_is_left_out_and_the_rest_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    union_graph(&tmp.path().join("sdl"));
+    let ops = tmp.path().join("ops");
+    operations(
+        &ops,
+        &[
+            ("book", "query Book { book { title } }"),
+            ("media", "query Media { media { ... on Book { title } } }"),
+        ],
+    );
+    let o = init(tmp.path(), &ops, "g");
+    assert!(o.success(), "{}", o.stderr);
+    assert!(
+        o.stderr.contains("g/media: LEFT OUT")
+            && o.stderr.contains("Query.media")
+            && o.stderr.contains("Book | Song"),
+        "{}",
+        o.stderr
+    );
+
+    let out = tempfile::tempdir().unwrap();
+    let run = Gqlbench::run("federation")
+        .root(repo())
+        .arg("--graph")
+        .arg(tmp.path().join("g"))
+        .scenarios("constant")
+        .targets("hive-gateway,apollo-gateway")
+        .warmup("0s")
+        .duration("1s")
+        .connections(2)
+        .trials(1)
+        .json()
+        .out(out.path())
+        .go();
+    assert!(run.success(), "{}", run.stderr);
+    let r = run.results();
+    let s = &r.scenarios[0];
+    assert!(
+        s.description.contains("left out, not checked: g/media")
+            && s.description.contains("Query.media"),
+        "{}",
+        s.description
+    );
+    assert_eq!(
+        s.operations
+            .iter()
+            .map(|o| o.name.as_str())
+            .collect::<Vec<_>>(),
+        ["g/book"]
+    );
+    for name in ["hive-gateway", "apollo-gateway"] {
+        let t = target(&r, 0, name);
+        assert_eq!(t.status, TargetStatus::Ok, "{name}: {:?}", t.problem);
+        assert!(
+            t.checks.iter().all(|c| c.ok && c.operation == "g/book"),
+            "{name}: {:?}",
+            t.checks
+        );
+    }
+    assert_no_process("subgraphs mock");
+}
+
+#[test]
+fn a_graph_whose_every_operation_is_left_out_is_refused_naming_why() {
+    let tmp = tempfile::tempdir().unwrap();
+    union_graph(&tmp.path().join("sdl"));
+    let ops = tmp.path().join("ops");
+    operations(
+        &ops,
+        &[("media", "query Media { media { ... on Book { title } } }")],
+    );
+    let o = init(tmp.path(), &ops, "g");
+    o.assert_exit(2);
+    assert!(
+        o.stderr.contains("no operation can be checked")
+            && o.stderr.contains("operations/media.graphql")
+            && o.stderr.contains("Query.media"),
+        "{}",
+        o.stderr
+    );
+}
