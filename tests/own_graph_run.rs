@@ -432,3 +432,65 @@ fn init_takes_a_supergraph_and_a_manifest_and_refuses_what_they_are_not() {
         o.stderr
     );
 }
+
+#[test]
+fn federation_1_style_sdl_is_accepted_and_said_to_be_upgraded() {
+    let tmp = tempfile::tempdir().unwrap();
+    let sdl = tmp.path().join("fed1");
+    std::fs::create_dir(&sdl).unwrap();
+    // Federation 1 style: no @link, the other subgraph's entity extended with `extend type`.
+    std::fs::write(
+        sdl.join("products.graphql"),
+        "type Query { products: [Product] }\ntype Product @key(fields: \"upc\") { upc: String! name: String }\n",
+    )
+    .unwrap();
+    std::fs::write(
+        sdl.join("reviews.graphql"),
+        "extend type Product @key(fields: \"upc\") { upc: String! @external\n reviews: [Review] }\ntype Review { body: String }\n",
+    )
+    .unwrap();
+    let ops = tmp.path().join("ops");
+    std::fs::create_dir(&ops).unwrap();
+    std::fs::write(
+        ops.join("products.graphql"),
+        "query Products { products { name reviews { body } } }",
+    )
+    .unwrap();
+    federation_tools();
+    let o = Gqlbench::new(["init", "graph"])
+        .root(repo())
+        .arg(tmp.path().join("g"))
+        .arg("--from")
+        .arg(&sdl)
+        .arg("--operations")
+        .arg(&ops)
+        .go();
+    assert!(o.success(), "{}", o.stderr);
+    assert!(
+        o.stderr.contains("Federation 1 SDL")
+            && o.stderr.contains("products, reviews")
+            && o.stderr.contains("upgraded to Federation 2"),
+        "{}",
+        o.stderr
+    );
+    assert!(o.stderr.contains("g/products (weight 1"), "{}", o.stderr);
+}
+
+#[test]
+fn init_takes_a_supergraph_given_by_a_relative_path() {
+    // The extraction runs in the staging folder: the path must still name the file (it
+    // failed with ENOENT). Tests run from the repository's root.
+    let tmp = tempfile::tempdir().unwrap();
+    federation_tools();
+    let o = Gqlbench::new(["init", "graph"])
+        .root(repo())
+        .arg(tmp.path().join("g"))
+        .arg("--from")
+        .arg("examples/graphs/shop/supergraph.graphql")
+        .arg("--operations")
+        .arg("examples/graphs/shop/operations")
+        .go();
+    assert!(o.success(), "{}", o.stderr);
+    assert!(o.stderr.contains("6 subgraphs"), "{}", o.stderr);
+    assert!(!o.stderr.contains("Federation 1 SDL"), "{}", o.stderr);
+}

@@ -109,6 +109,13 @@ pub fn graph(root: &Path, a: &InitGraphArgs) -> Result<ExitCode> {
             if op.cases.len() == 1 { "" } else { "s" }
         );
     }
+    let fed1 = graph.federation1_subgraphs();
+    if !fed1.is_empty() {
+        eprintln!(
+            "Federation 1 SDL (no @link to Federation 2) in {}: read by Federation 1's rules and upgraded to Federation 2 by the composition; the mocks serve it as written",
+            fed1.join(", ")
+        );
+    }
     for (stem, why) in &graph.left_out {
         eprintln!("  {}/{stem}: LEFT OUT, not checked: {why}", graph.name);
     }
@@ -282,7 +289,12 @@ fn take_subgraphs(tools: &Path, from: &Path, dest: &Path) -> Result<()> {
         }
         .into());
     }
-    let (f, d) = (from.display().to_string(), dest.display().to_string());
+    // The extraction runs in `dest`: a relative path given here would name nothing there.
+    let absolute = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+    let (f, d) = (
+        absolute(from).display().to_string(),
+        absolute(dest).display().to_string(),
+    );
     node(
         tools,
         dest,

@@ -61,6 +61,21 @@ impl OwnGraph {
         }
     }
 
+    /// The subgraphs written in Federation 1 style: no `@link` to the Federation 2
+    /// specification. Composition reads them by Federation 1's rules and upgrades them for
+    /// the supergraph; `init` says so.
+    pub fn federation1_subgraphs(&self) -> Vec<String> {
+        graphql_files(&self.subgraph_dir())
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|(_, path)| {
+                std::fs::read_to_string(path)
+                    .is_ok_and(|sdl| !sdl.contains("specs.apollo.dev/federation/v2"))
+            })
+            .map(|(name, _)| name)
+            .collect()
+    }
+
     /// graph.toml's `[costs]`, as the mocks' `--cost` flags.
     pub fn cost_flags(&self) -> Vec<String> {
         self.file
