@@ -70,6 +70,14 @@ pub struct OperationDef {
 }
 
 impl OperationDef {
+    /// Whether its expected answers were computed from mock subgraphs (a user's graph: its
+    /// cases come from graph.toml, its answers from `mock::answer`), not read from a file.
+    pub fn answers_computed(&self) -> bool {
+        self.expected_path
+            .file_name()
+            .is_some_and(|f| f == crate::catalog::own_graph::GRAPH_TOML)
+    }
+
     /// The engine's form: one pre-serialized request body per case; in batches, one body
     /// per case holding it and the cases after it (wrapping around), so variables vary
     /// within and between batches.

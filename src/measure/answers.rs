@@ -65,6 +65,15 @@ pub fn catalogue_fault(ops: &[(OperationDef, u32)], checked: &[&[CheckOutcome]])
             "graphql_error" => fails.iter().all(|p| kind(p) == "graphql_error"),
             _ => false,
         };
+        // On a user's graph the expected answer is computed from the mocks: gateways that
+        // agree with each other and not with it point at the mocks or that computation.
+        if alike && op.answers_computed() {
+            return Some(format!(
+                "all {} targets agree with each other on operation {} and not with the answer gqlbench computed from the mock subgraphs ({first}): the mocks or that computation are likely wrong, not the gateways; please report it with the graph (docs/own-graph.md)",
+                checked.len(),
+                op.name
+            ));
+        }
         if alike {
             return Some(format!(
                 "all {} targets answered operation {} alike and not as expected ({first}): the expected answer {} or the query {} is likely wrong",
@@ -150,6 +159,25 @@ mod tests {
             Some("graphql_error: errors: Unknown field zz"),
         )];
         assert!(catalogue_fault(&ops[..1], &[&e1, &e2]).is_some());
+    }
+
+    #[test]
+    fn gateways_agreeing_against_a_computed_answer_blame_the_mocks() {
+        let (mut computed, w) = op("g/a");
+        computed.expected_path = PathBuf::from("my-graph/graph.toml");
+        assert!(computed.answers_computed() && !op("x/a").0.answers_computed());
+        let ops = [(computed, w)];
+        let wrong = "wrong_data: data.a: expected 1, got 2";
+        let t1 = [check("g/a", Some(wrong))];
+        let t2 = [check("g/a", Some(wrong))];
+        let f = catalogue_fault(&ops, &[&t1, &t2]).expect("a fault");
+        assert!(
+            f.contains("agree with each other")
+                && f.contains("computed from the mock subgraphs")
+                && f.contains("data.a")
+                && !f.contains("graph.toml"),
+            "{f}"
+        );
     }
 
     #[test]

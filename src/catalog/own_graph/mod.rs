@@ -24,6 +24,9 @@ pub const FIRST_PORT: u16 = 4401;
 /// The delay every subgraph gets in the delays scenario when graph.toml gives none.
 pub const DEFAULT_DELAY: &str = "20..150ms";
 
+/// The graph folder's settings file: list lengths, weights, variables, costs, delays.
+pub const GRAPH_TOML: &str = "graph.toml";
+
 #[derive(Debug)]
 pub struct OwnGraph {
     /// The folder, absolute.
@@ -132,7 +135,7 @@ impl OwnGraph {
                 ));
             }
         }
-        let toml_path = dir.join("graph.toml");
+        let toml_path = dir.join(GRAPH_TOML);
         let file: GraphFile = if toml_path.is_file() {
             let text = std::fs::read_to_string(&toml_path)
                 .map_err(|e| bad(toml_path.clone(), format!("cannot read: {e}")))?;

@@ -28,7 +28,7 @@ pub(super) struct Loaded {
 
 pub(super) fn load(graph: &OwnGraph) -> Result<Loaded, CatalogError> {
     let dir = graph.dir.join("operations");
-    let toml_path = graph.dir.join("graph.toml");
+    let toml_path = graph.dir.join(super::GRAPH_TOML);
     let bad = |file: &Path, message: String| CatalogError::File {
         file: file.to_path_buf(),
         message,
