@@ -1,9 +1,8 @@
 //! What the mocks cannot serve as every correct gateway would see it is found, and an
 //! operation whose answer goes through it is "unsupported" (not checked), naming the
 //! construct and the response path, while operations clear of it are answered: entity
-//! interfaces, `@interfaceObject`, nested keys, a shared field whose union has other
-//! members (or whose enum has other members) in another subgraph, and an entity a gateway
-//! could fetch by either of two keys.
+//! interfaces, `@interfaceObject`, and a shared field whose union has other members (or
+//! whose enum has other members) in another subgraph. Keys: tests/identity.rs.
 
 use gqlbench_subgraphs::mock::answer::{AnswerError, Graph};
 use gqlbench_subgraphs::mock::MockConfig;
@@ -75,22 +74,6 @@ fn an_entity_interface_and_an_interface_object_are_unsupported_and_the_rest_answ
 }
 
 #[test]
-fn a_nested_key_makes_its_entity_unsupported() {
-    let g = graph(&[(
-        "a",
-        r#"type Query { product: Product  name: String }
-           type Variation { id: ID! }
-           type Product @key(fields: "sku variation { id }") { sku: String! variation: Variation! price: Int }"#,
-    )]);
-    unsupported(
-        &g,
-        "{ product { price } }",
-        &["product", "nested @key", "sku variation { id }"],
-    );
-    assert!(answer(&g, "{ name }").is_ok());
-}
-
-#[test]
 fn a_shared_field_whose_union_differs_between_subgraphs_is_unsupported() {
     let differ = graph(&[
         (
@@ -151,39 +134,6 @@ fn a_shared_enum_field_with_other_members_is_unsupported() {
         ),
     ]);
     unsupported(&g, "{ mood }", &["Query.mood", "HAPPY SAD ANGRY"]);
-}
-
-#[test]
-fn an_entity_a_gateway_could_fetch_by_either_of_two_keys_is_unsupported() {
-    let a = r#"type Query { products: [Product] }
-               type Product @key(fields: "id") @key(fields: "sku") { id: ID! sku: String! name: String }"#;
-    // b resolves Product by both keys, and a gives both: a gateway may send either.
-    let either = graph(&[
-        ("a", a),
-        (
-            "b",
-            r#"type Product @key(fields: "id") @key(fields: "sku") { id: ID! sku: String! price: Int }"#,
-        ),
-    ]);
-    unsupported(
-        &either,
-        "{ products { name price } }",
-        &["products.0", "\"id\"", "\"sku\"", "`b`"],
-    );
-    // Fields a serves itself need no fetch: still answered.
-    assert!(answer(&either, "{ products { name } }").is_ok());
-
-    // b resolves it by one key only: every gateway sends that one.
-    let one = graph(&[
-        ("a", a),
-        (
-            "b",
-            r#"type Product @key(fields: "id") { id: ID! price: Int }"#,
-        ),
-    ]);
-    let got = answer(&one, "{ products { name price } }").unwrap();
-    assert_eq!(got["products"].as_array().map(Vec::len), Some(3), "{got}");
-    assert!(got["products"][0]["price"].is_i64(), "{got}");
 }
 
 #[test]

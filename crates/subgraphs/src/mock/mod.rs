@@ -6,6 +6,7 @@
 
 pub mod answer;
 pub mod cost;
+pub mod identity;
 pub mod model;
 pub mod resolve;
 pub mod schema;

@@ -38,7 +38,7 @@ pub struct Model {
     /// `Type.field: why`, one per directive not honoured.
     pub warnings: Vec<String>,
     /// Types whose values the mock cannot give as every gateway expects them, each with
-    /// the construct (an entity interface, `@interfaceObject`, a nested `@key`): an
+    /// the construct (an entity interface, `@interfaceObject`): an
     /// operation whose answer goes through one is not checked (`answer::limits`).
     pub unserved: BTreeMap<String, String>,
 }
@@ -64,11 +64,14 @@ pub struct TypeDef {
     pub inputs: Vec<ArgDef>,
 }
 
-/// One `@key`: flat field names only (a nested selection is warned about and skipped).
+/// One `@key`.
 #[derive(Debug, Clone)]
 pub struct Key {
     pub raw: String,
+    /// The top-level field names (`sku variation { id }` → sku, variation).
     pub fields: Vec<String>,
+    /// The leaf fields' paths (→ [sku], [variation, id]).
+    pub paths: Vec<Vec<String>>,
     pub resolvable: bool,
 }
 
@@ -219,8 +222,8 @@ pub fn parse(file: &str, sdl: &str) -> anyhow::Result<Model> {
     Ok(model)
 }
 
-/// A type's own directives: its `@key`s, and what makes it unserved (a nested key,
-/// `@interfaceObject`), said in the warnings.
+/// A type's own directives: its `@key`s, and what makes it unserved (`@interfaceObject`),
+/// said in the warnings.
 fn type_directives(
     name: &str,
     directives: &[Positioned<ConstDirective>],
@@ -232,15 +235,7 @@ fn type_directives(
         match d.node.name.node.as_str() {
             "key" => match key_of(&d.node) {
                 Ok(key) => keys.push(key),
-                Err(why) => {
-                    warnings.push(format!("{name}: {why}"));
-                    if let Some(raw) = nested_key(&d.node) {
-                        unserved.insert(
-                            name.to_string(),
-                            format!("a nested @key(fields: \"{raw}\")"),
-                        );
-                    }
-                }
+                Err(why) => warnings.push(format!("{name}: {why}")),
             },
             // It stands for an interface whose implementations other subgraphs know:
             // the mock cannot say which of them a `__typename` should name.
@@ -273,22 +268,15 @@ fn entity_interfaces(model: &mut Model) {
     }
 }
 
-/// The field set of a `@key` that selects nested fields (`sku variation { id }`).
-fn nested_key(d: &ConstDirective) -> Option<String> {
-    match d.get_argument("fields").map(|v| &v.node) {
-        Some(Value::String(s)) if s.contains('{') => Some(s.clone()),
-        _ => None,
-    }
-}
-
 fn key_of(d: &ConstDirective) -> Result<Key, String> {
     let raw = match d.get_argument("fields").map(|v| &v.node) {
         Some(Value::String(s)) => s.clone(),
         _ => return Err("@key without a fields string is ignored".into()),
     };
-    if raw.contains('{') {
+    let paths = leaf_paths(&raw);
+    if paths.is_empty() {
         return Err(format!(
-            "@key(fields: \"{raw}\") selects nested fields, which the mock does not serve"
+            "@key(fields: \"{raw}\") selects no field and is ignored"
         ));
     }
     let resolvable = !matches!(
@@ -296,7 +284,8 @@ fn key_of(d: &ConstDirective) -> Result<Key, String> {
         Some(Value::Boolean(false))
     );
     Ok(Key {
-        fields: raw.split_whitespace().map(str::to_string).collect(),
+        fields: top_level(&raw),
+        paths,
         raw,
         resolvable,
     })
@@ -347,6 +336,25 @@ fn field_of(owner: &str, f: &FieldDefinition, warnings: &mut Vec<String>) -> Fie
     }
 }
 
+/// The paths of a field set's leaves, e.g. `a b { c d } e` → [a], [b, c], [b, d], [e].
+fn leaf_paths(set: &str) -> Vec<Vec<String>> {
+    let spaced = set.replace('{', " { ").replace('}', " } ");
+    let tokens: Vec<&str> = spaced.split_whitespace().collect();
+    let mut out = Vec::new();
+    let mut stack: Vec<String> = Vec::new();
+    for (i, token) in tokens.iter().enumerate() {
+        match *token {
+            "{" => {}
+            "}" => {
+                stack.pop();
+            }
+            name if tokens.get(i + 1) == Some(&"{") => stack.push(name.to_string()),
+            name => out.push(stack.iter().cloned().chain([name.to_string()]).collect()),
+        }
+    }
+    out
+}
+
 /// The top-level names of a field set, e.g. `a b { c } d` → a, b, d.
 fn top_level(set: &str) -> Vec<String> {
     let spaced = set.replace('{', " { ").replace('}', " } ");
@@ -364,12 +372,6 @@ fn top_level(set: &str) -> Vec<String> {
 }
 
 impl TypeDef {
-    /// The key whose values are the entity's identity: the first flat one. Other keys'
-    /// fields are derived from it (see docs/own-graph.md).
-    pub fn identity(&self) -> Option<&Key> {
-        self.keys.first()
-    }
-
     pub fn field(&self, name: &str) -> Option<&FieldDef> {
         self.fields.iter().find(|f| f.name == name)
     }

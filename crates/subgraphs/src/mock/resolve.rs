@@ -9,8 +9,8 @@ use async_graphql::parser::types::{BaseType, Type};
 use async_graphql::Value;
 use serde_json::{Map, Value as Json};
 
-use super::model::{base_name, FieldDef, Kind, Model, TypeDef};
-use super::{seed, values};
+use super::model::{base_name, FieldDef, Key, Kind, Model, TypeDef};
+use super::{identity, seed, values};
 
 /// The parent value every field resolver reads.
 #[derive(Debug, Clone)]
@@ -26,6 +26,8 @@ pub struct Node {
 #[derive(Debug)]
 pub struct Mock {
     pub model: Model,
+    /// The key fields of the whole graph, each an encoding of its entity's identity.
+    pub keys: identity::Keys,
     pub default_list: usize,
     /// By `Type.field`.
     pub lists: BTreeMap<String, usize>,
@@ -116,31 +118,82 @@ impl Mock {
         if let Some(node) = self.by_arguments(&field.ty, args) {
             return Ok(Plain::Object { node, typed: false });
         }
-        self.value(owner, &field.name, &field.ty, s)
+        let value = self.value(owner, &field.name, &field.ty, s)?;
+        Ok(match (node.known.get(&field.name), value) {
+            // A nested key's values (`variation { id }`) given with the entity: the object
+            // serves them as given, and is that entity when it is one.
+            (Some(Json::Object(given)), Plain::Object { node: child, typed }) => {
+                let child = self.with_given(child, given);
+                Plain::Object { node: child, typed }
+            }
+            (_, value) => value,
+        })
     }
 
-    /// `product(upc: "1")`: a field returning one entity whose arguments carry its whole
-    /// identity key returns that very entity, the one `_entities` gives for the same key.
+    fn with_given(&self, mut child: Node, given: &Map<String, Json>) -> Node {
+        let key = self
+            .model
+            .types
+            .get(&child.type_name)
+            .and_then(|t| t.keys.first());
+        match key {
+            Some(k) if identity::find(given, self.keys.paths(&child.type_name)).is_some() => {
+                self.identified(&child.type_name, given.clone(), k)
+            }
+            _ => {
+                child.known.extend(given.clone());
+                child
+            }
+        }
+    }
+
+    /// `product(upc: "1")`: a field returning one entity whose arguments carry one of its
+    /// keys returns that very entity, the one `_entities` gives for the same key.
     fn by_arguments(&self, ty: &Type, args: &Map<String, Json>) -> Option<Node> {
         let BaseType::Named(name) = &ty.base else {
             return None;
         };
         let t = self.model.types.get(name.as_str())?;
-        let key = t.identity()?;
-        let known: Map<String, Json> = key
+        let carried = |k: &&Key| {
+            k.paths.iter().all(|p| p.len() == 1)
+                && k.fields
+                    .iter()
+                    .all(|f| args.get(f).is_some_and(|v| !v.is_null()))
+        };
+        let key = t.keys.iter().find(carried)?;
+        let given: Map<String, Json> = key
             .fields
             .iter()
-            .map(|f| {
-                args.get(f)
-                    .filter(|v| !v.is_null())
-                    .map(|v| (f.clone(), v.clone()))
-            })
-            .collect::<Option<_>>()?;
-        Some(Node {
-            type_name: t.name.clone(),
-            seed: seed::entity(&t.name, &Json::Object(known.clone())),
+            .filter_map(|f| args.get(f).map(|v| (f.clone(), v.clone())))
+            .collect();
+        Some(self.identified(&t.name, given, key))
+    }
+
+    /// The entity of type `ty` whose values `given` (a representation, arguments) carry
+    /// `key`: its identity decoded from them (`identity`), its key fields derived from it
+    /// and the given values served as given. A key that carries no identity (only enums
+    /// or Booleans) seeds the entity by its values.
+    fn identified(&self, ty: &str, given: Map<String, Json>, key: &Key) -> Node {
+        let found = identity::find(&given, key.paths.iter().chain(self.keys.paths(ty)));
+        let Some(n) = found else {
+            let values: Map<String, Json> = key
+                .fields
+                .iter()
+                .filter_map(|f| given.get(f).map(|v| (f.clone(), v.clone())))
+                .collect();
+            return Node {
+                type_name: ty.to_string(),
+                seed: seed::entity(ty, &Json::Object(values)),
+                known: given,
+            };
+        };
+        let mut known = self.keys.values(&self.model, ty, n);
+        known.extend(given);
+        Node {
+            type_name: ty.to_string(),
+            seed: identity::seed_of(ty, n),
             known,
-        })
+        }
     }
 
     /// A list field's length: its own (`--list Type.field=n`) or the default. The key is
@@ -203,29 +256,21 @@ impl Mock {
         }
     }
 
-    /// An object reached from a parent: an entity's identity key values come from the
-    /// parent's seed `s`, then everything else from the entity's own seed.
+    /// An object reached from a parent: an entity gets its identity from the parent's seed
+    /// `s` and everything else from its own seed; a plain object is seeded by `s`.
     fn object(&self, t: &TypeDef, s: u64) -> Node {
-        let Some(key) = t.identity() else {
+        if !self.keys.is_entity(&t.name) {
             return Node {
                 type_name: t.name.clone(),
                 seed: s,
                 known: Map::new(),
             };
-        };
-        let mut known = Map::new();
-        for f in &key.fields {
-            let scalar = t.field(f).map_or("String", |d| base_name(&d.ty));
-            let v = match self.model.types.get(scalar) {
-                Some(leaf) => self.leaf(leaf, f, seed::mix(s, f)),
-                None => values::scalar(scalar, &t.name, f, seed::mix(s, f)),
-            };
-            known.insert(f.clone(), v);
         }
+        let n = identity::from_parent(s);
         Node {
             type_name: t.name.clone(),
-            seed: seed::entity(&t.name, &Json::Object(known.clone())),
-            known,
+            seed: identity::seed_of(&t.name, n),
+            known: self.keys.values(&self.model, &t.name, n),
         }
     }
 
@@ -246,10 +291,8 @@ impl Mock {
             .is_none_or(|t| matches!(t.kind, Kind::Enum(_) | Kind::Scalar))
     }
 
-    /// The entity a `_entities` representation names. Its seed is its type and the values
-    /// of its identity (first) key when present, else of the first resolvable key it
-    /// carries: so one entity reached by two different keys gets two different seeds
-    /// (documented in docs/own-graph.md).
+    /// The entity a `_entities` representation names: by whichever of its resolvable keys
+    /// the representation carries, the same entity (`identity`).
     pub fn entity(&self, rep: &Json) -> Result<Node, String> {
         let obj = rep.as_object().ok_or("a representation is not an object")?;
         let type_name = obj
@@ -262,24 +305,14 @@ impl Mock {
             .get(type_name)
             .filter(|t| t.keys.iter().any(|k| k.resolvable))
             .ok_or_else(|| format!("{type_name} is not an entity this subgraph resolves"))?;
-        let carries = |fields: &[String]| fields.iter().all(|f| obj.contains_key(f));
         let key = t
-            .identity()
-            .filter(|k| carries(&k.fields))
-            .or_else(|| t.keys.iter().find(|k| k.resolvable && carries(&k.fields)))
-            .ok_or_else(|| format!("the representation of {type_name} carries none of its keys"))?;
-        let key_values: Map<String, Json> = key
-            .fields
+            .keys
             .iter()
-            .filter_map(|f| obj.get(f).map(|v| (f.clone(), v.clone())))
-            .collect();
-        let mut known = obj.clone();
-        known.remove("__typename");
-        Ok(Node {
-            type_name: t.name.clone(),
-            seed: seed::entity(&t.name, &Json::Object(key_values)),
-            known,
-        })
+            .find(|k| k.resolvable && k.fields.iter().all(|f| obj.contains_key(f)))
+            .ok_or_else(|| format!("the representation of {type_name} carries none of its keys"))?;
+        let mut given = obj.clone();
+        given.remove("__typename");
+        Ok(self.identified(&t.name, given, key))
     }
 }
 

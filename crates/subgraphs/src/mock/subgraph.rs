@@ -81,11 +81,30 @@ impl Mock {
             lists.insert(path.clone(), n);
         }
         Ok(Mock {
+            keys: super::identity::Keys::of([&model]),
             model,
             default_list: config.default_list,
             lists,
         })
     }
+}
+
+/// The mocks of one graph's subgraphs, each (name, file for errors, SDL): every one knows
+/// the key fields of all (`identity::Keys`), so an entity is the same whichever key a
+/// gateway sends.
+pub fn graph_mocks(
+    subgraphs: &[(String, String, String)],
+    config: &MockConfig,
+) -> anyhow::Result<Vec<Mock>> {
+    let mut mocks = subgraphs
+        .iter()
+        .map(|(_, file, sdl)| Mock::from_sdl(file, sdl, config))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let keys = super::identity::Keys::of(mocks.iter().map(|m| &m.model));
+    for m in &mut mocks {
+        m.keys = keys.clone();
+    }
+    Ok(mocks)
 }
 
 /// Every `*.graphql` file of `dir`, by name: (its stem, its path for errors, its text).
@@ -129,7 +148,17 @@ pub(crate) fn ensure_lists_served<'a>(
 impl MockSubgraph {
     /// The subgraph `name` serving `sdl`; `file` names the SDL in errors.
     pub fn new(name: &str, file: &str, sdl: &str, config: &MockConfig) -> anyhow::Result<Self> {
-        let mock = Arc::new(Mock::from_sdl(file, sdl, config)?);
+        MockSubgraph::of_mock(name, file, sdl, Mock::from_sdl(file, sdl, config)?, config)
+    }
+
+    fn of_mock(
+        name: &str,
+        file: &str,
+        sdl: &str,
+        mock: Mock,
+        config: &MockConfig,
+    ) -> anyhow::Result<Self> {
+        let mock = Arc::new(mock);
         let warnings = mock.model.warnings.clone();
         // Costs, like lengths, name fields of the whole graph: this file's share applies.
         let costs: BTreeMap<String, Duration> = config
@@ -158,11 +187,32 @@ impl MockSubgraph {
         })
     }
 
+    /// The mocks of one graph's subgraphs, each (name, file for errors, SDL): every one knows
+    /// the key fields of all (`identity::Keys`), so an entity is the same whichever key a
+    /// gateway sends.
+    pub fn graph_mocks(
+        subgraphs: &[(String, String, String)],
+        config: &MockConfig,
+    ) -> anyhow::Result<Vec<Mock>> {
+        let mut mocks = subgraphs
+            .iter()
+            .map(|(_, file, sdl)| Mock::from_sdl(file, sdl, config))
+            .collect::<anyhow::Result<Vec<_>>>()?;
+        let keys = super::identity::Keys::of(mocks.iter().map(|m| &m.model));
+        for m in &mut mocks {
+            m.keys = keys.clone();
+        }
+        Ok(mocks)
+    }
+
     /// Every `*.graphql` file of `dir`, by name, each served under its file stem.
     pub fn load_dir(dir: &Path, config: &MockConfig) -> anyhow::Result<Vec<MockSubgraph>> {
-        let out = sdl_files(dir)?
-            .into_iter()
-            .map(|(name, file, sdl)| MockSubgraph::new(&name, &file, &sdl, config))
+        let files = sdl_files(dir)?;
+        let mocks = graph_mocks(&files, config)?;
+        let out = files
+            .iter()
+            .zip(mocks)
+            .map(|((name, file, sdl), mock)| MockSubgraph::of_mock(name, file, sdl, mock, config))
             .collect::<anyhow::Result<Vec<_>>>()?;
         let place = format!("in {}", dir.display());
         ensure_lists_served(config, out.iter().map(|s| &*s.mock), &place)?;

@@ -1,10 +1,11 @@
 //! What the mocks cannot serve as every correct gateway would see it, found before any
 //! operation is walked: types whose construct the mock does not serve (an entity
-//! interface, `@interfaceObject`, a nested `@key`: recorded by the model), and fields
-//! several subgraphs serve whose values would differ with the subgraph a gateway asks (a
-//! union with other members, an interface with other implementations, an enum with other
-//! members, an entity identified by another key). An operation whose answer goes through
-//! one is not checked (the walk says which and why), so no gateway is blamed for the mock.
+//! interface, `@interfaceObject`: recorded by the model), fields several subgraphs serve
+//! whose values would differ with the subgraph a gateway asks (a union with other members,
+//! an interface with other implementations, an enum with other members), and keys that
+//! cannot carry an entity's identity beside others (`identity`). An operation whose answer
+//! goes through one is not checked (the walk says which and why), so no gateway is blamed
+//! for the mock.
 use std::collections::BTreeMap;
 
 use super::Subgraph;
@@ -16,6 +17,8 @@ pub(super) struct Limits {
     types: BTreeMap<String, String>,
     /// `Type.field` → why its value depends on the subgraph.
     fields: BTreeMap<String, String>,
+    /// `Type raw` → why a representation by that key finds another entity.
+    keys: BTreeMap<String, String>,
 }
 
 impl Limits {
@@ -45,6 +48,7 @@ impl Limits {
                 }
             }
         }
+        limits.keys = blind_keys(subgraphs);
         for (field, by) in served {
             if by.iter().all(|(_, shape)| *shape == by[0].1) {
                 continue;
@@ -67,6 +71,14 @@ impl Limits {
     /// Why an answer cannot go through type `name`, if it cannot.
     pub fn of_type(&self, name: &str) -> Option<&str> {
         self.types.get(name).map(String::as_str)
+    }
+
+    /// Why an answer cannot fetch `ty` by its key `raw`, if it cannot.
+    pub fn of_key(&self, ty: &str, raw: &str) -> Option<&str> {
+        if self.keys.is_empty() {
+            return None;
+        }
+        self.keys.get(&format!("{ty} {raw}")).map(String::as_str)
     }
 
     /// Why an answer cannot go through field `ty.name`, if it cannot.
@@ -102,32 +114,53 @@ fn shape(model: &Model, name: &str) -> String {
             format!("{name} implemented by {}", m.join(", "))
         }
         Kind::Enum(members) => format!("{name} {{ {} }}", members.join(" ")),
-        Kind::Object => match t.identity() {
-            Some(k) => format!("{name} @key(fields: \"{}\")", k.raw),
-            None => name.to_string(),
-        },
         _ => name.to_string(),
     }
 }
 
-/// Why fetching `ty` from subgraph `target` by one of its resolvable `keys`, `ready` of
-/// which the subgraph `from` gives without a further fetch, has no one answer: the mock
-/// seeds an entity by the key it is sent, so with several to choose from (or none ready,
-/// each fetched some way) a gateway's choice would change the answer.
-pub(super) fn key_choice(
-    ty: &str,
-    target: &str,
-    keys: &[&Key],
-    ready: usize,
-    from: &str,
-) -> Option<String> {
-    if keys.len() < 2 || ready == 1 {
-        return None;
+/// Keys that cannot carry an entity's identity (every field an enum or a Boolean) of types
+/// with other keys: the mocks seed an entity reached by one by its values, so a gateway's
+/// choice between it and another key would change the answer (`identity`).
+fn blind_keys(subgraphs: &[Subgraph]) -> BTreeMap<String, String> {
+    let mut raws: BTreeMap<&str, std::collections::BTreeSet<&str>> = BTreeMap::new();
+    for s in subgraphs {
+        for t in s.mock.model.types.values() {
+            raws.entry(&t.name)
+                .or_default()
+                .extend(t.keys.iter().map(|k| k.raw.as_str()));
+        }
     }
-    let raws: Vec<String> = keys.iter().map(|k| format!("\"{}\"", k.raw)).collect();
-    Some(format!(
-        "`{target}` resolves {ty} by several keys ({}) and {} can be sent from `{from}`: the mocks derive {ty}'s values from the key a gateway picks",
-        raws.join(", "),
-        if ready == 0 { "none" } else { "more than one" },
-    ))
+    let mut out = BTreeMap::new();
+    for s in subgraphs {
+        let m = &s.mock.model;
+        for t in m.types.values() {
+            if raws.get(t.name.as_str()).is_none_or(|r| r.len() < 2) {
+                continue;
+            }
+            for k in t.keys.iter().filter(|k| !carries_identity(m, &t.name, k)) {
+                out.entry(format!("{} {}", t.name, k.raw)).or_insert_with(|| {
+                    format!(
+                        "{}'s @key(fields: \"{}\") in `{}` holds only enums or Booleans, which cannot carry the entity's identity, and {} has other keys: the mocks would find another entity by it than by the others",
+                        t.name, k.raw, s.name, t.name
+                    )
+                });
+            }
+        }
+    }
+    out
+}
+
+/// Whether some leaf of `key` has a type that can hold the identity (not an enum, not a
+/// Boolean): a path this subgraph cannot follow counts as one that can.
+fn carries_identity(m: &Model, ty: &str, key: &Key) -> bool {
+    key.paths.iter().any(|path| {
+        let mut owner = ty;
+        for f in path {
+            let Some(def) = m.types.get(owner).and_then(|t| t.field(f)) else {
+                return true;
+            };
+            owner = base_name(&def.ty);
+        }
+        owner != "Boolean" && !matches!(m.types.get(owner).map(|t| &t.kind), Some(Kind::Enum(_)))
+    })
 }

@@ -18,7 +18,7 @@ use serde_json::{Map, Value as Json};
 
 use super::model::{FieldDef, Kind};
 use super::resolve::Mock;
-use super::subgraph::{ensure_lists_served, sdl_files};
+use super::subgraph::{ensure_lists_served, graph_mocks, sdl_files};
 use super::MockConfig;
 
 /// All the subgraphs of one graph, as the mocks serve them.
@@ -54,6 +54,8 @@ struct Subgraph {
     /// Each `@requires` field set parsed as a selection, by `Type.field`: what a gateway
     /// fetches for the representation.
     requires: HashMap<String, SelectionSet>,
+    /// Each nested `@key` field set parsed as a selection, by `Type raw`.
+    keys: HashMap<String, SelectionSet>,
 }
 
 impl Graph {
@@ -80,10 +82,17 @@ impl Graph {
     ) -> anyhow::Result<Graph> {
         anyhow::ensure!(!subgraphs.is_empty(), "a graph needs at least one subgraph");
         let mut out = Vec::new();
-        for (name, file, sdl) in subgraphs {
-            let mock = Mock::from_sdl(&file, &sdl, config)?;
+        let mocks = graph_mocks(&subgraphs, config)?;
+        for ((name, file, _), mock) in subgraphs.into_iter().zip(mocks) {
             let mut requires = HashMap::new();
+            let mut keys = HashMap::new();
             for t in mock.model.types.values() {
+                for k in t.keys.iter().filter(|k| k.raw.contains('{')) {
+                    let set = field_set(&k.raw).map_err(|e| {
+                        anyhow::anyhow!("{file}: @key(fields: \"{}\") of {}: {e}", k.raw, t.name)
+                    })?;
+                    keys.insert(format!("{} {}", t.name, k.raw), set);
+                }
                 for f in t.fields.iter().filter(|f| !f.requires_set.is_empty()) {
                     let set = field_set(&f.requires_set).map_err(|e| {
                         anyhow::anyhow!(
@@ -100,6 +109,7 @@ impl Graph {
                 name,
                 mock,
                 requires,
+                keys,
             });
         }
         ensure_lists_served(config, out.iter().map(|s| &s.mock), place)?;

@@ -16,6 +16,8 @@ use super::Graph;
 use crate::mock::model::{base_name, FieldDef};
 use crate::mock::resolve::{Mock, Node, Plain};
 
+mod representation;
+
 /// Representations built inside one another (a key or required field that itself needs a
 /// fetch): more than this means the fields lead back to themselves.
 const MAX_DEPTH: usize = 16;
@@ -384,66 +386,5 @@ impl<'a> Walk<'a> {
         }
         cur.lineage = at.lineage.clone();
         Ok(cur)
-    }
-
-    /// The representation a gateway sends subgraph `t` to fetch field `name` of `at`.
-    fn representation(&self, at: &At, t: usize, name: &str, path: &str) -> Result<Json, String> {
-        let depth = self.depth.get();
-        let ty = at.node.type_name.as_str();
-        if depth >= MAX_DEPTH {
-            return Err(format!(
-                "{path}: the representation of {ty} for {ty}.{name} needs fields \
-                 that lead back to themselves"
-            ));
-        }
-        self.depth.set(depth + 1);
-        let rep = self.build_representation(at, t, name, path);
-        self.depth.set(depth);
-        rep
-    }
-
-    fn build_representation(
-        &self,
-        at: &At,
-        t: usize,
-        name: &str,
-        path: &str,
-    ) -> Result<Json, String> {
-        let ty = at.node.type_name.as_str();
-        let target = &self.graph.subgraphs[t];
-        let keys: Vec<_> = target
-            .mock
-            .model
-            .types
-            .get(ty)
-            .map(|d| d.keys.iter().filter(|k| k.resolvable).collect())
-            .unwrap_or_default();
-        // The first resolvable key of the target that the current subgraph gives without
-        // a further fetch, as a planner prefers; else its first, fetched field by field.
-        let ready: Vec<_> = keys
-            .iter()
-            .filter(|k| k.fields.iter().all(|f| self.serves_here(at, f)))
-            .collect();
-        let from = &self.graph.subgraphs[at.sub].name;
-        if let Some(why) = super::limits::key_choice(ty, &target.name, &keys, ready.len(), from) {
-            return Err(self.cannot(path, &why));
-        }
-        let key =
-            ready.first().copied().or(keys.first()).ok_or_else(|| {
-                format!("{path}: {ty} has no resolvable @key in `{}`", target.name)
-            })?;
-        let mut rep = Map::new();
-        rep.insert("__typename".into(), Json::String(ty.to_string()));
-        for f in &key.fields {
-            let v = self.resolve(at, f, None, &[], &format!("{path} (key {ty}.{f})"))?;
-            rep.insert(f.clone(), v);
-        }
-        if let Some(set) = target.requires.get(&format!("{ty}.{name}")) {
-            let p = format!("{path} (@requires of {ty}.{name})");
-            if let Json::Object(values) = self.selections(at, &[set], &p)? {
-                rep.extend(values);
-            }
-        }
-        Ok(Json::Object(rep))
     }
 }

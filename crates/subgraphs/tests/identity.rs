@@ -1,0 +1,165 @@
+//! One entity whatever key reaches it: the served mocks give the same fields for a
+//! representation by any of an entity's keys (simple, compound, nested, and a key only
+//! another subgraph declares), the computed answer agrees with them, and a key that cannot
+//! carry the identity (enums only) is left out where a gateway could choose it.
+
+use std::path::PathBuf;
+
+use async_graphql::{Request, Variables};
+use gqlbench_subgraphs::mock::answer::{AnswerError, Graph};
+use gqlbench_subgraphs::mock::{MockConfig, MockSubgraph};
+use serde_json::{json, Map, Value};
+
+const LINK: &str = r#"extend schema @link(url: "https://specs.apollo.dev/federation/v2.3", import: ["@key", "@shareable"])"#;
+
+/// Products as supergraph-demo-fed2 keys them: `id`, `sku package`, `sku variation { id }`.
+const PRODUCTS: &str = r#"type Query { allProducts: [Product] }
+type Variation @shareable { id: ID! }
+type Product @key(fields: "id") @key(fields: "sku package") @key(fields: "sku variation { id }") {
+  id: ID! sku: String! package: String! variation: Variation! name: String
+}"#;
+/// Inventory resolves Product by the nested key only.
+const INVENTORY: &str = r#"type Variation @shareable { id: ID! }
+type Product @key(fields: "sku variation { id }") { sku: String! variation: Variation! stock: Int }"#;
+/// Reviews resolves Product by `sku package` only, and Account by `email`, a field the
+/// accounts subgraph serves but does not key on.
+const REVIEWS: &str = r#"type Product @key(fields: "sku package") { sku: String! package: String! rating: Int }
+type Account @key(fields: "email") { email: String! karma: Int }"#;
+const ACCOUNTS: &str = r#"type Query { accounts: [Account] }
+type Account @key(fields: "id") { id: ID! email: String! @shareable name: String }"#;
+
+fn folder(tag: &str, files: &[(&str, &str)]) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("gqlbench-identity-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    for (name, sdl) in files {
+        std::fs::write(
+            dir.join(format!("{name}.graphql")),
+            format!("{LINK}\n{sdl}"),
+        )
+        .unwrap();
+    }
+    dir
+}
+
+async fn run(s: &MockSubgraph, query: &str, vars: Value) -> Value {
+    let r = s
+        .execute(Request::new(query).variables(Variables::from_json(vars)))
+        .await;
+    assert!(r.errors.is_empty(), "{query}: {:?}", r.errors);
+    r.data.into_json().unwrap()
+}
+
+async fn entities(s: &MockSubgraph, ty: &str, fields: &str, reps: Vec<Value>) -> Vec<Value> {
+    let q = format!(
+        "query($r: [_Any!]!) {{ _entities(representations: $r) {{ ... on {ty} {{ {fields} }} }} }}"
+    );
+    let d = run(s, &q, json!({ "r": reps })).await;
+    d["_entities"].as_array().cloned().unwrap_or_default()
+}
+
+#[tokio::test]
+async fn every_key_of_an_entity_finds_the_same_entity() {
+    let dir = folder(
+        "keys",
+        &[
+            ("accounts", ACCOUNTS),
+            ("inventory", INVENTORY),
+            ("products", PRODUCTS),
+            ("reviews", REVIEWS),
+        ],
+    );
+    let subs = MockSubgraph::load_dir(&dir, &MockConfig::default()).unwrap();
+    let (accounts, inventory, products, reviews) = (&subs[0], &subs[1], &subs[2], &subs[3]);
+    let all = run(
+        products,
+        "{ allProducts { id sku package variation { id } name } }",
+        json!(null),
+    )
+    .await;
+    let first = all["allProducts"][0].clone();
+    let by_id = json!({"__typename": "Product", "id": first["id"]});
+    let by_pair =
+        json!({"__typename": "Product", "sku": first["sku"], "package": first["package"]});
+    let by_nested =
+        json!({"__typename": "Product", "sku": first["sku"], "variation": first["variation"]});
+    // products resolves it by each of its three keys: the same fields every time.
+    let fields = "id sku package variation { id } name";
+    let got = entities(
+        products,
+        "Product",
+        fields,
+        vec![by_id, by_pair.clone(), by_nested.clone()],
+    )
+    .await;
+    assert_eq!(got.len(), 3);
+    for g in &got {
+        assert_eq!(g, &first, "{got:?}");
+    }
+    // Another subgraph's values for it agree whichever key it was sent.
+    let stock = entities(
+        inventory,
+        "Product",
+        "stock sku variation { id }",
+        vec![by_nested],
+    )
+    .await;
+    assert!(stock[0]["stock"].is_i64(), "{stock:?}");
+    assert_eq!(stock[0]["variation"], first["variation"]);
+    let rating = entities(reviews, "Product", "rating", vec![by_pair]).await;
+    assert!(rating[0]["rating"].is_i64(), "{rating:?}");
+
+    // A key (email) that accounts serves without keying on it still carries the identity.
+    let acc = run(accounts, "{ accounts { id email name } }", json!(null)).await;
+    let a0 = acc["accounts"][0].clone();
+    let by_email = json!({"__typename": "Account", "email": a0["email"]});
+    let by_account_id = json!({"__typename": "Account", "id": a0["id"]});
+    let named = entities(accounts, "Account", "id email name", vec![by_account_id]).await;
+    assert_eq!(named[0], a0);
+    let karma = entities(reviews, "Account", "email karma", vec![by_email]).await;
+    assert_eq!(karma[0]["email"], a0["email"]);
+
+    // The computed answer fetches through these keys and agrees with the served values.
+    let graph = Graph::load_dir(&dir, &MockConfig::default()).unwrap();
+    let q = "{ allProducts { name stock rating } accounts { email karma } }";
+    let computed = graph.expected(q, None, &Map::new()).unwrap();
+    assert_eq!(computed["allProducts"][0]["name"], first["name"]);
+    assert_eq!(computed["allProducts"][0]["stock"], stock[0]["stock"]);
+    assert_eq!(computed["allProducts"][0]["rating"], rating[0]["rating"]);
+    assert_eq!(computed["accounts"][0]["karma"], karma[0]["karma"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_key_of_enums_only_beside_another_key_is_left_out() {
+    let dir = folder(
+        "blind",
+        &[
+            (
+                "a",
+                r#"type Query { seats: [Seat] }
+                   enum Row { A B C }
+                   type Seat @key(fields: "id") @key(fields: "row") { id: ID! row: Row! label: String }"#,
+            ),
+            (
+                "b",
+                r#"enum Row { A B C }
+                   type Seat @key(fields: "row") { row: Row! price: Int }"#,
+            ),
+        ],
+    );
+    let graph = Graph::load_dir(&dir, &MockConfig::default()).unwrap();
+    match graph.answer("{ seats { price } }", None, &Map::new()) {
+        Err(AnswerError::Unsupported(why)) => {
+            for n in ["seats.0", "Seat", "\"row\"", "enums or Booleans", "`a`"] {
+                assert!(why.contains(n), "{why} should name {n}");
+            }
+        }
+        other => panic!("expected unsupported, got {other:?}"),
+    }
+    // Fields a serves itself need no fetch by that key.
+    assert!(graph
+        .answer("{ seats { label } }", None, &Map::new())
+        .is_ok());
+    let _ = std::fs::remove_dir_all(&dir);
+}
