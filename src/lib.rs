@@ -1,5 +1,6 @@
 //! gqlbench: trustworthy, reproducible benchmarks of GraphQL servers and gateways.
 //! `run()` is the whole program; `main.rs` only calls it.
+pub mod audit;
 pub mod catalog;
 pub mod cli;
 pub mod commands;

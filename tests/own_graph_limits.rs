@@ -1,8 +1,9 @@
-//! Never blame a gateway for the mock (issue 37): an operation whose answer goes through
-//! something the mock subgraphs cannot serve as every correct gateway would see it (here a
-//! shared field whose union has other members in the other subgraph) is left out at `init
-//! graph` and at run time, named with the construct, while the other operations run and
-//! are checked; a graph whose every operation is left out is refused (exit 2).
+//! Never blame a gateway for the mock (issue 37): a shared field whose union has other
+//! members in the other subgraph returns a member both have, checked on two gateways; an
+//! operation whose answer goes through something the mock subgraphs cannot serve as every
+//! correct gateway would see it (a shared union with no member in common) is left out at
+//! `init graph` and at run time, named with the construct, while the other operations run
+//! and are checked; a graph whose every operation is left out is refused (exit 2).
 mod common;
 use std::path::Path;
 
@@ -11,20 +12,26 @@ use gqlbench::results::TargetStatus;
 
 const LINK: &str = r#"extend schema @link(url: "https://specs.apollo.dev/federation/v2.3", import: ["@key", "@shareable"])"#;
 
-/// Two subgraphs whose `Query.media` returns a `Media` union with other members in each.
-fn union_graph(dir: &Path) {
+/// Two subgraphs whose `Query.media` returns a `Media` union with other members in each:
+/// `Book | Song` and `Book | Movie` (`common`: Book in both), or `Song` and `Movie`.
+fn union_graph(dir: &Path, common: bool) {
     std::fs::create_dir_all(dir).unwrap();
+    let (a, b) = if common {
+        ("Book | Song", "Book | Movie")
+    } else {
+        ("Song", "Movie")
+    };
     std::fs::write(
         dir.join("a.graphql"),
         format!(
-            "{LINK}\ntype Query {{ media: Media @shareable\n book: Book }}\nunion Media = Book | Song\ntype Book @shareable {{ title: String! }}\ntype Song @shareable {{ title: String! }}\n"
+            "{LINK}\ntype Query {{ media: [Media] @shareable\n book: Book }}\nunion Media = {a}\ntype Book @shareable {{ title: String! }}\ntype Song @shareable {{ title: String! }}\n"
         ),
     )
     .unwrap();
     std::fs::write(
         dir.join("b.graphql"),
         format!(
-            "{LINK}\ntype Query {{ media: Media @shareable }}\nunion Media = Book | Movie\ntype Book @shareable {{ title: String! }}\ntype Movie @shareable {{ title: String! }}\n"
+            "{LINK}\ntype Query {{ media: [Media] @shareable }}\nunion Media = {b}\ntype Book @shareable {{ title: String! }}\ntype Movie @shareable {{ title: String! }}\n"
         ),
     )
     .unwrap();
@@ -52,21 +59,27 @@ fn init(tmp: &Path, ops: &Path, into: &str) -> Outcome {
 #[test]
 fn an_operation_the_mocks_cannot_serve_consistently_is_left_out_and_the_rest_run() {
     let tmp = tempfile::tempdir().unwrap();
-    union_graph(&tmp.path().join("sdl"));
+    union_graph(&tmp.path().join("sdl"), false);
     let ops = tmp.path().join("ops");
     operations(
         &ops,
         &[
             ("book", "query Book { book { title } }"),
-            ("media", "query Media { media { ... on Book { title } } }"),
+            ("media", "query Media { media { ... on Song { title } } }"),
+            ("deferred", "query D { book { ... @defer { title } } }"),
         ],
     );
     let o = init(tmp.path(), &ops, "g");
     assert!(o.success(), "{}", o.stderr);
     assert!(
+        o.stderr.contains("g/deferred: LEFT OUT") && o.stderr.contains("incremental delivery"),
+        "{}",
+        o.stderr
+    );
+    assert!(
         o.stderr.contains("g/media: LEFT OUT")
             && o.stderr.contains("Query.media")
-            && o.stderr.contains("Book | Song"),
+            && o.stderr.contains("Media = Song"),
         "{}",
         o.stderr
     );
@@ -89,8 +102,8 @@ fn an_operation_the_mocks_cannot_serve_consistently_is_left_out_and_the_rest_run
     let r = run.results();
     let s = &r.scenarios[0];
     assert!(
-        s.description.contains("left out, not checked: g/media")
-            && s.description.contains("Query.media"),
+        s.description.contains("left out, not checked: g/deferred")
+            && s.description.contains("g/media (at media: Query.media"),
         "{}",
         s.description
     );
@@ -110,17 +123,17 @@ fn an_operation_the_mocks_cannot_serve_consistently_is_left_out_and_the_rest_run
             t.checks
         );
     }
-    assert_no_process("subgraphs mock");
+    assert_no_process(&format!("mock --dir {}", tmp.path().join("g").display()));
 }
 
 #[test]
 fn a_graph_whose_every_operation_is_left_out_is_refused_naming_why() {
     let tmp = tempfile::tempdir().unwrap();
-    union_graph(&tmp.path().join("sdl"));
+    union_graph(&tmp.path().join("sdl"), false);
     let ops = tmp.path().join("ops");
     operations(
         &ops,
-        &[("media", "query Media { media { ... on Book { title } } }")],
+        &[("media", "query Media { media { ... on Song { title } } }")],
     );
     let o = init(tmp.path(), &ops, "g");
     o.assert_exit(2);
@@ -131,4 +144,50 @@ fn a_graph_whose_every_operation_is_left_out_is_refused_naming_why() {
         "{}",
         o.stderr
     );
+}
+
+#[test]
+fn a_shared_union_with_other_members_in_each_subgraph_is_checked_on_two_gateways() {
+    let tmp = tempfile::tempdir().unwrap();
+    union_graph(&tmp.path().join("sdl"), true);
+    let ops = tmp.path().join("ops");
+    operations(
+        &ops,
+        &[(
+            "media",
+            "query Media { media { __typename ... on Book { title } ... on Song { title } } }",
+        )],
+    );
+    let o = init(tmp.path(), &ops, "g");
+    assert!(
+        o.success() && !o.stderr.contains("LEFT OUT"),
+        "{}",
+        o.stderr
+    );
+    let out = tempfile::tempdir().unwrap();
+    let run = Gqlbench::run("federation")
+        .root(repo())
+        .arg("--graph")
+        .arg(tmp.path().join("g"))
+        .scenarios("constant")
+        .targets("hive-gateway,apollo-gateway")
+        .warmup("0s")
+        .duration("1s")
+        .connections(2)
+        .trials(1)
+        .json()
+        .out(out.path())
+        .go();
+    assert!(run.success(), "{}", run.stderr);
+    let r = run.results();
+    for name in ["hive-gateway", "apollo-gateway"] {
+        let t = target(&r, 0, name);
+        assert_eq!(t.status, TargetStatus::Ok, "{name}: {:?}", t.problem);
+        assert!(
+            t.checks.len() == 1 && t.checks[0].ok,
+            "{name}: {:?}",
+            t.checks
+        );
+    }
+    assert_no_process(&format!("mock --dir {}", tmp.path().join("g").display()));
 }

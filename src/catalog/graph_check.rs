@@ -5,9 +5,11 @@
 //! line and column, not a run in which every gateway answers with errors.
 //!
 //! A supergraph declares its own federation directives, not the ones gateways add to the
-//! API schema they serve: `@defer` and `@stream` are declared here when it lacks them.
+//! API schema they serve: `@defer` and `@stream` are declared here when it lacks them; and
+//! it keeps what is `@inaccessible`, which the API schema drops (so is it here).
 use std::path::{Path, PathBuf};
 
+use apollo_compiler::schema::ExtendedType;
 use apollo_compiler::validation::Valid;
 use apollo_compiler::{ExecutableDocument, Schema};
 
@@ -37,12 +39,8 @@ impl GraphSchema {
         if !text.contains("directive @defer") {
             text.push_str(INCREMENTAL);
         }
-        let schema = match Schema::parse_and_validate(text.as_str(), path) {
+        let mut schema = match Schema::parse(text.as_str(), path) {
             Ok(s) => s,
-            // A supergraph's federation metadata need not pass a plain schema's rules (its
-            // `@link` imports); what operations are checked against is its types, which
-            // parsed.
-            Err(e) if Schema::parse(text.as_str(), path).is_ok() => Valid::assume_valid(e.partial),
             Err(e) => {
                 let first = e.errors.iter().next().map(|d| location(&d.to_json()));
                 return Err(bad(format!(
@@ -50,6 +48,14 @@ impl GraphSchema {
                     first.unwrap_or_else(|| "a parse error".into())
                 )));
             }
+        };
+        api_schema(&mut schema);
+        let schema = match schema.validate() {
+            Ok(s) => s,
+            // A supergraph's federation metadata need not pass a plain schema's rules (its
+            // `@link` imports); what operations are checked against is its types, which
+            // parsed.
+            Err(e) => Valid::assume_valid(e.partial),
         };
         Ok(GraphSchema {
             schema,
@@ -71,6 +77,37 @@ impl GraphSchema {
                     .unwrap_or_else(|| "invalid".into());
                 Err(format!("{}:{first}", file.display()))
             }
+        }
+    }
+}
+
+/// The API schema's view of the supergraph's types: what is `@inaccessible` (a type, a
+/// field, an argument, an enum value) is not there, as gateways serve it, so an operation
+/// using it is refused here rather than by every gateway (and counted against them).
+fn api_schema(schema: &mut Schema) {
+    const HIDDEN: &str = "inaccessible";
+    schema.types.retain(|_, t| !t.directives().has(HIDDEN));
+    for t in schema.types.values_mut() {
+        match t {
+            ExtendedType::Object(o) => {
+                let o = o.make_mut();
+                o.fields.retain(|_, f| !f.directives.has(HIDDEN));
+                for f in o.fields.values_mut() {
+                    f.make_mut().arguments.retain(|a| !a.directives.has(HIDDEN));
+                }
+            }
+            ExtendedType::Interface(i) => {
+                let i = i.make_mut();
+                i.fields.retain(|_, f| !f.directives.has(HIDDEN));
+                for f in i.fields.values_mut() {
+                    f.make_mut().arguments.retain(|a| !a.directives.has(HIDDEN));
+                }
+            }
+            ExtendedType::Enum(e) => e.make_mut().values.retain(|_, v| !v.directives.has(HIDDEN)),
+            ExtendedType::InputObject(i) => {
+                i.make_mut().fields.retain(|_, f| !f.directives.has(HIDDEN))
+            }
+            _ => {}
         }
     }
 }

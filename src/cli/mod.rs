@@ -4,6 +4,7 @@
 //! One file per command's arguments (`run.rs` also holds the isolation and cost groups
 //! other commands flatten in); the flags' value parsers are in `parsers.rs`.
 mod ab;
+mod audit;
 mod calibrate;
 mod check;
 mod compare;
@@ -22,6 +23,7 @@ use std::path::PathBuf;
 use clap::{Parser, Subcommand};
 
 pub use ab::{AbArgs, FormArg};
+pub use audit::AuditArgs;
 pub use calibrate::CalibrateArgs;
 pub use check::CheckArgs;
 pub use compare::{CompareArgs, CompareFormat};
@@ -73,6 +75,9 @@ pub enum Command {
     Compare(CompareArgs),
     /// Measure what this machine's load generator can send against a native static server
     Calibrate(CalibrateArgs),
+    /// The correctness matrix: every suite of the federation gateway audit (a checkout you
+    /// give) set up as a graph and run through the gateways; which answer correctly
+    Audit(AuditArgs),
     /// Set up a graph of your own to benchmark the gateways on (`init graph DIR --from SUPERGRAPH`)
     #[command(subcommand)]
     Init(InitCommand),

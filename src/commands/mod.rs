@@ -1,5 +1,6 @@
 //! One file per subcommand; each turns its arguments into a plan and renders the result.
 pub mod ab;
+pub mod audit;
 pub mod calibrate;
 pub mod check;
 pub mod compare;
@@ -44,6 +45,7 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode> {
         Command::Calibrate(a) => calibrate::run(a),
         Command::Install(a) => install::run(&root()?, a),
         Command::Init(crate::cli::InitCommand::Graph(a)) => init::graph(&root()?, a),
+        Command::Audit(a) => audit::run(&root()?, a),
         Command::Export(crate::cli::ExportCommand::K6(a)) => export::k6(&root()?, a),
         Command::Import(crate::cli::ImportCommand::K6(a)) => import::k6(a),
         Command::Subgraphs { args } => {

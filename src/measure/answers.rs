@@ -65,6 +65,16 @@ pub fn catalogue_fault(ops: &[(OperationDef, u32)], checked: &[&[CheckOutcome]])
             "graphql_error" => fails.iter().all(|p| kind(p) == "graphql_error"),
             _ => false,
         };
+        // Every gateway refusing an operation of a user's graph with errors (in a 200 or
+        // not) where data was computed: the graph cannot serve it the way gqlbench thought.
+        let refusal = |p: &&str| matches!(kind(p), "graphql_error" | "http_status");
+        if op.answers_computed() && !alike && fails.iter().all(refusal) {
+            return Some(format!(
+                "all {} targets answer operation {} with errors ({first}) where gqlbench computed data from the mock subgraphs: the graph likely cannot serve this operation and gqlbench's checks missed it, not a fault of the gateways; please report it with the graph (docs/own-graph.md)",
+                checked.len(),
+                op.name
+            ));
+        }
         // On a user's graph the expected answer is computed from the mocks: gateways that
         // agree with each other and not with it point at the mocks or that computation.
         if alike && op.answers_computed() {
@@ -178,6 +188,18 @@ mod tests {
                 && !f.contains("graph.toml"),
             "{f}"
         );
+        // Every gateway refusing it with errors, in whatever form: the graph cannot serve it.
+        let t1 = [check("g/a", Some("graphql_error: errors: cannot plan"))];
+        let t2 = [check("g/a", Some("http_status: HTTP 500: {\"errors\":[]}"))];
+        let f = catalogue_fault(&ops, &[&t1, &t2]).expect("a fault");
+        assert!(f.contains("answer operation g/a with errors"), "{f}");
+        // One gateway answering: its peers' errors are their own.
+        let t3 = [check("g/a", None)];
+        assert!(catalogue_fault(&ops, &[&t1, &t2, &t3]).is_none());
+        // On a catalogue operation (expected answer written down), mixed errors are not it.
+        let x1 = [check("x/a", Some("graphql_error: errors: cannot plan"))];
+        let x2 = [check("x/a", Some("http_status: HTTP 500: {\"errors\":[]}"))];
+        assert!(catalogue_fault(&[op("x/a")], &[&x1, &x2]).is_none());
     }
 
     #[test]

@@ -1,8 +1,9 @@
 //! What the mocks cannot serve as every correct gateway would see it is found, and an
 //! operation whose answer goes through it is "unsupported" (not checked), naming the
 //! construct and the response path, while operations clear of it are answered: entity
-//! interfaces, `@interfaceObject`, and a shared field whose union has other members (or
-//! whose enum has other members) in another subgraph. Keys: tests/identity.rs.
+//! interfaces, `@interfaceObject`, and a shared field whose union has no member in common
+//! with another subgraph's (while one with some in common returns one of those, and an enum
+//! likewise). Keys: tests/identity.rs.
 
 use gqlbench_subgraphs::mock::answer::{AnswerError, Graph};
 use gqlbench_subgraphs::mock::MockConfig;
@@ -74,66 +75,95 @@ fn an_entity_interface_and_an_interface_object_are_unsupported_and_the_rest_answ
 }
 
 #[test]
-fn a_shared_field_whose_union_differs_between_subgraphs_is_unsupported() {
+fn a_shared_field_whose_union_differs_between_subgraphs_returns_a_common_member() {
     let differ = graph(&[
         (
             "a",
-            r#"type Query { media: Media @shareable  book: Book @shareable }
-               union Media = Book | Song
+            r#"type Query { media: [Media] @shareable  book: Book @shareable }
+               union Media = Song | Book
                type Book @shareable { title: String! }
                type Song @shareable { title: String! }"#,
         ),
         (
             "b",
-            r#"type Query { media: Media @shareable }
+            r#"type Query { media: [Media] @shareable }
                union Media = Book | Movie
                type Book @shareable { title: String! }
                type Movie @shareable { title: String! }"#,
         ),
     ]);
-    unsupported(
-        &differ,
-        "{ media { ... on Book { title } } }",
-        &["Query.media", "Book | Song", "Book | Movie", "`a`", "`b`"],
-    );
-    assert!(answer(&differ, "{ book { title } }").is_ok());
+    // Only Book is in both: every item is a Book, whichever subgraph a gateway asks.
+    let got = answer(&differ, "{ media { __typename ... on Book { title } } }").unwrap();
+    let items = got["media"].as_array().unwrap();
+    assert_eq!(items.len(), 3);
+    for i in items {
+        assert_eq!(i["__typename"], "Book", "{got}");
+        assert!(i["title"].is_string(), "{got}");
+    }
 
-    // The same union in both: one answer whichever subgraph a gateway asks.
-    let same = graph(&[
+    // No member in common: no value both could return.
+    let apart = graph(&[
         (
             "a",
-            r#"type Query { media: Media @shareable }
-               union Media = Book | Song
-               type Book @shareable { title: String! }
+            r#"type Query { media: Media @shareable  book: Book }
+               union Media = Song
+               type Book { title: String! }
                type Song @shareable { title: String! }"#,
         ),
         (
             "b",
             r#"type Query { media: Media @shareable }
-               union Media = Song | Book
-               type Book @shareable { title: String! }
-               type Song @shareable { title: String! }"#,
+               union Media = Movie
+               type Movie @shareable { title: String! }"#,
         ),
     ]);
-    let got = answer(&same, "{ media { __typename } }").unwrap();
-    assert!(got["media"]["__typename"].is_string(), "{got}");
+    unsupported(
+        &apart,
+        "{ media { ... on Song { title } } }",
+        &[
+            "Query.media",
+            "Media = Song",
+            "Media = Movie",
+            "`a`",
+            "`b`",
+            "no member in common",
+        ],
+    );
+    assert!(answer(&apart, "{ book { title } }").is_ok());
 }
 
 #[test]
-fn a_shared_enum_field_with_other_members_is_unsupported() {
+fn a_shared_enum_field_picks_from_the_members_all_subgraphs_have() {
     let g = graph(&[
         (
             "a",
-            r#"type Query { mood: Mood @shareable }
-               enum Mood { HAPPY SAD }"#,
+            r#"type Query { moods: [Mood] @shareable }
+               enum Mood { SAD HAPPY }"#,
         ),
         (
             "b",
-            r#"type Query { mood: Mood @shareable }
+            r#"type Query { moods: [Mood] @shareable }
                enum Mood { HAPPY SAD ANGRY }"#,
         ),
     ]);
-    unsupported(&g, "{ mood }", &["Query.mood", "HAPPY SAD ANGRY"]);
+    let got = answer(&g, "{ moods }").unwrap();
+    let moods = got["moods"].as_array().unwrap();
+    assert_eq!(moods.len(), 3);
+    for m in moods {
+        assert!(m == "HAPPY" || m == "SAD", "{got}");
+    }
+}
+
+#[test]
+fn introspection_is_unsupported_and_typename_answered() {
+    let g = graph(&[("a", "type Query { tag: String }")]);
+    unsupported(
+        &g,
+        "{ __type(name: \"Query\") { name } }",
+        &["__type", "introspection"],
+    );
+    let got = answer(&g, "{ __typename tag }").unwrap();
+    assert_eq!(got["__typename"], "Query", "{got}");
 }
 
 #[test]

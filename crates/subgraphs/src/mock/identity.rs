@@ -77,12 +77,18 @@ pub fn from_parent(s: u64) -> u64 {
     values::small(seed::mix(s, "@identity"))
 }
 
-/// The value of key field `path` of entity `n` of type `ty`, if `model` defines the way.
+/// The value of key field `path` of entity `n` of type `ty`, if `model` defines the way
+/// and it holds one value (a path through a list, `products { id }`, holds several: each
+/// item is its own object, and none carries the identity).
 fn leaf(model: &Model, ty: &str, path: &[String], n: u64) -> Option<Json> {
     let (last, through) = path.split_last()?;
     let mut owner = ty;
     for f in through {
-        owner = base_name(&model.types.get(owner)?.field(f)?.ty);
+        let def = model.types.get(owner)?.field(f)?;
+        if is_list(&def.ty) {
+            return None;
+        }
+        owner = base_name(&def.ty);
     }
     let scalar = base_name(&model.types.get(owner)?.field(last)?.ty);
     Some(match model.types.get(scalar).map(|t| &t.kind) {
@@ -93,6 +99,11 @@ fn leaf(model: &Model, ty: &str, path: &[String], n: u64) -> Option<Json> {
         Some(Kind::Enum(_)) => Json::Null,
         _ => encode(scalar, owner, last, n, seed_of(ty, n)),
     })
+}
+
+/// Whether `ty` is a list under any non-null wrapper.
+pub fn is_list(ty: &async_graphql::parser::types::Type) -> bool {
+    matches!(ty.base, async_graphql::parser::types::BaseType::List(_))
 }
 
 /// `n` as a value of `scalar` in field `field` of `owner`: n itself, or a string ending in

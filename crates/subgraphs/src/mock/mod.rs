@@ -12,6 +12,7 @@ pub mod resolve;
 pub mod schema;
 pub mod seed;
 pub mod serve;
+pub mod shared;
 pub mod subgraph;
 pub mod values;
 

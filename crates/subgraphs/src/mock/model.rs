@@ -377,6 +377,15 @@ impl TypeDef {
     }
 }
 
+impl Model {
+    /// The object types implementing interface `name`, in name order.
+    pub fn implementers<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a TypeDef> + 'a {
+        self.types.values().filter(move |o| {
+            matches!(o.kind, Kind::Object) && o.implements.iter().any(|i| i == name)
+        })
+    }
+}
+
 /// The named type under any list and non-null wrappers.
 pub fn base_name(ty: &Type) -> &str {
     match &ty.base {

@@ -10,7 +10,7 @@ use async_graphql::Value;
 use serde_json::{Map, Value as Json};
 
 use super::model::{base_name, FieldDef, Key, Kind, Model, TypeDef};
-use super::{identity, seed, values};
+use super::{identity, seed, shared, values};
 
 /// The parent value every field resolver reads.
 #[derive(Debug, Clone)]
@@ -28,6 +28,8 @@ pub struct Mock {
     pub model: Model,
     /// The key fields of the whole graph, each an encoding of its entity's identity.
     pub keys: identity::Keys,
+    /// The members shared fields of the whole graph pick from.
+    pub shared: shared::Shared,
     pub default_list: usize,
     /// By `Type.field`.
     pub lists: BTreeMap<String, usize>,
@@ -229,19 +231,24 @@ impl Mock {
                 typed: false,
             }),
             Kind::Interface | Kind::Union(_) => {
-                let options: Vec<&TypeDef> = match &t.kind {
-                    Kind::Union(members) => members
+                // In name order, and only the members every subgraph serving the field
+                // has (`shared`): each picks the same one with the same seed.
+                let options: Vec<&TypeDef> = match self.shared.common(owner, field) {
+                    Some(common) => common
                         .iter()
                         .filter_map(|m| self.model.types.get(m))
                         .collect(),
-                    _ => self
-                        .model
-                        .types
-                        .values()
-                        .filter(|o| {
-                            matches!(o.kind, Kind::Object) && o.implements.contains(&t.name)
-                        })
-                        .collect(),
+                    None => match &t.kind {
+                        Kind::Union(members) => {
+                            let mut m: Vec<&TypeDef> = members
+                                .iter()
+                                .filter_map(|m| self.model.types.get(m))
+                                .collect();
+                            m.sort_by(|a, b| a.name.cmp(&b.name));
+                            m
+                        }
+                        _ => self.model.implementers(&t.name).collect(),
+                    },
                 };
                 if options.is_empty() {
                     return Err(format!("{name} has no object type to return").into());
@@ -252,6 +259,12 @@ impl Mock {
                     typed: true,
                 })
             }
+            Kind::Enum(_) => match self.shared.common(owner, field) {
+                Some(common) if !common.is_empty() => Ok(Plain::Leaf(Json::String(
+                    common[(s % common.len() as u64) as usize].clone(),
+                ))),
+                _ => Ok(Plain::Leaf(self.leaf(t, field, s))),
+            },
             _ => Ok(Plain::Leaf(self.leaf(t, field, s))),
         }
     }
@@ -305,10 +318,16 @@ impl Mock {
             .get(type_name)
             .filter(|t| t.keys.iter().any(|k| k.resolvable))
             .ok_or_else(|| format!("{type_name} is not an entity this subgraph resolves"))?;
+        let carries = |k: &&Key| k.fields.iter().all(|f| obj.contains_key(f));
+        // A resolvable key first; else any key of the type the representation carries (a
+        // gateway should send a resolvable one, but every key gives the same entity, and
+        // refusing here would be the mock's verdict, not the subgraph's).
         let key = t
             .keys
             .iter()
-            .find(|k| k.resolvable && k.fields.iter().all(|f| obj.contains_key(f)))
+            .filter(|k| k.resolvable)
+            .find(carries)
+            .or_else(|| t.keys.iter().find(carries))
             .ok_or_else(|| format!("the representation of {type_name} carries none of its keys"))?;
         let mut given = obj.clone();
         given.remove("__typename");

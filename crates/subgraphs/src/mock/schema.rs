@@ -20,17 +20,33 @@ use super::resolve::{Mock, Node};
 pub fn build(mock: Arc<Mock>, costs: &BTreeMap<String, Duration>) -> anyhow::Result<Schema> {
     let model = &mock.model;
     let mut builder = Schema::build("Query", model.mutation.as_deref(), None).enable_federation();
-    if !model.types.contains_key("Query") {
+    let has_entities = model
+        .types
+        .values()
+        .any(|t| t.keys.iter().any(|k| k.resolvable));
+    if !model.types.contains_key("Query") && has_entities {
         // A subgraph may only contribute entities; `_entities` and `_service` then make
         // up its Query.
         builder = builder.register(Object::new("Query"));
+    } else if !model.types.contains_key("Query") {
+        // Nor entities nor root fields (a subgraph of mutations only): async-graphql wants
+        // a field on Query, which no gateway asks for (`_service` serves the SDL as given).
+        builder = builder.register(Object::new("Query").field(Field::new(
+            "_mockPlaceholder",
+            TypeRef::named(TypeRef::BOOLEAN),
+            |_| FieldFuture::new(async { Ok(Some(async_graphql::Value::Boolean(true))) }),
+        )));
     }
     for t in model.types.values() {
         builder = match &t.kind {
             Kind::Object => {
                 let mut o = Object::new(t.name.clone());
+                // async-graphql makes a whole object unresolvable with any unresolvable key;
+                // one resolvable key is enough for `_entities` to resolve it (the gateway
+                // sends only keys the served SDL marks resolvable).
+                let resolvable = t.keys.iter().any(|k| k.resolvable);
                 for k in &t.keys {
-                    o = if k.resolvable {
+                    o = if resolvable {
                         o.key(k.raw.clone())
                     } else {
                         o.unresolvable(k.raw.clone())

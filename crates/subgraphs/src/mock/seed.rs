@@ -115,6 +115,30 @@ fn project_tokens(
         if name == "}" {
             break;
         }
+        if name == "..." {
+            // `... on T { sel }`: `sel` of this same object when it is a T. A gateway may
+            // name the type (`__typename`) or leave it out, and leaves out what a fragment
+            // of another type selects: only what it sent counts, so that both give one
+            // value, and the answer computed from the mocks gives it too.
+            let condition = (tokens.get(*at) == Some(&"on")).then(|| tokens.get(*at + 1));
+            if let Some(t) = condition {
+                *at += 2;
+                let applies = match (known.get("__typename"), t) {
+                    (Some(Value::String(actual)), Some(t)) => actual == t,
+                    _ => true,
+                };
+                *at += 1; // "{"
+                let inner = project_tokens(tokens, at, known);
+                if applies {
+                    out.extend(inner.into_iter().filter(|(k, _)| known.contains_key(k)));
+                }
+            } else {
+                *at += 1; // "{"
+                let inner = project_tokens(tokens, at, known);
+                out.extend(inner.into_iter().filter(|(k, _)| known.contains_key(k)));
+            }
+            continue;
+        }
         let nested = tokens.get(*at) == Some(&"{");
         let start = *at + 1;
         let v = known.get(name).cloned().unwrap_or(Value::Null);
@@ -136,9 +160,20 @@ fn project_tokens(
             *end = i;
             r
         };
+        // An object none of whose selected fields was sent counts as null: gateways send
+        // `{}`, `null` or nothing for a value a type condition left empty.
+        let empty_is_null = |v: Value| match v {
+            Value::Object(m) if m.is_empty() => Value::Null,
+            v => v,
+        };
         let projected = match &v {
-            Value::Array(items) => Value::Array(items.iter().map(|x| inner(x, &mut end)).collect()),
-            other => inner(other, &mut end),
+            Value::Array(items) => Value::Array(
+                items
+                    .iter()
+                    .map(|x| empty_is_null(inner(x, &mut end)))
+                    .collect(),
+            ),
+            other => empty_is_null(inner(other, &mut end)),
         };
         if let Value::Array(items) = &v {
             if items.is_empty() {
@@ -172,6 +207,50 @@ mod tests {
             serde_json::json!({"weight": 2, "lead": {"isAvailable": true}, "tags": [{"a": 1}, {"a": 3}], "missing": null})
         );
         assert_eq!(canonical(&serde_json::json!([1.0, 2.5, 3])), "[1,2.5,3]");
+    }
+
+    #[test]
+    fn an_inline_fragment_counts_what_was_sent_for_its_type_only() {
+        let sel = "address { ... on WorkAddress { id } } name";
+        let known = |v: serde_json::Value| match v {
+            Value::Object(m) => m,
+            _ => unreachable!(),
+        };
+        // Another type, named or not, or the fragment's fields left out: one value.
+        let home_named = project(
+            sel,
+            &known(serde_json::json!({"address": {"__typename": "HomeAddress"}, "name": "a"})),
+        );
+        let home_bare = project(sel, &known(serde_json::json!({"address": {}, "name": "a"})));
+        let home_none = project(sel, &known(serde_json::json!({"name": "a"})));
+        assert_eq!(home_named, home_bare);
+        assert_eq!(home_none, home_bare);
+        assert_eq!(
+            Value::Object(home_bare),
+            serde_json::json!({"address": null, "name": "a"})
+        );
+        // The type it names: its fields.
+        let work = project(
+            sel,
+            &known(
+                serde_json::json!({"address": {"__typename": "WorkAddress", "id": "W-1"}, "name": "a"}),
+            ),
+        );
+        assert_eq!(
+            Value::Object(work),
+            serde_json::json!({"address": {"id": "W-1"}, "name": "a"})
+        );
+        // A type that does not match, although it sent fields: not counted.
+        let other = project(
+            sel,
+            &known(
+                serde_json::json!({"address": {"__typename": "HomeAddress", "id": "H-1"}, "name": "a"}),
+            ),
+        );
+        assert_eq!(
+            Value::Object(other),
+            serde_json::json!({"address": null, "name": "a"})
+        );
     }
 
     #[test]

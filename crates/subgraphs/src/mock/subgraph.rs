@@ -82,6 +82,7 @@ impl Mock {
         }
         Ok(Mock {
             keys: super::identity::Keys::of([&model]),
+            shared: super::shared::Shared::default(),
             model,
             default_list: config.default_list,
             lists,
@@ -91,7 +92,7 @@ impl Mock {
 
 /// The mocks of one graph's subgraphs, each (name, file for errors, SDL): every one knows
 /// the key fields of all (`identity::Keys`), so an entity is the same whichever key a
-/// gateway sends.
+/// gateway sends, and the members each shared field has in all (`shared::Shared`).
 pub fn graph_mocks(
     subgraphs: &[(String, String, String)],
     config: &MockConfig,
@@ -101,8 +102,10 @@ pub fn graph_mocks(
         .map(|(_, file, sdl)| Mock::from_sdl(file, sdl, config))
         .collect::<anyhow::Result<Vec<_>>>()?;
     let keys = super::identity::Keys::of(mocks.iter().map(|m| &m.model));
+    let shared = super::shared::Shared::of(mocks.iter().map(|m| &m.model));
     for m in &mut mocks {
         m.keys = keys.clone();
+        m.shared = shared.clone();
     }
     Ok(mocks)
 }

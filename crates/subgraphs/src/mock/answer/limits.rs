@@ -1,15 +1,16 @@
 //! What the mocks cannot serve as every correct gateway would see it, found before any
 //! operation is walked: types whose construct the mock does not serve (an entity
 //! interface, `@interfaceObject`: recorded by the model), fields several subgraphs serve
-//! whose values would differ with the subgraph a gateway asks (a union with other members,
-//! an interface with other implementations, an enum with other members), and keys that
+//! whose types have no member in common (unions, interfaces, enums: `shared`), and keys that
 //! cannot carry an entity's identity beside others (`identity`). An operation whose answer
 //! goes through one is not checked (the walk says which and why), so no gateway is blamed
 //! for the mock.
 use std::collections::BTreeMap;
 
 use super::Subgraph;
+use crate::mock::identity::is_list;
 use crate::mock::model::{base_name, Key, Kind, Model};
+use crate::mock::shared::members;
 
 #[derive(Default)]
 pub(super) struct Limits {
@@ -20,6 +21,9 @@ pub(super) struct Limits {
     /// `Type raw` → why a representation by that key finds another entity.
     keys: BTreeMap<String, String>,
 }
+
+/// What one subgraph serves for a shared field: (subgraph, its type, the type's members).
+type Served<'a> = (&'a str, String, Vec<String>);
 
 impl Limits {
     pub fn of(subgraphs: &[Subgraph]) -> Limits {
@@ -32,35 +36,43 @@ impl Limits {
                     .or_insert_with(|| format!("{ty} uses {construct} in `{}`", s.name));
             }
         }
-        // Every field served (not `@external`) by more than one subgraph, with what each
-        // gives for its type.
-        let mut served: BTreeMap<String, Vec<(&str, String)>> = BTreeMap::new();
+        // Every field served (not `@external`) by more than one subgraph whose type has
+        // members (a union, an interface, an enum), with what each gives.
+        let mut served: BTreeMap<String, Vec<Served>> = BTreeMap::new();
         for s in subgraphs {
             for t in s.mock.model.types.values() {
                 if !matches!(t.kind, Kind::Object | Kind::Interface) {
                     continue;
                 }
                 for f in t.fields.iter().filter(|f| !f.external) {
-                    served
-                        .entry(format!("{}.{}", t.name, f.name))
-                        .or_default()
-                        .push((&s.name, shape(&s.mock.model, base_name(&f.ty))));
+                    let name = base_name(&f.ty);
+                    if let Some(m) = members(&s.mock.model, name) {
+                        served
+                            .entry(format!("{}.{}", t.name, f.name))
+                            .or_default()
+                            .push((&s.name, name.to_string(), m));
+                    }
                 }
             }
         }
         limits.keys = blind_keys(subgraphs);
         for (field, by) in served {
-            if by.iter().all(|(_, shape)| *shape == by[0].1) {
+            // The mocks pick from the members all have (`shared`): none in common, no value.
+            let common = by[0]
+                .2
+                .iter()
+                .any(|x| by.iter().all(|(_, _, o)| o.contains(x)));
+            if by.len() < 2 || common {
                 continue;
             }
             let each: Vec<String> = by
                 .iter()
-                .map(|(sub, shape)| format!("{shape} in `{sub}`"))
+                .map(|(sub, name, m)| format!("{name} = {} in `{sub}`", m.join(" | ")))
                 .collect();
             limits.fields.insert(
                 field.clone(),
                 format!(
-                    "{field} is served by several subgraphs whose types differ ({}): its value would depend on the subgraph a gateway asks",
+                    "{field} is served by several subgraphs whose types have no member in common ({}): no value is one all of them can return",
                     each.join("; ")
                 ),
             );
@@ -90,34 +102,6 @@ impl Limits {
     }
 }
 
-/// What a subgraph's mock makes of a value of type `name`, as far as it can differ between
-/// subgraphs: the members a union or interface picks from, an enum's members (picked by
-/// index), an entity's identity key (whose values it derives).
-fn shape(model: &Model, name: &str) -> String {
-    let Some(t) = model.types.get(name) else {
-        return name.to_string();
-    };
-    match &t.kind {
-        Kind::Union(members) => {
-            let mut m = members.clone();
-            m.sort();
-            format!("{name} = {}", m.join(" | "))
-        }
-        Kind::Interface => {
-            let mut m: Vec<&str> = model
-                .types
-                .values()
-                .filter(|o| matches!(o.kind, Kind::Object) && o.implements.contains(&t.name))
-                .map(|o| o.name.as_str())
-                .collect();
-            m.sort();
-            format!("{name} implemented by {}", m.join(", "))
-        }
-        Kind::Enum(members) => format!("{name} {{ {} }}", members.join(" ")),
-        _ => name.to_string(),
-    }
-}
-
 /// Keys that cannot carry an entity's identity (every field an enum or a Boolean) of types
 /// with other keys: the mocks seed an entity reached by one by its values, so a gateway's
 /// choice between it and another key would change the answer (`identity`).
@@ -140,7 +124,7 @@ fn blind_keys(subgraphs: &[Subgraph]) -> BTreeMap<String, String> {
             for k in t.keys.iter().filter(|k| !carries_identity(m, &t.name, k)) {
                 out.entry(format!("{} {}", t.name, k.raw)).or_insert_with(|| {
                     format!(
-                        "{}'s @key(fields: \"{}\") in `{}` holds only enums or Booleans, which cannot carry the entity's identity, and {} has other keys: the mocks would find another entity by it than by the others",
+                        "{}'s @key(fields: \"{}\") in `{}` holds only enums, Booleans or lists of objects, which cannot carry the entity's identity, and {} has other keys: the mocks would find another entity by it than by the others",
                         t.name, k.raw, s.name, t.name
                     )
                 });
@@ -151,14 +135,18 @@ fn blind_keys(subgraphs: &[Subgraph]) -> BTreeMap<String, String> {
 }
 
 /// Whether some leaf of `key` has a type that can hold the identity (not an enum, not a
-/// Boolean): a path this subgraph cannot follow counts as one that can.
+/// Boolean) and holds one value (not through a list): a path this subgraph cannot follow
+/// counts as one that can.
 fn carries_identity(m: &Model, ty: &str, key: &Key) -> bool {
     key.paths.iter().any(|path| {
         let mut owner = ty;
-        for f in path {
+        for (i, f) in path.iter().enumerate() {
             let Some(def) = m.types.get(owner).and_then(|t| t.field(f)) else {
                 return true;
             };
+            if i + 1 < path.len() && is_list(&def.ty) {
+                return false;
+            }
             owner = base_name(&def.ty);
         }
         owner != "Boolean" && !matches!(m.types.get(owner).map(|t| &t.kind), Some(Kind::Enum(_)))

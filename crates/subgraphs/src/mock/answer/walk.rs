@@ -126,6 +126,15 @@ impl<'a> Walk<'a> {
             let f = &fields[0].node;
             let v = if f.name.node == "__typename" {
                 Json::String(concrete.to_string())
+            } else if f.name.node.starts_with("__") {
+                // `__schema`, `__type`: the gateway's API schema, not data the mocks hold.
+                return Err(self.cannot(
+                    &p,
+                    &format!(
+                        "{} is introspection, which is not computed from the mocks",
+                        f.name.node
+                    ),
+                ));
             } else {
                 // Repeated response keys: one field, the selections of all merged.
                 let sets: Vec<&'a SelectionSet> =

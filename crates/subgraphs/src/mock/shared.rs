@@ -1,0 +1,73 @@
+//! One value per shared field: a field several subgraphs serve (`@shareable`) must return
+//! the same value in each, whichever a gateway asks (Federation's precondition for sharing).
+//! Where its type is a union, an interface or an enum whose members differ between the
+//! subgraphs (`Media = Book | Song` in one, `Book | Movie` in the other), every subgraph
+//! picks from the members all of them have, in one order (by name), with the same seed.
+//! A field whose subgraphs have no member in common cannot be served consistently
+//! (`answer::limits` leaves it out).
+use std::collections::BTreeMap;
+
+use super::model::{base_name, Kind, Model};
+
+/// The members every subgraph serving a field can return, by `Type.field`.
+#[derive(Debug, Clone, Default)]
+pub struct Shared {
+    by_field: BTreeMap<String, Vec<String>>,
+}
+
+/// What a value of type `name` can be in `model`: a union's members, an interface's
+/// object implementations, an enum's members; sorted. None for any other type.
+pub fn members(model: &Model, name: &str) -> Option<Vec<String>> {
+    let t = model.types.get(name)?;
+    let mut m: Vec<String> = match &t.kind {
+        Kind::Union(members) => members.clone(),
+        Kind::Enum(members) => members.clone(),
+        Kind::Interface => model.implementers(name).map(|o| o.name.clone()).collect(),
+        _ => return None,
+    };
+    m.sort();
+    m.dedup();
+    Some(m)
+}
+
+impl Shared {
+    /// The shared fields of `models` (one per subgraph) whose type has members, each with
+    /// the members all its subgraphs have (possibly none).
+    pub fn of<'a>(models: impl IntoIterator<Item = &'a Model>) -> Shared {
+        let mut seen: BTreeMap<String, (usize, Vec<String>)> = BTreeMap::new();
+        for m in models {
+            for t in m.types.values() {
+                if !matches!(t.kind, Kind::Object | Kind::Interface) {
+                    continue;
+                }
+                for f in t.fields.iter().filter(|f| !f.external) {
+                    let Some(these) = members(m, base_name(&f.ty)) else {
+                        continue;
+                    };
+                    let e = seen
+                        .entry(format!("{}.{}", t.name, f.name))
+                        .or_insert_with(|| (0, these.clone()));
+                    e.0 += 1;
+                    e.1.retain(|x| these.contains(x));
+                }
+            }
+        }
+        Shared {
+            by_field: seen
+                .into_iter()
+                .filter(|(_, (n, _))| *n > 1)
+                .map(|(k, (_, common))| (k, common))
+                .collect(),
+        }
+    }
+
+    /// The members `owner.field` picks from when several subgraphs serve it.
+    pub fn common(&self, owner: &str, field: &str) -> Option<&[String]> {
+        if self.by_field.is_empty() {
+            return None;
+        }
+        self.by_field
+            .get(&format!("{owner}.{field}"))
+            .map(Vec::as_slice)
+    }
+}
