@@ -6,7 +6,6 @@ mod common;
 use std::path::Path;
 
 use common::*;
-use gqlbench::results::TargetStatus;
 
 const LINK: &str = r#"extend schema @link(url: "https://specs.apollo.dev/federation/v2.3", import: ["@key", "@shareable"])"#;
 
@@ -77,30 +76,11 @@ fn gateways_fetching_an_entity_by_any_of_its_keys_are_checked_and_valid() {
     assert!(!init.stderr.contains("LEFT OUT"), "{}", init.stderr);
 
     let out = tempfile::tempdir().unwrap();
-    let run = Gqlbench::run("federation")
-        .root(repo())
-        .arg("--graph")
-        .arg(tmp.path().join("g"))
-        .scenarios("constant")
-        .targets("hive-gateway,apollo-gateway")
-        .warmup("0s")
-        .duration("1s")
-        .connections(2)
-        .trials(1)
-        .json()
-        .out(out.path())
-        .go();
-    assert!(run.success(), "{}", run.stderr);
-    let r = run.results();
+    let r = run_graph_on_two_gateways(&tmp.path().join("g"), out.path());
     let s = &r.scenarios[0];
     let mut ops: Vec<&str> = s.operations.iter().map(|o| o.name.as_str()).collect();
     ops.sort();
     assert_eq!(ops, ["g/accounts", "g/products"]);
-    for name in ["hive-gateway", "apollo-gateway"] {
-        let t = target(&r, 0, name);
-        assert_eq!(t.status, TargetStatus::Ok, "{name}: {:?}", t.problem);
-        assert_eq!(t.checks.len(), 2, "{name}: {:?}", t.checks);
-        assert!(t.checks.iter().all(|c| c.ok), "{name}: {:?}", t.checks);
-    }
-    assert_no_process("subgraphs mock");
+    assert_two_gateways_checked(&r, 2);
+    assert_no_process(&format!("mock --dir {}", tmp.path().join("g").display()));
 }

@@ -8,7 +8,6 @@ mod common;
 use std::path::Path;
 
 use common::*;
-use gqlbench::results::TargetStatus;
 
 const LINK: &str = r#"extend schema @link(url: "https://specs.apollo.dev/federation/v2.3", import: ["@key", "@shareable"])"#;
 
@@ -85,21 +84,7 @@ fn an_operation_the_mocks_cannot_serve_consistently_is_left_out_and_the_rest_run
     );
 
     let out = tempfile::tempdir().unwrap();
-    let run = Gqlbench::run("federation")
-        .root(repo())
-        .arg("--graph")
-        .arg(tmp.path().join("g"))
-        .scenarios("constant")
-        .targets("hive-gateway,apollo-gateway")
-        .warmup("0s")
-        .duration("1s")
-        .connections(2)
-        .trials(1)
-        .json()
-        .out(out.path())
-        .go();
-    assert!(run.success(), "{}", run.stderr);
-    let r = run.results();
+    let r = run_graph_on_two_gateways(&tmp.path().join("g"), out.path());
     let s = &r.scenarios[0];
     assert!(
         s.description.contains("left out, not checked: g/deferred")
@@ -114,15 +99,8 @@ fn an_operation_the_mocks_cannot_serve_consistently_is_left_out_and_the_rest_run
             .collect::<Vec<_>>(),
         ["g/book"]
     );
-    for name in ["hive-gateway", "apollo-gateway"] {
-        let t = target(&r, 0, name);
-        assert_eq!(t.status, TargetStatus::Ok, "{name}: {:?}", t.problem);
-        assert!(
-            t.checks.iter().all(|c| c.ok && c.operation == "g/book"),
-            "{name}: {:?}",
-            t.checks
-        );
-    }
+    assert_two_gateways_checked(&r, 1);
+    assert_eq!(target(&r, 0, TWO_GATEWAYS[0]).checks[0].operation, "g/book");
     assert_no_process(&format!("mock --dir {}", tmp.path().join("g").display()));
 }
 
@@ -165,29 +143,7 @@ fn a_shared_union_with_other_members_in_each_subgraph_is_checked_on_two_gateways
         o.stderr
     );
     let out = tempfile::tempdir().unwrap();
-    let run = Gqlbench::run("federation")
-        .root(repo())
-        .arg("--graph")
-        .arg(tmp.path().join("g"))
-        .scenarios("constant")
-        .targets("hive-gateway,apollo-gateway")
-        .warmup("0s")
-        .duration("1s")
-        .connections(2)
-        .trials(1)
-        .json()
-        .out(out.path())
-        .go();
-    assert!(run.success(), "{}", run.stderr);
-    let r = run.results();
-    for name in ["hive-gateway", "apollo-gateway"] {
-        let t = target(&r, 0, name);
-        assert_eq!(t.status, TargetStatus::Ok, "{name}: {:?}", t.problem);
-        assert!(
-            t.checks.len() == 1 && t.checks[0].ok,
-            "{name}: {:?}",
-            t.checks
-        );
-    }
+    let r = run_graph_on_two_gateways(&tmp.path().join("g"), out.path());
+    assert_two_gateways_checked(&r, 1);
     assert_no_process(&format!("mock --dir {}", tmp.path().join("g").display()));
 }

@@ -34,6 +34,10 @@ pub struct SuiteRow {
     pub left_out: Vec<(String, String)>,
     /// Operations not taken from the suite (not GraphQL, a spliced value), with why.
     pub dropped: Vec<(String, String)>,
+    /// Operations on which every gateway disagreed with the computed answer (the mocks'
+    /// fault), set aside so the rest still judge the gateways, with the fault.
+    #[serde(default)]
+    pub set_aside: Vec<(String, String)>,
     /// Why the suite did not run at all (init refused it, no operation left, ...).
     pub not_run: Option<String>,
     /// The suite's graph folder and run folder, relative to the audit folder.

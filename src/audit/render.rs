@@ -106,6 +106,9 @@ fn ops_text(s: &SuiteRow) -> String {
     if !s.dropped.is_empty() {
         not.push(format!("{} not taken", s.dropped.len()));
     }
+    if !s.set_aside.is_empty() {
+        not.push(format!("{} set aside: the mocks' fault", s.set_aside.len()));
+    }
     if !not.is_empty() {
         t.push_str(&format!(" ({})", not.join(", ")));
     }
@@ -123,6 +126,11 @@ fn details(s: &SuiteRow) -> Vec<String> {
     }
     for (op, why) in &s.dropped {
         lines.push(format!("{op}: not taken from the suite: {why}"));
+    }
+    for (op, why) in &s.set_aside {
+        lines.push(format!(
+            "{op}: set aside (the mocks' fault, not the gateways'): {why}"
+        ));
     }
     for (g, c) in &s.cells {
         if let Some(d) = &c.detail {

@@ -86,3 +86,36 @@ pub fn pair_states(r: &RunResults, si: usize) -> Vec<(&str, &str, &str)> {
         .map(|p| (p.faster.as_str(), p.slower.as_str(), p.state.as_str()))
         .collect()
 }
+
+/// The gateways a graph test runs: two query planners of their own (JavaScript, and Hive's).
+pub const TWO_GATEWAYS: [&str; 2] = ["hive-gateway", "apollo-gateway"];
+
+/// `run federation --graph GRAPH` through [`TWO_GATEWAYS`], one short trial (such tests
+/// check answers, not speed), into `out`; asserted successful.
+pub fn run_graph_on_two_gateways(graph: &Path, out: &Path) -> RunResults {
+    let run = crate::common::Gqlbench::run("federation")
+        .root(crate::common::repo())
+        .arg("--graph")
+        .arg(graph)
+        .scenarios("constant")
+        .targets(&TWO_GATEWAYS.join(","))
+        .warmup("0s")
+        .duration("1s")
+        .connections(2)
+        .trials(1)
+        .json()
+        .out(out)
+        .go();
+    assert!(run.success(), "{}", run.stderr);
+    run.results()
+}
+
+/// Each of [`TWO_GATEWAYS`] valid, with `checks` operations checked and all right.
+pub fn assert_two_gateways_checked(r: &RunResults, checks: usize) {
+    for name in TWO_GATEWAYS {
+        let t = target(r, 0, name);
+        assert_eq!(t.status, TargetStatus::Ok, "{name}: {:?}", t.problem);
+        assert_eq!(t.checks.len(), checks, "{name}: {:?}", t.checks);
+        assert!(t.checks.iter().all(|c| c.ok), "{name}: {:?}", t.checks);
+    }
+}

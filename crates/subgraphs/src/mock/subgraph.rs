@@ -190,24 +190,6 @@ impl MockSubgraph {
         })
     }
 
-    /// The mocks of one graph's subgraphs, each (name, file for errors, SDL): every one knows
-    /// the key fields of all (`identity::Keys`), so an entity is the same whichever key a
-    /// gateway sends.
-    pub fn graph_mocks(
-        subgraphs: &[(String, String, String)],
-        config: &MockConfig,
-    ) -> anyhow::Result<Vec<Mock>> {
-        let mut mocks = subgraphs
-            .iter()
-            .map(|(_, file, sdl)| Mock::from_sdl(file, sdl, config))
-            .collect::<anyhow::Result<Vec<_>>>()?;
-        let keys = super::identity::Keys::of(mocks.iter().map(|m| &m.model));
-        for m in &mut mocks {
-            m.keys = keys.clone();
-        }
-        Ok(mocks)
-    }
-
     /// Every `*.graphql` file of `dir`, by name, each served under its file stem.
     pub fn load_dir(dir: &Path, config: &MockConfig) -> anyhow::Result<Vec<MockSubgraph>> {
         let files = sdl_files(dir)?;
