@@ -190,3 +190,48 @@ async fn resolvable_keys_beside_unresolvable_ones_and_a_mutations_only_subgraph_
     assert!(sum["add"].is_i64(), "{sum}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A parent entity call: `Category.details` is served only by a subgraph where Category is
+/// a value type (no key), so a gateway fetches the parent Product there and follows
+/// `category`; the computed answer does the same and agrees with that subgraph.
+#[tokio::test]
+async fn a_field_reached_through_its_parent_entity_is_computed_as_served() {
+    let dir = folder(
+        "parent",
+        &[
+            (
+                "a",
+                r#"type Query { products: [Product!]! }
+                   type Product @key(fields: "id pid") { id: ID! pid: ID! category: Category @shareable }
+                   type Category @key(fields: "id") { id: ID! name: String! @shareable }"#,
+            ),
+            (
+                "c",
+                r#"type Product @key(fields: "id pid") { id: ID! pid: ID! category: Category @shareable }
+                   type Category { details: Details }
+                   type Details { count: Int }"#,
+            ),
+        ],
+    );
+    let graph = Graph::load_dir(&dir, &MockConfig::default()).unwrap();
+    let computed = graph
+        .expected(
+            "{ products { id pid category { id details { count } } } }",
+            None,
+            &Map::new(),
+        )
+        .unwrap();
+    let p0 = &computed["products"][0];
+    let subs = MockSubgraph::load_dir(&dir, &MockConfig::default()).unwrap();
+    let rep = json!({"__typename": "Product", "id": p0["id"], "pid": p0["pid"]});
+    let got = entities(
+        &subs[1],
+        "Product",
+        "category { details { count } }",
+        vec![rep],
+    )
+    .await;
+    assert!(p0["category"]["details"]["count"].is_i64(), "{computed}");
+    assert_eq!(got[0]["category"]["details"], p0["category"]["details"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -44,7 +44,8 @@ struct At {
     node: Node,
     /// `@provides` of the field that returned it: fields served here although external.
     provided: Vec<String>,
-    /// For a value type: how it was reached from its nearest entity or root ancestor.
+    /// How it was reached from its nearest entity or root ancestor (none for a root or an
+    /// object fetched by `_entities`).
     lineage: Option<Rc<Lineage>>,
 }
 
@@ -227,18 +228,21 @@ impl<'a> Walk<'a> {
                 def.name, node.type_name
             )),
             Plain::Object { node, .. } => {
-                let lineage = (!self.graph.is_entity(&node.type_name)).then(|| {
-                    Rc::new(match &parent.lineage {
-                        Some(l) => Lineage {
-                            base: l.base.clone(),
-                            steps: l.steps.iter().cloned().chain([step.clone()]).collect(),
-                        },
-                        None => Lineage {
-                            base: parent.clone(),
-                            steps: vec![step.clone()],
-                        },
-                    })
-                });
+                // From the nearest entity or root ancestor. An entity's own is kept too: a
+                // gateway reaches a field no subgraph resolves it by a key for through
+                // that ancestor (a parent entity call).
+                let parent_is_base =
+                    parent.lineage.is_none() || self.graph.is_entity(&parent.node.type_name);
+                let lineage = Some(Rc::new(match &parent.lineage {
+                    Some(l) if !parent_is_base => Lineage {
+                        base: l.base.clone(),
+                        steps: l.steps.iter().cloned().chain([step.clone()]).collect(),
+                    },
+                    _ => Lineage {
+                        base: parent.clone(),
+                        steps: vec![step.clone()],
+                    },
+                }));
                 let at = At {
                     sub,
                     node,
@@ -284,9 +288,15 @@ impl<'a> Walk<'a> {
                 lineage: None,
             });
         }
-        if let Some(l) = &at.lineage {
-            if let Some(s) = (0..n).find(|&s| s != at.sub && owns(s)) {
-                return self.relocate(at, l, s, path);
+        let entity = self.graph.is_entity(ty);
+        let via_ancestor = || {
+            let l = at.lineage.as_ref()?;
+            let s = (0..n).find(|&s| s != at.sub && owns(s))?;
+            Some(self.relocate(at, l, s, path))
+        };
+        if !entity {
+            if let Some(r) = via_ancestor() {
+                return r;
             }
         }
         let resolvable = |s: usize| {
@@ -303,6 +313,9 @@ impl<'a> Walk<'a> {
             .chain(0..n)
             .find(|&s| owns(s) && resolvable(s))
         else {
+            if let Some(r) = via_ancestor() {
+                return r;
+            }
             let here = &g.subgraphs[at.sub].name;
             return Err(if !(0..n).any(|s| g.def(s, ty, name).is_some()) {
                 format!("{path}: no subgraph defines {ty}.{name}")
