@@ -9,10 +9,11 @@ use std::collections::BTreeMap;
 
 use super::model::{base_name, Kind, Model};
 
-/// The members every subgraph serving a field can return, by `Type.field`.
+/// The members every subgraph serving a field can return, by type then field: looked up
+/// per union, interface or enum value a mock serves, so without building a key.
 #[derive(Debug, Clone, Default)]
 pub struct Shared {
-    by_field: BTreeMap<String, Vec<String>>,
+    by_field: BTreeMap<String, BTreeMap<String, Vec<String>>>,
 }
 
 /// What a value of type `name` can be in `model`: a union's members, an interface's
@@ -34,7 +35,7 @@ impl Shared {
     /// The shared fields of `models` (one per subgraph) whose type has members, each with
     /// the members all its subgraphs have (possibly none).
     pub fn of<'a>(models: impl IntoIterator<Item = &'a Model>) -> Shared {
-        let mut seen: BTreeMap<String, (usize, Vec<String>)> = BTreeMap::new();
+        let mut seen: BTreeMap<(String, String), (usize, Vec<String>)> = BTreeMap::new();
         for m in models {
             for t in m.types.values() {
                 if !matches!(t.kind, Kind::Object | Kind::Interface) {
@@ -45,29 +46,24 @@ impl Shared {
                         continue;
                     };
                     let e = seen
-                        .entry(format!("{}.{}", t.name, f.name))
+                        .entry((t.name.clone(), f.name.clone()))
                         .or_insert_with(|| (0, these.clone()));
                     e.0 += 1;
                     e.1.retain(|x| these.contains(x));
                 }
             }
         }
-        Shared {
-            by_field: seen
-                .into_iter()
-                .filter(|(_, (n, _))| *n > 1)
-                .map(|(k, (_, common))| (k, common))
-                .collect(),
+        let mut by_field: BTreeMap<String, BTreeMap<String, Vec<String>>> = BTreeMap::new();
+        for ((ty, field), (n, common)) in seen {
+            if n > 1 {
+                by_field.entry(ty).or_default().insert(field, common);
+            }
         }
+        Shared { by_field }
     }
 
     /// The members `owner.field` picks from when several subgraphs serve it.
     pub fn common(&self, owner: &str, field: &str) -> Option<&[String]> {
-        if self.by_field.is_empty() {
-            return None;
-        }
-        self.by_field
-            .get(&format!("{owner}.{field}"))
-            .map(Vec::as_slice)
+        self.by_field.get(owner)?.get(field).map(Vec::as_slice)
     }
 }
