@@ -235,3 +235,59 @@ async fn a_field_reached_through_its_parent_entity_is_computed_as_served() {
     assert_eq!(got[0]["category"]["details"], p0["category"]["details"]);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A key field missing where the entity was returned (`Category.id`, which only a subgraph
+/// holding Category as a value type serves): taken through the parent there, then the
+/// entity fetched by it, as served.
+#[tokio::test]
+async fn a_key_field_taken_through_the_parent_then_the_entity_fetched_by_it() {
+    let dir = folder(
+        "keyparent",
+        &[
+            (
+                "b",
+                r#"type Product @key(fields: "id") { id: ID category: Category @shareable }
+                   type Category { id: ID @shareable }"#,
+            ),
+            (
+                "c",
+                r#"type Category @key(fields: "id") { id: ID name: String }"#,
+            ),
+            (
+                "d",
+                r#"type Query { productFromD(id: ID!): Product }
+                   type Product @key(fields: "id") { id: ID name: String }"#,
+            ),
+        ],
+    );
+    let graph = Graph::load_dir(&dir, &MockConfig::default()).unwrap();
+    let computed = graph
+        .expected(
+            "{ productFromD(id: \"1\") { id category { id name } } }",
+            None,
+            &Map::new(),
+        )
+        .unwrap();
+    let p = &computed["productFromD"];
+    let subs = MockSubgraph::load_dir(&dir, &MockConfig::default()).unwrap();
+    let via_b = entities(
+        &subs[0],
+        "Product",
+        "category { id }",
+        vec![json!({"__typename": "Product", "id": p["id"]})],
+    )
+    .await;
+    assert_eq!(
+        via_b[0]["category"]["id"], p["category"]["id"],
+        "{computed}"
+    );
+    let named = entities(
+        &subs[1],
+        "Category",
+        "name",
+        vec![json!({"__typename": "Category", "id": p["category"]["id"]})],
+    )
+    .await;
+    assert_eq!(named[0]["name"], p["category"]["name"], "{computed}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -328,6 +328,20 @@ impl<'a> Walk<'a> {
                 format!("{path}: no subgraph both serves {ty}.{name} and resolves {ty} by a key")
             });
         };
+        // A key field itself, missing here: every key `t` resolves by holds it, so its
+        // representation would need the very value asked for. A gateway takes it from a
+        // subgraph where the type is a value type, through the parent.
+        let keyed_by_it = g.subgraphs[t].mock.model.types.get(ty).is_some_and(|d| {
+            d.keys
+                .iter()
+                .filter(|k| k.resolvable)
+                .all(|k| k.fields.iter().any(|f| f == name))
+        });
+        if keyed_by_it {
+            if let Some(r) = via_ancestor() {
+                return r;
+            }
+        }
         let rep = self.representation(at, t, name, path)?;
         let node = g.subgraphs[t]
             .mock
