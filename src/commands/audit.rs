@@ -411,42 +411,4 @@ fn last_error(text: &str) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn suite(ops: &[&str]) -> suite::Suite {
-        suite::Suite {
-            name: "s".into(),
-            subgraphs: Vec::new(),
-            operations: ops
-                .iter()
-                .map(|o| (o.to_string(), "{ a }".into()))
-                .collect(),
-            dropped: Vec::new(),
-        }
-    }
-
-    #[test]
-    fn the_operation_a_fault_or_an_init_error_names_is_found() {
-        let s = suite(&["t1", "t10", "t2"]);
-        let fault = "all 4 targets answer operation graph/t10 with errors (graphql_error: x)";
-        assert_eq!(faulted(fault, &s), Some(1));
-        assert_eq!(
-            faulted(
-                "all 2 targets agree with each other on operation graph/t1 and not",
-                &s
-            ),
-            Some(0)
-        );
-        assert_eq!(faulted("something else", &s), None);
-        let init = "error: /x/graph/operations/t2.graphql: does not fit the graph's supergraph";
-        assert_eq!(refused_operation(init, &s), Some(2));
-        let all = "error: /x/operations: no operation can be checked: the mock subgraphs cannot serve any of them consistently, so a gateway's answer could not be judged (operations/t1.graphql: at a: why one; operations/t2.graphql: why two). Add an operation that stays clear of these";
-        assert_eq!(all_left_out_why(all, "t1"), "at a: why one");
-        assert_eq!(all_left_out_why(all, "t2"), "why two");
-        assert_eq!(
-            last_error("line\nerror: no compose:\n- reason a\n- reason b\n"),
-            "error: no compose: - reason a - reason b"
-        );
-    }
-}
+mod tests;
