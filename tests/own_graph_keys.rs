@@ -3,8 +3,6 @@
 //! key only the fetching subgraph declares) is the same entity whichever it sends, so two
 //! gateways with their own query planners both answer exactly as computed.
 mod common;
-use std::path::Path;
-
 use common::*;
 
 const LINK: &str = r#"extend schema @link(url: "https://specs.apollo.dev/federation/v2.3", import: ["@key", "@shareable"])"#;
@@ -35,45 +33,18 @@ type Account @key(fields: "id") { id: ID! email: String! @shareable name: String
     ),
 ];
 
-fn write_graph(dir: &Path) {
-    let sdl = dir.join("sdl");
-    std::fs::create_dir_all(&sdl).unwrap();
-    for (name, text) in SUBGRAPHS {
-        std::fs::write(
-            sdl.join(format!("{name}.graphql")),
-            format!("{LINK}\n{text}\n"),
-        )
-        .unwrap();
-    }
-    let ops = dir.join("ops");
-    std::fs::create_dir_all(&ops).unwrap();
-    std::fs::write(
-        ops.join("products.graphql"),
+const OPS: &[(&str, &str)] = &[
+    (
+        "products",
         "query Products { allProducts { id name stock rating variation { id } } }",
-    )
-    .unwrap();
-    std::fs::write(
-        ops.join("accounts.graphql"),
-        "query Accounts { accounts { name karma } }",
-    )
-    .unwrap();
-}
+    ),
+    ("accounts", "query Accounts { accounts { name karma } }"),
+];
 
 #[test]
 fn gateways_fetching_an_entity_by_any_of_its_keys_are_checked_and_valid() {
     let tmp = tempfile::tempdir().unwrap();
-    write_graph(tmp.path());
-    federation_tools();
-    let init = Gqlbench::new(["init", "graph"])
-        .root(repo())
-        .arg(tmp.path().join("g"))
-        .arg("--from")
-        .arg(tmp.path().join("sdl"))
-        .arg("--operations")
-        .arg(tmp.path().join("ops"))
-        .go();
-    assert!(init.success(), "{}", init.stderr);
-    assert!(!init.stderr.contains("LEFT OUT"), "{}", init.stderr);
+    init_own_graph(tmp.path(), LINK, SUBGRAPHS, OPS);
 
     let out = tempfile::tempdir().unwrap();
     let r = run_graph_on_two_gateways(&tmp.path().join("g"), out.path());

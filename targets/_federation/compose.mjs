@@ -29,6 +29,7 @@ import { dirname, join, resolve, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'graphql';
 import { composeServices, compositionHasErrors } from '@theguild/federation-composition';
+import { repairInterfaceObjectFields } from './interface-objects.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = resolve(here, '..', '..');
@@ -182,7 +183,8 @@ export function compose(services, graph = 'demo', g = GRAPHS[graph]) {
   if (compositionHasErrors(result)) {
     return { errors: result.errors };
   }
-  return { supergraph: header(graph, g) + result.supergraphSdl.trimEnd() + '\n' };
+  const supergraph = repairInterfaceObjectFields(result.supergraphSdl, services);
+  return { supergraph: header(graph, g) + supergraph.trimEnd() + '\n' };
 }
 
 function main() {

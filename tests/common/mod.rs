@@ -22,7 +22,7 @@ pub use k6::{k6_binary, run_testrun};
 pub use prereq::{in_ci, require, require_in};
 pub use procs::{assert_no_process, cgroups_of, parent_pid, pids_with, processes_with, wait_for};
 pub use results::{
-    assert_two_gateways_checked, fixture_run, pair_states, read_results, run_graph_on_two_gateways,
-    save_run, target, target_mut, with_samples, TWO_GATEWAYS,
+    assert_two_gateways_checked, fixture_run, init_own_graph, pair_states, read_results,
+    run_graph_on_two_gateways, save_run, target, target_mut, with_samples, TWO_GATEWAYS,
 };
 pub use server::{free_port, start as start_fixture_server, start_with_env, Server};

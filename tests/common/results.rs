@@ -90,6 +90,32 @@ pub fn pair_states(r: &RunResults, si: usize) -> Vec<(&str, &str, &str)> {
 /// The gateways a graph test runs: two query planners of their own (JavaScript, and Hive's).
 pub const TWO_GATEWAYS: [&str; 2] = ["hive-gateway", "apollo-gateway"];
 
+/// A graph of one's own made by `init graph` in `dir`/g from `subgraphs` (name, SDL after a
+/// `link` header) and `ops` (file stem, document), asserted successful with none left out.
+pub fn init_own_graph(dir: &Path, link: &str, subgraphs: &[(&str, &str)], ops: &[(&str, &str)]) {
+    let (sdl, opdir) = (dir.join("sdl"), dir.join("ops"));
+    std::fs::create_dir_all(&sdl).unwrap();
+    std::fs::create_dir_all(&opdir).unwrap();
+    for (name, text) in subgraphs {
+        let text = format!("{link}\n{text}\n");
+        std::fs::write(sdl.join(format!("{name}.graphql")), text).unwrap();
+    }
+    for (name, doc) in ops {
+        std::fs::write(opdir.join(format!("{name}.graphql")), doc).unwrap();
+    }
+    crate::common::federation_tools();
+    let init = crate::common::Gqlbench::new(["init", "graph"])
+        .root(crate::common::repo())
+        .arg(dir.join("g"))
+        .arg("--from")
+        .arg(&sdl)
+        .arg("--operations")
+        .arg(&opdir)
+        .go();
+    assert!(init.success(), "{}", init.stderr);
+    assert!(!init.stderr.contains("LEFT OUT"), "{}", init.stderr);
+}
+
 /// `run federation --graph GRAPH` through [`TWO_GATEWAYS`], one short trial (such tests
 /// check answers, not speed), into `out`; asserted successful.
 pub fn run_graph_on_two_gateways(graph: &Path, out: &Path) -> RunResults {

@@ -291,3 +291,120 @@ async fn a_key_field_taken_through_the_parent_then_the_entity_fetched_by_it() {
     assert_eq!(named[0]["name"], p["category"]["name"], "{computed}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// An entity interface with two implementations, and an `@interfaceObject` standing for it.
+const NODES: &str = r#"type Query { users: [NodeWithName!]! me: User }
+interface NodeWithName @key(fields: "id") { id: ID! name: String }
+type User implements NodeWithName @key(fields: "id") { id: ID! name: String age: Int }
+type Admin implements NodeWithName @key(fields: "id") { id: ID! name: String level: Int }"#;
+const PROFILES: &str = r#"type Query { anotherUsers: [NodeWithName] }
+type NodeWithName @key(fields: "id") @interfaceObject { id: ID! username: String }"#;
+
+#[tokio::test]
+async fn an_entity_interface_and_its_interface_object_name_one_concrete_type_per_identity() {
+    let dir = folder("iface", &[("nodes", NODES), ("profiles", PROFILES)]);
+    let subs = MockSubgraph::load_dir(&dir, &MockConfig::default()).unwrap();
+    let (nodes, profiles) = (&subs[0], &subs[1]);
+    let graph = Graph::load_dir(&dir, &MockConfig::default()).unwrap();
+    let by_interface = |id: &Value| json!({"__typename": "NodeWithName", "id": id});
+
+    // The interface's subgraph names, for an identity, the type it served it as.
+    let served = run(
+        nodes,
+        "{ users { __typename id name } me { id } }",
+        json!(null),
+    )
+    .await;
+    let users = served["users"].as_array().unwrap();
+    let reps: Vec<Value> = users.iter().map(|u| by_interface(&u["id"])).collect();
+    let again = entities(nodes, "NodeWithName", "__typename name", reps.clone()).await;
+    for (u, e) in users.iter().zip(&again) {
+        assert_eq!(
+            (&u["__typename"], &u["name"]),
+            (&e["__typename"], &e["name"])
+        );
+    }
+    let me = entities(
+        nodes,
+        "NodeWithName",
+        "__typename",
+        vec![by_interface(&served["me"]["id"])],
+    )
+    .await;
+    assert_eq!(
+        me[0]["__typename"], "User",
+        "a User reached as itself is a User by its interface"
+    );
+
+    // The interface object's fields, as the computed answer gives them through the gateway.
+    let profiled = entities(profiles, "NodeWithName", "id username", reps).await;
+    let expected = graph
+        .expected(
+            "{ users { __typename id username ... on User { age } } }",
+            None,
+            &Map::new(),
+        )
+        .unwrap();
+    for (i, (u, p)) in users.iter().zip(&profiled).enumerate() {
+        let e = &expected["users"][i];
+        assert_eq!(
+            (&e["__typename"], &e["id"], &e["username"]),
+            (&u["__typename"], &u["id"], &p["username"])
+        );
+        assert_eq!(e.get("age").is_some(), u["__typename"] == "User", "{e}");
+    }
+
+    // From the interface object's side: its ids find their concrete types and fields.
+    let others = run(profiles, "{ anotherUsers { id username } }", json!(null)).await;
+    let others = others["anotherUsers"].as_array().unwrap();
+    let reps: Vec<Value> = others.iter().map(|u| by_interface(&u["id"])).collect();
+    let concrete = entities(nodes, "NodeWithName", "__typename name", reps).await;
+    let expected = graph
+        .expected(
+            "{ anotherUsers { __typename id name username } }",
+            None,
+            &Map::new(),
+        )
+        .unwrap();
+    for (i, (o, c)) in others.iter().zip(&concrete).enumerate() {
+        let e = &expected["anotherUsers"][i];
+        assert_eq!(
+            e,
+            &json!({"__typename": c["__typename"], "id": o["id"], "name": c["name"], "username": o["username"]})
+        );
+    }
+    let kinds: std::collections::BTreeSet<&str> = concrete
+        .iter()
+        .filter_map(|c| c["__typename"].as_str())
+        .collect();
+    assert!(
+        kinds.is_subset(&["Admin", "User"].into_iter().collect()),
+        "{kinds:?}"
+    );
+}
+
+#[tokio::test]
+async fn an_id_given_as_a_number_is_served_as_a_string_and_finds_the_same_entity() {
+    let dir = folder(
+        "idnum",
+        &[(
+            "d",
+            r#"type Query { product(id: ID!): Product }
+type Product @key(fields: "id") { id: ID name: String }"#,
+        )],
+    );
+    let subs = MockSubgraph::load_dir(&dir, &MockConfig::default()).unwrap();
+    // ID input coercion takes 1 for "1": a gateway may write either.
+    let text = run(&subs[0], r#"{ product(id: "1") { id name } }"#, json!(null)).await;
+    let number = run(&subs[0], "{ product(id: 1) { id name } }", json!(null)).await;
+    assert_eq!(text, number);
+    assert_eq!(text["product"]["id"], "1");
+    let rep = entities(
+        &subs[0],
+        "Product",
+        "id name",
+        vec![json!({"__typename": "Product", "id": 1})],
+    )
+    .await;
+    assert_eq!(rep[0], text["product"]);
+}

@@ -5,6 +5,12 @@
 //! So a gateway may fetch an entity by any key it likes and gets the same entity with the
 //! same fields, and two mock processes derive the same values (pure functions, no state).
 //!
+//! An entity interface (`interface Media @key(fields: "id")`) is one identity space: its
+//! implementations and the `@interfaceObject` types standing for it in other subgraphs
+//! share its key values and seeds, and the concrete type of entity `n` is the `n mod k`-th
+//! of its k implementations (`Keys::concrete`), so every subgraph, and a gateway asking the
+//! interface's subgraph for `__typename`, names the same one.
+//!
 //! A key field whose type cannot carry `n` (a Boolean, an enum) is derived from it like any
 //! other field; a key made only of such fields cannot identify the entity, and an answer
 //! that a gateway could reach by it is left out (`answer::limits`).
@@ -25,12 +31,17 @@ pub type Path = Vec<String>;
 #[derive(Debug, Clone, Default)]
 pub struct Keys {
     by_type: BTreeMap<String, BTreeSet<Path>>,
+    /// An entity interface's implementations over the graph, in name order.
+    implementations: BTreeMap<String, Vec<String>>,
+    /// An implementation of an entity interface → the interface (its identity space).
+    interface_of: BTreeMap<String, String>,
 }
 
 impl Keys {
     /// The key paths of the types of `models` (one per subgraph).
     pub fn of<'a>(models: impl IntoIterator<Item = &'a Model>) -> Keys {
         let mut by_type: BTreeMap<String, BTreeSet<Path>> = BTreeMap::new();
+        let mut implementations: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
         for m in models {
             for t in m.types.values() {
                 for k in &t.keys {
@@ -39,9 +50,81 @@ impl Keys {
                         .or_default()
                         .extend(k.paths.iter().cloned());
                 }
+                if matches!(t.kind, Kind::Interface) && !t.keys.is_empty() {
+                    implementations
+                        .entry(t.name.clone())
+                        .or_default()
+                        .extend(m.implementers(&t.name).map(|o| o.name.clone()));
+                }
             }
         }
-        Keys { by_type }
+        let mut interface_of = BTreeMap::new();
+        for (i, impls) in &implementations {
+            let paths = by_type.get(i).cloned().unwrap_or_default();
+            for o in impls {
+                // An implementation of two entity interfaces has no one identity space:
+                // `answer::limits` leaves it out; the first (by name) serves it.
+                interface_of.entry(o.clone()).or_insert_with(|| i.clone());
+                by_type
+                    .entry(o.clone())
+                    .or_default()
+                    .extend(paths.iter().cloned());
+            }
+        }
+        Keys {
+            by_type,
+            implementations: implementations
+                .into_iter()
+                .map(|(i, s)| (i, s.into_iter().collect()))
+                .collect(),
+            interface_of,
+        }
+    }
+
+    /// The type whose identities `ty`'s are: the entity interface it implements, or
+    /// itself (an entity interface, an `@interfaceObject` named after one, any entity).
+    pub fn identity_type<'a>(&'a self, ty: &'a str) -> &'a str {
+        self.interface_of.get(ty).map_or(ty, String::as_str)
+    }
+
+    /// The entity interfaces `ty` implements (more than one: no one identity space).
+    pub fn interfaces_of<'a>(&'a self, ty: &'a str) -> impl Iterator<Item = &'a str> + 'a {
+        self.implementations
+            .iter()
+            .filter(move |(_, o)| o.iter().any(|x| x == ty))
+            .map(|(i, _)| i.as_str())
+    }
+
+    /// Whether `ty` is an entity interface (a `@key` on an interface) in some subgraph.
+    pub fn is_entity_interface(&self, ty: &str) -> bool {
+        self.implementations.contains_key(ty)
+    }
+
+    /// The concrete type of entity `n` of entity interface `iface`.
+    pub fn concrete(&self, iface: &str, n: u64) -> Option<&str> {
+        let impls = self.implementations.get(iface)?;
+        (!impls.is_empty()).then(|| impls[(n % impls.len() as u64) as usize].as_str())
+    }
+
+    /// The identity nearest `n` whose concrete type is `ty` (`n` itself unless `ty`
+    /// implements an entity interface): an implementation reached as itself must be the
+    /// one its interface names for the same identity.
+    pub fn fit(&self, ty: &str, n: u64) -> u64 {
+        let Some(impls) = self
+            .interface_of
+            .get(ty)
+            .and_then(|i| self.implementations.get(i))
+        else {
+            return n;
+        };
+        let k = impls.len() as u64;
+        let j = impls.iter().position(|o| o == ty).unwrap_or(0) as u64;
+        let fitted = n - n % k + j;
+        if fitted == 0 {
+            k
+        } else {
+            fitted
+        }
     }
 
     /// `ty`'s key field paths over the graph.
@@ -58,8 +141,9 @@ impl Keys {
     /// a path through a field this subgraph does not define is left out.
     pub fn values(&self, model: &Model, ty: &str, n: u64) -> Map<String, Json> {
         let mut out = Map::new();
+        let id_ty = self.identity_type(ty);
         for path in self.by_type.get(ty).into_iter().flatten() {
-            if let Some(v) = leaf(model, ty, path, n) {
+            if let Some(v) = leaf(model, ty, id_ty, path, n) {
                 insert(&mut out, path, v);
             }
         }
@@ -77,10 +161,11 @@ pub fn from_parent(s: u64) -> u64 {
     values::small(seed::mix(s, "@identity"))
 }
 
-/// The value of key field `path` of entity `n` of type `ty`, if `model` defines the way
+/// The value of key field `path` of entity `n` of type `ty` (of identity type `id_ty`:
+/// its seed, and the name a top-level field's value carries), if `model` defines the way
 /// and it holds one value (a path through a list, `products { id }`, holds several: each
 /// item is its own object, and none carries the identity).
-fn leaf(model: &Model, ty: &str, path: &[String], n: u64) -> Option<Json> {
+fn leaf(model: &Model, ty: &str, id_ty: &str, path: &[String], n: u64) -> Option<Json> {
     let (last, through) = path.split_last()?;
     let mut owner = ty;
     for f in through {
@@ -91,13 +176,14 @@ fn leaf(model: &Model, ty: &str, path: &[String], n: u64) -> Option<Json> {
         owner = base_name(&def.ty);
     }
     let scalar = base_name(&model.types.get(owner)?.field(last)?.ty);
+    let named = if through.is_empty() { id_ty } else { owner };
     Some(match model.types.get(scalar).map(|t| &t.kind) {
         Some(Kind::Enum(members)) if !members.is_empty() => {
-            let i = seed::mix(seed_of(ty, n), &path.join(".")) % members.len() as u64;
+            let i = seed::mix(seed_of(id_ty, n), &path.join(".")) % members.len() as u64;
             Json::String(members[i as usize].clone())
         }
         Some(Kind::Enum(_)) => Json::Null,
-        _ => encode(scalar, owner, last, n, seed_of(ty, n)),
+        _ => encode(scalar, named, last, n, seed_of(id_ty, n)),
     })
 }
 

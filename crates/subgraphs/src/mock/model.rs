@@ -37,10 +37,6 @@ pub struct Model {
     pub mutation: Option<String>,
     /// `Type.field: why`, one per directive not honoured.
     pub warnings: Vec<String>,
-    /// Types whose values the mock cannot give as every gateway expects them, each with
-    /// the construct (an entity interface, `@interfaceObject`): an
-    /// operation whose answer goes through one is not checked (`answer::limits`).
-    pub unserved: BTreeMap<String, String>,
 }
 
 #[derive(Debug, Clone)]
@@ -60,6 +56,9 @@ pub struct TypeDef {
     pub fields: Vec<FieldDef>,
     pub implements: Vec<String>,
     pub keys: Vec<Key>,
+    /// `@interfaceObject`: an object type here that stands for an entity interface other
+    /// subgraphs define with its implementations (`identity::Keys` gives the concrete type).
+    pub interface_object: bool,
     /// Input object fields (for input types only).
     pub inputs: Vec<ArgDef>,
 }
@@ -114,7 +113,6 @@ pub fn parse(file: &str, sdl: &str) -> anyhow::Result<Model> {
         types: BTreeMap::new(),
         mutation: None,
         warnings: Vec::new(),
-        unserved: BTreeMap::new(),
     };
     // Root types named otherwise (`schema { query: Queries }`), as (given name, role).
     let mut roots: Vec<(String, &str)> = Vec::new();
@@ -147,15 +145,10 @@ pub fn parse(file: &str, sdl: &str) -> anyhow::Result<Model> {
             fields: Vec::new(),
             implements: Vec::new(),
             keys: Vec::new(),
+            interface_object: false,
             inputs: Vec::new(),
         });
-        type_directives(
-            &name,
-            &def.directives,
-            &mut entry.keys,
-            &mut model.warnings,
-            &mut model.unserved,
-        );
+        type_directives(&name, &def.directives, entry, &mut model.warnings);
         let (kind, fields, implements) = match def.kind {
             TypeKind::Object(o) => (Kind::Object, o.fields, o.implements),
             TypeKind::Interface(i) => (Kind::Interface, i.fields, i.implements),
@@ -202,7 +195,6 @@ pub fn parse(file: &str, sdl: &str) -> anyhow::Result<Model> {
             }
         }
     }
-    entity_interfaces(&mut model);
     // A gateway sends a subgraph root fields, never its root type's name: the mock serves
     // a renamed root as `Query` (or `Mutation`), which is what the supergraph calls it.
     for (given, role) in roots {
@@ -222,48 +214,21 @@ pub fn parse(file: &str, sdl: &str) -> anyhow::Result<Model> {
     Ok(model)
 }
 
-/// A type's own directives: its `@key`s, and what makes it unserved (`@interfaceObject`),
-/// said in the warnings.
+/// A type's own directives: its `@key`s and `@interfaceObject`.
 fn type_directives(
     name: &str,
     directives: &[Positioned<ConstDirective>],
-    keys: &mut Vec<Key>,
+    entry: &mut TypeDef,
     warnings: &mut Vec<String>,
-    unserved: &mut BTreeMap<String, String>,
 ) {
     for d in directives {
         match d.node.name.node.as_str() {
             "key" => match key_of(&d.node) {
-                Ok(key) => keys.push(key),
+                Ok(key) => entry.keys.push(key),
                 Err(why) => warnings.push(format!("{name}: {why}")),
             },
-            // It stands for an interface whose implementations other subgraphs know:
-            // the mock cannot say which of them a `__typename` should name.
-            "interfaceObject" => {
-                warnings.push(format!(
-                    "{name}: @interfaceObject is not served (an operation reaching {name} is not checked)"
-                ));
-                unserved.insert(name.to_string(), "@interfaceObject".into());
-            }
+            "interfaceObject" => entry.interface_object = true,
             _ => {}
-        }
-    }
-}
-
-/// An entity interface resolves to an implementation the gateway cannot name from the
-/// mock: served as a plain interface, and no answer through it is checked.
-fn entity_interfaces(model: &mut Model) {
-    for t in model.types.values_mut() {
-        if matches!(t.kind, Kind::Interface) && !t.keys.is_empty() {
-            model.warnings.push(format!(
-                "{}: @key on an interface (entity interface) is not served (an operation reaching {} is not checked)",
-                t.name, t.name
-            ));
-            model.unserved.insert(
-                t.name.clone(),
-                "@key on an interface (an entity interface)".into(),
-            );
-            t.keys.clear();
         }
     }
 }

@@ -100,8 +100,9 @@ impl Mock {
         args: &Map<String, Json>,
     ) -> Res<Plain> {
         if let Some(v) = node.known.get(&field.name) {
-            if self.is_leaf(base_name(&field.ty)) {
-                return Ok(Plain::Leaf(v.clone()));
+            let named = base_name(&field.ty);
+            if self.is_leaf(named) {
+                return Ok(Plain::Leaf(as_typed(named, v)));
             }
         }
         let args = &seeded_args(field, args);
@@ -193,7 +194,7 @@ impl Mock {
         known.extend(given);
         Node {
             type_name: ty.to_string(),
-            seed: identity::seed_of(ty, n),
+            seed: identity::seed_of(self.keys.identity_type(ty), n),
             known,
         }
     }
@@ -253,7 +254,16 @@ impl Mock {
                 if options.is_empty() {
                     return Err(format!("{name} has no object type to return").into());
                 }
-                let chosen = options[(s % options.len() as u64) as usize];
+                // An entity interface's value is an identity first, and its concrete type
+                // the one every subgraph names for it (`identity::Keys::concrete`).
+                let by_identity = self
+                    .keys
+                    .concrete(name, identity::from_parent(s))
+                    .and_then(|c| self.model.types.get(c));
+                let chosen = match by_identity {
+                    Some(t) => t,
+                    None => options[(s % options.len() as u64) as usize],
+                };
                 Ok(Plain::Object {
                     node: self.object(chosen, s),
                     typed: true,
@@ -279,10 +289,10 @@ impl Mock {
                 known: Map::new(),
             };
         }
-        let n = identity::from_parent(s);
+        let n = self.keys.fit(&t.name, identity::from_parent(s));
         Node {
             type_name: t.name.clone(),
-            seed: identity::seed_of(&t.name, n),
+            seed: identity::seed_of(self.keys.identity_type(&t.name), n),
             known: self.keys.values(&self.model, &t.name, n),
         }
     }
@@ -318,6 +328,9 @@ impl Mock {
             .get(type_name)
             .filter(|t| t.keys.iter().any(|k| k.resolvable))
             .ok_or_else(|| format!("{type_name} is not an entity this subgraph resolves"))?;
+        if matches!(t.kind, Kind::Interface) {
+            return self.interface_entity(t, obj);
+        }
         let carries = |k: &&Key| k.fields.iter().all(|f| obj.contains_key(f));
         // A resolvable key first; else any key of the type the representation carries (a
         // gateway should send a resolvable one, but every key gives the same entity, and
@@ -333,6 +346,27 @@ impl Mock {
         given.remove("__typename");
         Ok(self.identified(&t.name, given, key))
     }
+
+    /// An entity interface's representation (a gateway holding an `@interfaceObject` asks
+    /// for `__typename` and the interface's fields): the implementation its identity names.
+    fn interface_entity(&self, t: &TypeDef, rep: &Map<String, Json>) -> Result<Node, String> {
+        let n = identity::find(rep, t.keys.iter().flat_map(|k| k.paths.iter()))
+            .ok_or_else(|| format!("the representation of {} carries no identity", t.name))?;
+        let concrete = self
+            .keys
+            .concrete(&t.name, n)
+            .and_then(|c| self.model.types.get(c))
+            .ok_or_else(|| format!("{} has no implementation here", t.name))?;
+        let mut given = rep.clone();
+        given.remove("__typename");
+        let mut known = self.keys.values(&self.model, &concrete.name, n);
+        known.extend(given);
+        Ok(Node {
+            type_name: concrete.name.clone(),
+            seed: identity::seed_of(&t.name, n),
+            known,
+        })
+    }
 }
 
 /// The arguments as they seed a value: a null or absent one takes its SDL default, and one
@@ -342,7 +376,11 @@ fn seeded_args(field: &FieldDef, args: &Map<String, Json>) -> Map<String, Json> 
     let mut out: Map<String, Json> = args
         .iter()
         .filter(|(_, v)| !v.is_null())
-        .map(|(k, v)| (k.clone(), v.clone()))
+        .map(|(k, v)| {
+            let ty = field.args.iter().find(|a| &a.name == k);
+            let v = ty.map_or_else(|| v.clone(), |a| as_typed(base_name(&a.ty), v));
+            (k.clone(), v)
+        })
         .collect();
     for a in &field.args {
         if out.contains_key(&a.name) {
@@ -354,4 +392,16 @@ fn seeded_args(field: &FieldDef, args: &Map<String, Json>) -> Map<String, Json> 
         }
     }
     out
+}
+
+/// A given value as its GraphQL type serializes it: an `ID` is a string, though it may
+/// arrive as a number (a gateway may write `product(id: 1)` for the client's `id: "1"`,
+/// which ID input coercion allows, and send the key back as 1 in a representation). Served
+/// or seeded as given, gateways inlining differently would get different answers.
+fn as_typed(named: &str, v: &Json) -> Json {
+    match v {
+        Json::Number(n) if named == "ID" => Json::String(n.to_string()),
+        Json::Array(items) => Json::Array(items.iter().map(|i| as_typed(named, i)).collect()),
+        _ => v.clone(),
+    }
 }

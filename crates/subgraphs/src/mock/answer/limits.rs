@@ -1,6 +1,6 @@
 //! What the mocks cannot serve as every correct gateway would see it, found before any
-//! operation is walked: types whose construct the mock does not serve (an entity
-//! interface, `@interfaceObject`: recorded by the model), fields several subgraphs serve
+//! operation is walked: types with no one identity space (an implementation of two entity
+//! interfaces, an `@interfaceObject` whose interface no subgraph keys), fields several subgraphs serve
 //! whose types have no member in common (unions, interfaces, enums: `shared`), and keys that
 //! cannot carry an entity's identity beside others (`identity`). An operation whose answer
 //! goes through one is not checked (the walk says which and why), so no gateway is blamed
@@ -29,11 +29,25 @@ impl Limits {
     pub fn of(subgraphs: &[Subgraph]) -> Limits {
         let mut limits = Limits::default();
         for s in subgraphs {
-            for (ty, construct) in &s.mock.model.unserved {
-                limits
-                    .types
-                    .entry(ty.clone())
-                    .or_insert_with(|| format!("{ty} uses {construct} in `{}`", s.name));
+            let keys = &s.mock.keys;
+            for t in s.mock.model.types.values() {
+                let interfaces: Vec<&str> = keys.interfaces_of(&t.name).collect();
+                let why = if interfaces.len() > 1 {
+                    format!(
+                        "{} implements several entity interfaces ({}) in `{}`: no one identity names its concrete type in all of them",
+                        t.name,
+                        interfaces.join(", "),
+                        s.name
+                    )
+                } else if t.interface_object && !keys.is_entity_interface(&t.name) {
+                    format!(
+                        "{} is an @interfaceObject in `{}`, but no subgraph defines the interface {} with a @key: nothing names its concrete type",
+                        t.name, s.name, t.name
+                    )
+                } else {
+                    continue;
+                };
+                limits.types.entry(t.name.clone()).or_insert(why);
             }
         }
         // Every field served (not `@external`) by more than one subgraph whose type has

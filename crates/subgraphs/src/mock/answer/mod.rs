@@ -207,6 +207,26 @@ impl Graph {
         })
     }
 
+    /// Whether `type_name` is an `@interfaceObject` in subgraph `sub`.
+    fn is_interface_object(&self, sub: usize, type_name: &str) -> bool {
+        let types = &self.subgraphs[sub].mock.model.types;
+        types.get(type_name).is_some_and(|t| t.interface_object)
+    }
+
+    /// Whether subgraph `sub` resolves entity interface `type_name` by a key.
+    fn keys_interface(&self, sub: usize, type_name: &str) -> bool {
+        let types = &self.subgraphs[sub].mock.model.types;
+        types.get(type_name).is_some_and(|t| {
+            matches!(t.kind, Kind::Interface) && t.keys.iter().any(|k| k.resolvable)
+        })
+    }
+
+    /// The type whose identities `type_name`'s are (`identity::Keys::identity_type`): the
+    /// keys are the graph's, the same in every subgraph's mock.
+    fn identity_type<'t>(&'t self, type_name: &'t str) -> &'t str {
+        self.subgraphs[0].mock.keys.identity_type(type_name)
+    }
+
     fn def(&self, sub: usize, type_name: &str, field: &str) -> Option<&FieldDef> {
         self.subgraphs[sub]
             .mock

@@ -16,6 +16,7 @@ use super::Graph;
 use crate::mock::model::{base_name, FieldDef};
 use crate::mock::resolve::{Mock, Node, Plain};
 
+mod elsewhere;
 mod representation;
 
 /// Representations built inside one another (a key or required field that itself needs a
@@ -112,10 +113,17 @@ impl<'a> Walk<'a> {
     }
 
     fn selections(&self, at: &At, sets: &[&'a SelectionSet], path: &str) -> Result<Json, String> {
-        let concrete = at.node.type_name.as_str();
-        if let Some(why) = self.graph.limits.of_type(concrete) {
+        if let Some(why) = self.graph.limits.of_type(&at.node.type_name) {
             return Err(self.cannot(path, why));
         }
+        let concretized;
+        let at = if self.graph.is_interface_object(at.sub, &at.node.type_name) {
+            concretized = self.concretize(at, path)?;
+            &concretized
+        } else {
+            at
+        };
+        let concrete = at.node.type_name.as_str();
         let applies = |condition: &str| self.graph.applies(condition, concrete);
         let groups = self.op.collect(sets, &applies).map_err(|e| match path {
             "" => e,
@@ -288,6 +296,17 @@ impl<'a> Walk<'a> {
                 lineage: None,
             });
         }
+        // A field of an entity interface's implementation that only the `@interfaceObject`s
+        // standing for the interface serve: asked of them as the interface, by its key.
+        let id_ty = g.identity_type(ty);
+        if id_ty != ty
+            && !(0..n).any(|s| g.def(s, ty, name).is_some())
+            && (0..n).any(|s| g.def(s, id_ty, name).is_some())
+        {
+            let mut view = at.clone();
+            view.node.type_name = id_ty.to_string();
+            return self.locate(&view, name, path);
+        }
         let entity = self.graph.is_entity(ty);
         let via_ancestor = || {
             let l = at.lineage.as_ref()?;
@@ -353,74 +372,5 @@ impl<'a> Walk<'a> {
             provided: Vec::new(),
             lineage: None,
         })
-    }
-
-    /// The value-type object `at` as subgraph `s` gives it: its lineage's base fetched
-    /// there (a root, or an entity by `_entities`), then the same fields, arguments and
-    /// list items down.
-    fn relocate(&self, at: &At, l: &Lineage, s: usize, path: &str) -> Result<At, String> {
-        let g = self.graph;
-        let first = &l.steps[0].field;
-        let mut cur = match l.base.node.type_name.as_str() {
-            "Query" | "Mutation" => At {
-                sub: s,
-                node: l.base.node.clone(),
-                provided: Vec::new(),
-                lineage: None,
-            },
-            ty => {
-                let rep = self.representation(&l.base, s, first, path)?;
-                let node = g.subgraphs[s].mock.entity(&rep).map_err(|e| {
-                    format!(
-                        "{path}: _entities of `{}` for {ty}.{first}: {e}",
-                        g.subgraphs[s].name
-                    )
-                })?;
-                At {
-                    sub: s,
-                    node,
-                    provided: Vec::new(),
-                    lineage: None,
-                }
-            }
-        };
-        let mock = &g.subgraphs[s].mock;
-        for step in &l.steps {
-            let ty = cur.node.type_name.clone();
-            let def = g.def(s, &ty, &step.field).ok_or_else(|| {
-                format!(
-                    "{path}: subgraph `{}` serves a field of {} but not {ty}.{}, the way to it",
-                    g.subgraphs[s].name, at.node.type_name, step.field
-                )
-            })?;
-            let mut plain = mock
-                .plain(&ty, def, &cur.node, &step.args)
-                .map_err(|e| format!("{path}: {}", e.message))?;
-            for &i in &step.indices {
-                plain = match plain {
-                    Plain::List(mut items) if i < items.len() => items.swap_remove(i),
-                    _ => {
-                        return Err(format!(
-                            "{path}: {ty}.{} has no item {i} in `{}`",
-                            step.field, g.subgraphs[s].name
-                        ))
-                    }
-                };
-            }
-            let Plain::Object { node, .. } = plain else {
-                return Err(format!(
-                    "{path}: {ty}.{} is no object in `{}`",
-                    step.field, g.subgraphs[s].name
-                ));
-            };
-            cur = At {
-                sub: s,
-                node,
-                provided: Vec::new(),
-                lineage: None,
-            };
-        }
-        cur.lineage = at.lineage.clone();
-        Ok(cur)
     }
 }
