@@ -17,14 +17,28 @@ pub struct Parsed {
     pub doc: ExecutableDocument,
     /// Some operation selects `_service` at its root (see `service`).
     pub asks_service: bool,
+    /// The rewrite added fields whose keys the answer must lose (`mock::conform`).
+    pub marked: bool,
 }
+
+/// A rewrite of each document before it is kept (a mock subgraph's, `mock::conform`);
+/// true when the answers need cleaning.
+pub type Rewrite = Box<dyn Fn(&mut ExecutableDocument) -> bool + Send + Sync>;
 
 #[derive(Default)]
 pub struct DocCache {
     docs: RwLock<HashMap<String, Arc<Parsed>>>,
+    rewrite: Option<Rewrite>,
 }
 
 impl DocCache {
+    pub fn with_rewrite(rewrite: Rewrite) -> DocCache {
+        DocCache {
+            docs: RwLock::default(),
+            rewrite: Some(rewrite),
+        }
+    }
+
     /// The parsed document, or None when it does not parse (the schema then reports the
     /// syntax error itself).
     pub fn get(&self, query: &str) -> Option<Arc<Parsed>> {
@@ -38,14 +52,19 @@ impl DocCache {
         {
             return Some(hit.clone());
         }
-        let doc = parse_query(query).ok()?;
+        let mut doc = parse_query(query).ok()?;
+        let marked = self.rewrite.as_ref().is_some_and(|r| r(&mut doc));
         let asks_service =
             doc.operations.iter().any(|(_, op)| {
                 op.node.selection_set.node.items.iter().any(
                     |s| matches!(&s.node, Selection::Field(f) if f.node.name.node == "_service"),
                 )
             });
-        let parsed = Arc::new(Parsed { doc, asks_service });
+        let parsed = Arc::new(Parsed {
+            doc,
+            asks_service,
+            marked,
+        });
         let mut docs = self.docs.write().unwrap_or_else(|e| e.into_inner());
         if docs.len() < CAPACITY {
             docs.insert(query.to_string(), parsed.clone());

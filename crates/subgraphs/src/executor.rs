@@ -47,23 +47,37 @@ impl Executor {
     }
 
     /// The executor of a dynamic schema answering `_service` with `sdl` as given (a mock
-    /// subgraph of a user's SDL).
-    pub fn dynamic(schema: async_graphql::dynamic::Schema, sdl: String) -> Executor {
+    /// subgraph of a user's SDL), each document rewritten by `rewrite` first.
+    pub fn dynamic(
+        schema: async_graphql::dynamic::Schema,
+        sdl: String,
+        rewrite: crate::doc_cache::Rewrite,
+    ) -> Executor {
         Executor {
             schema: SubgraphSchema::Dynamic(schema),
             service: service::schema(sdl),
-            docs: DocCache::default(),
+            docs: DocCache::with_rewrite(rewrite),
         }
     }
 
     pub async fn execute(&self, mut request: Request) -> Response {
+        let mut marked = false;
         if let Some(parsed) = self.docs.get(&request.query) {
             let asks_service = parsed.asks_service;
+            marked = parsed.marked;
             request.set_parsed_query(parsed.doc.clone());
             if asks_service {
                 return self.service.execute(request).await;
             }
         }
+        let mut response = self.run(request).await;
+        if marked {
+            crate::mock::conform::unmark(&mut response.data);
+        }
+        response
+    }
+
+    async fn run(&self, request: Request) -> Response {
         match &self.schema {
             SubgraphSchema::Accounts(s) => s.execute(request).await,
             SubgraphSchema::Products(s) => s.execute(request).await,

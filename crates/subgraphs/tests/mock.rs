@@ -6,6 +6,7 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::process::{Command, Stdio};
 
+use gqlbench_subgraphs::mock::answer::Graph;
 use gqlbench_subgraphs::mock::{MockConfig, MockSubgraph};
 use serde_json::{json, Value};
 
@@ -372,4 +373,54 @@ type Review { id: ID! product: Product @provides(fields: "name") }
         );
         assert!(m[own].is_u64(), "{m}");
     }
+}
+
+/// async-graphql's dynamic schema leaves out a fragment on a union and makes an object
+/// with no field selected null; the mocks answer both as the spec has it (`mock::conform`),
+/// and as the computed answer does.
+#[tokio::test]
+async fn a_fragment_on_a_union_applies_to_its_members_and_an_empty_object_is_empty() {
+    let sdl = r#"union Account = User | Admin
+type User { id: ID name: String similar: [Account!]! }
+type Admin { id: ID name: String similar: [Account!]! }
+type Query { accounts: [Account!]! }"#;
+    let s = mock("b", sdl);
+    let q = "{ accounts { ...a ... on User { similar { ...a } } } }
+        fragment a on Account { __typename ... on Admin { name } }";
+    let served = run(&s, q, Value::Null).await;
+    let accounts = served["accounts"].as_array().unwrap();
+    assert!(!accounts.is_empty(), "{served}");
+    for a in accounts {
+        assert!(a["__typename"].is_string(), "{served}");
+        assert_eq!(
+            a.get("name").is_some(),
+            a["__typename"] == "Admin",
+            "{served}"
+        );
+        for s in a["similar"].as_array().into_iter().flatten() {
+            assert!(s["__typename"].is_string(), "{served}");
+        }
+    }
+    // Only a fragment on User selected: an Admin is {}, not null.
+    let only = run(&s, "{ accounts { ... on User { id } } }", Value::Null).await;
+    let graph = Graph::new(
+        vec![("b".into(), "b.graphql".into(), sdl.into())],
+        &MockConfig::default(),
+    )
+    .unwrap();
+    for query in [q, "{ accounts { ... on User { id } } }"] {
+        let expected = graph
+            .expected(query, None, &serde_json::Map::new())
+            .unwrap();
+        let got = run(&s, query, Value::Null).await;
+        assert_eq!(got, expected, "{query}");
+    }
+    assert!(
+        only["accounts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|a| a.is_object()),
+        "{only}"
+    );
 }

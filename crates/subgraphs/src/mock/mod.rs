@@ -5,6 +5,7 @@
 //! optional CPU cost per field (`cost`).
 
 pub mod answer;
+pub mod conform;
 pub mod cost;
 pub mod identity;
 pub mod model;

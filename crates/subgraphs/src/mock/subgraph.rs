@@ -178,6 +178,8 @@ impl MockSubgraph {
             .map(|(path, &cost)| (path.clone(), cost))
             .collect();
         let served_costs = costs.keys().cloned().collect();
+        // async-graphql's departures from the spec, mended per document (`conform`).
+        let conform = super::conform::Conform::of(&mock.model);
         let schema = super::schema::build(mock.clone(), &costs)
             .with_context(|| format!("{file}: schema"))?;
         Ok(MockSubgraph {
@@ -186,7 +188,11 @@ impl MockSubgraph {
             warnings,
             mock,
             served_costs,
-            executor: Executor::dynamic(schema, sdl.to_string()),
+            executor: Executor::dynamic(
+                schema,
+                sdl.to_string(),
+                Box::new(move |doc| conform.rewrite(doc)),
+            ),
         })
     }
 
