@@ -21,9 +21,12 @@ pub struct Parsed {
     pub marked: bool,
 }
 
-/// A rewrite of each document before it is kept (a mock subgraph's, `mock::conform`);
-/// true when the answers need cleaning.
-pub type Rewrite = Box<dyn Fn(&mut ExecutableDocument) -> bool + Send + Sync>;
+/// A rewrite of each document before it is kept (a mock subgraph's, `mock::conform`):
+/// `document` returns true when the answers to it need `answer` run over them.
+pub struct Rewrite {
+    pub document: Box<dyn Fn(&mut ExecutableDocument) -> bool + Send + Sync>,
+    pub answer: fn(&mut async_graphql::Value),
+}
 
 #[derive(Default)]
 pub struct DocCache {
@@ -36,6 +39,13 @@ impl DocCache {
         DocCache {
             docs: RwLock::default(),
             rewrite: Some(rewrite),
+        }
+    }
+
+    /// An answer to a document whose rewrite marked it, cleaned as the rewrite asks.
+    pub fn clean(&self, answer: &mut async_graphql::Value) {
+        if let Some(r) = &self.rewrite {
+            (r.answer)(answer);
         }
     }
 
@@ -53,7 +63,10 @@ impl DocCache {
             return Some(hit.clone());
         }
         let mut doc = parse_query(query).ok()?;
-        let marked = self.rewrite.as_ref().is_some_and(|r| r(&mut doc));
+        let marked = self
+            .rewrite
+            .as_ref()
+            .is_some_and(|r| (r.document)(&mut doc));
         let asks_service =
             doc.operations.iter().any(|(_, op)| {
                 op.node.selection_set.node.items.iter().any(

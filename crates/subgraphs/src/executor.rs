@@ -72,7 +72,7 @@ impl Executor {
         }
         let mut response = self.run(request).await;
         if marked {
-            crate::mock::conform::unmark(&mut response.data);
+            self.docs.clean(&mut response.data);
         }
         response
     }

@@ -191,7 +191,10 @@ impl MockSubgraph {
             executor: Executor::dynamic(
                 schema,
                 sdl.to_string(),
-                Box::new(move |doc| conform.rewrite(doc)),
+                crate::doc_cache::Rewrite {
+                    document: Box::new(move |doc| conform.rewrite(doc)),
+                    answer: super::conform::unmark,
+                },
             ),
         })
     }
