@@ -408,7 +408,10 @@ type Query { accounts: [Account!]! }"#;
         &MockConfig::default(),
     )
     .unwrap();
-    for query in [q, "{ accounts { ... on User { id } } }"] {
+    // The fragment's @include/@skip go with what replaces it.
+    let skipped = "{ accounts { ... on Account @include(if: false) { __typename } } }";
+    let spread = "{ accounts { ...a @skip(if: true) } } fragment a on Account { __typename }";
+    for query in [q, "{ accounts { ... on User { id } } }", skipped, spread] {
         let expected = graph
             .expected(query, None, &serde_json::Map::new())
             .unwrap();
@@ -422,5 +425,46 @@ type Query { accounts: [Account!]! }"#;
             .iter()
             .all(|a| a.is_object()),
         "{only}"
+    );
+    let kinds: Vec<&Value> = served["accounts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| &a["__typename"])
+        .collect();
+    assert!(
+        kinds.contains(&&json!("Admin")) && kinds.contains(&&json!("User")),
+        "{served}"
+    );
+    let none = run(&s, skipped, Value::Null).await;
+    let none = none["accounts"].as_array().unwrap();
+    assert!(none.iter().all(|a| a == &json!({})), "{none:?}");
+}
+
+/// A fragment on an interface inside a fragment on a union: under the members that do not
+/// implement it, it is dropped (validation would refuse it there), and the answer is the
+/// computed one; a union fragment spread inside itself is left for validation to refuse,
+/// not expanded without end.
+#[tokio::test]
+async fn an_interface_fragment_inside_a_union_fragment_and_a_cyclic_spread() {
+    let sdl = r#"interface Node { id: ID }
+type Post implements Node { id: ID title: String }
+type User { name: String similar: [Result!]! }
+union Result = User | Post
+type Query { search: [Result!]! }"#;
+    let s = mock("r", sdl);
+    let q = "{ search { ... on Result { __typename ... on Node { id } } } }";
+    let graph = Graph::new(
+        vec![("r".into(), "r.graphql".into(), sdl.into())],
+        &MockConfig::default(),
+    )
+    .unwrap();
+    let expected = graph.expected(q, None, &serde_json::Map::new()).unwrap();
+    assert_eq!(run(&s, q, Value::Null).await, expected);
+    let cyclic = "{ search { ...a } } fragment a on Result { ... on User { similar { ...a } } }";
+    let r = s.execute(async_graphql::Request::new(cyclic)).await;
+    assert!(
+        !r.errors.is_empty(),
+        "a fragment spread inside itself is refused"
     );
 }

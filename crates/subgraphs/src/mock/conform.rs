@@ -13,19 +13,16 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use async_graphql::parser::types::{
-    DocumentOperations, ExecutableDocument, Field, FragmentDefinition, InlineFragment,
+    Directive, DocumentOperations, ExecutableDocument, Field, FragmentDefinition, InlineFragment,
     OperationType, Selection, SelectionSet, TypeCondition,
 };
 use async_graphql::{Name, Positioned, Value};
 
 use super::model::{base_name, Kind, Model};
 
-/// The response key of the marker field: reserved (`__`) so no client field can take it.
+/// The response key of the marker field: `__`-prefixed, as no client's alias is in
+/// practice (a client taking it would lose that key from its answer).
 pub const MARKER: &str = "__gqlbench_marker";
-
-/// Fragments inlined inside one another past this depth are left as they are (a cycle,
-/// which validation then refuses).
-const MAX_DEPTH: usize = 32;
 
 /// What the rewrite needs of one subgraph's types.
 #[derive(Debug, Default)]
@@ -41,6 +38,22 @@ pub struct Conform {
 }
 
 type Fragments = std::collections::HashMap<Name, Positioned<FragmentDefinition>>;
+
+/// One document's rewrite: its fragments as written, those being inlined (a fragment
+/// spread inside itself is left for validation to refuse, not expanded again), and whether
+/// a marker was added.
+struct Pass<'f> {
+    fragments: &'f Fragments,
+    inlining: Vec<Name>,
+    marked: bool,
+}
+
+/// A fragment on a union being replaced: its selections, its directives, where it stood.
+struct Inlined<'a> {
+    set: &'a SelectionSet,
+    directives: &'a [Positioned<Directive>],
+    pos: async_graphql::Pos,
+}
 
 impl Conform {
     pub fn of(model: &Model) -> Conform {
@@ -71,7 +84,11 @@ impl Conform {
     /// Rewrites `doc` (above); true when a marker was added, so the answer needs `unmark`.
     pub fn rewrite(&self, doc: &mut ExecutableDocument) -> bool {
         let fragments = doc.fragments.clone();
-        let mut marked = false;
+        let mut pass = Pass {
+            fragments: &fragments,
+            inlining: Vec::new(),
+            marked: false,
+        };
         let ops: Vec<_> = match &mut doc.operations {
             DocumentOperations::Single(op) => vec![op],
             DocumentOperations::Multiple(ops) => ops.values_mut().collect(),
@@ -82,46 +99,40 @@ impl Conform {
                 OperationType::Mutation => "Mutation",
                 OperationType::Subscription => "Subscription",
             };
-            let set = &mut op.node.selection_set.node;
-            self.set(set, Some(root), &fragments, &mut marked, 0);
+            self.set(&mut op.node.selection_set.node, Some(root), &mut pass);
         }
         for def in doc.fragments.values_mut() {
             let on = def.node.type_condition.node.on.node.to_string();
-            let set = &mut def.node.selection_set.node;
-            self.set(set, Some(&on), &fragments, &mut marked, 0);
+            self.set(&mut def.node.selection_set.node, Some(&on), &mut pass);
         }
         drop_unused(doc);
-        marked
+        pass.marked
     }
 
-    fn set(
-        &self,
-        set: &mut SelectionSet,
-        parent: Option<&str>,
-        fragments: &Fragments,
-        marked: &mut bool,
-        depth: usize,
-    ) {
+    fn set(&self, set: &mut SelectionSet, parent: Option<&str>, pass: &mut Pass) {
         let items = std::mem::take(&mut set.items);
         for mut item in items {
             let pos = item.pos;
             match &mut item.node {
                 Selection::Field(f) => {
-                    self.field(&mut f.node, parent, fragments, marked, depth);
+                    self.field(&mut f.node, parent, pass);
                     set.items.push(item);
                 }
                 Selection::InlineFragment(i) => {
+                    let i = &mut i.node;
                     let on = i
-                        .node
                         .type_condition
                         .as_ref()
                         .map(|c| c.node.on.node.to_string());
                     match on.as_deref().filter(|u| self.unions.contains_key(*u)) {
                         Some(u) => {
-                            let inner = &i.node.selection_set.node;
+                            let what = Inlined {
+                                set: &i.selection_set.node,
+                                directives: &i.directives,
+                                pos,
+                            };
                             for m in self.members_in(u, parent) {
-                                set.items
-                                    .push(self.inline(m, inner, pos, fragments, marked, depth));
+                                set.items.push(self.inline(m, &what, pass));
                             }
                         }
                         // On another object than the one it stands in (an inlined union
@@ -129,28 +140,29 @@ impl Conform {
                         None if self.apart(on.as_deref(), parent) => {}
                         None => {
                             let within = on.as_deref().or(parent);
-                            let inner = &mut i.node.selection_set.node;
-                            self.set(inner, within, fragments, marked, depth);
+                            self.set(&mut i.selection_set.node, within, pass);
                             set.items.push(item);
                         }
                     }
                 }
                 Selection::FragmentSpread(s) => {
-                    let def = fragments.get(&s.node.fragment_name.node);
+                    let name = &s.node.fragment_name.node;
+                    let fragments = pass.fragments;
+                    let def = fragments.get(name);
                     let on = def.map(|d| d.node.type_condition.node.on.node.as_str());
+                    let again = pass.inlining.contains(name);
                     match (def, on.filter(|u| self.unions.contains_key(*u))) {
-                        (Some(def), Some(u)) if depth < MAX_DEPTH => {
-                            let inner = &def.node.selection_set.node;
+                        (Some(def), Some(u)) if !again => {
+                            let what = Inlined {
+                                set: &def.node.selection_set.node,
+                                directives: &s.node.directives,
+                                pos,
+                            };
+                            pass.inlining.push(name.clone());
                             for m in self.members_in(u, parent) {
-                                set.items.push(self.inline(
-                                    m,
-                                    inner,
-                                    pos,
-                                    fragments,
-                                    marked,
-                                    depth + 1,
-                                ));
+                                set.items.push(self.inline(m, &what, pass));
                             }
+                            pass.inlining.pop();
                         }
                         _ if self.apart(on, parent) => {}
                         _ => set.items.push(item),
@@ -160,14 +172,7 @@ impl Conform {
         }
     }
 
-    fn field(
-        &self,
-        f: &mut Field,
-        parent: Option<&str>,
-        fragments: &Fragments,
-        marked: &mut bool,
-        depth: usize,
-    ) {
+    fn field(&self, f: &mut Field, parent: Option<&str>, pass: &mut Pass) {
         let inner = &mut f.selection_set.node;
         if inner.items.is_empty() {
             return;
@@ -176,12 +181,11 @@ impl Conform {
             .and_then(|p| self.fields.get(p))
             .and_then(|fs| fs.get(f.name.node.as_str()))
             .map(String::as_str);
-        self.set(inner, ty, fragments, marked, depth);
-        if !inner
-            .items
-            .iter()
-            .any(|i| matches!(i.node, Selection::Field(_)))
-        {
+        self.set(inner, ty, pass);
+        // `_entities`: a gateway selects a fragment on each type it sends a representation
+        // of, so no entity comes back empty (and no marker is paid for on every entity).
+        let entities = parent == Some("Query") && f.name.node == "_entities";
+        if !entities && !self.never_empty(inner, ty, 0) {
             let pos = f.selection_set.pos;
             let marker = Field {
                 alias: Some(Positioned::new(Name::new(MARKER), pos)),
@@ -190,32 +194,24 @@ impl Conform {
                 directives: Vec::new(),
                 selection_set: Positioned::new(SelectionSet::default(), pos),
             };
-            inner.items.push(Positioned::new(
-                Selection::Field(Positioned::new(marker, pos)),
-                pos,
-            ));
-            *marked = true;
+            let marker = Selection::Field(Positioned::new(marker, pos));
+            inner.items.push(Positioned::new(marker, pos));
+            pass.marked = true;
         }
     }
 
-    /// `... on member { inner }`, its selections rewritten for `member`.
-    fn inline(
-        &self,
-        member: &str,
-        inner: &SelectionSet,
-        pos: async_graphql::Pos,
-        fragments: &Fragments,
-        marked: &mut bool,
-        depth: usize,
-    ) -> Positioned<Selection> {
-        let mut set = inner.clone();
-        self.set(&mut set, Some(member), fragments, marked, depth);
+    /// `... on member @directives { selections }`, its selections rewritten for `member`.
+    fn inline(&self, member: &str, what: &Inlined, pass: &mut Pass) -> Positioned<Selection> {
+        let pos = what.pos;
+        let mut set = what.set.clone();
+        self.set(&mut set, Some(member), pass);
         let condition = TypeCondition {
             on: Positioned::new(Name::new(member), pos),
         };
         let fragment = InlineFragment {
             type_condition: Some(Positioned::new(condition, pos)),
-            directives: Vec::new(),
+            // `@include(if: $x)` / `@skip` of the fragment or spread replaced: kept.
+            directives: what.directives.to_vec(),
             selection_set: Positioned::new(set, pos),
         };
         Positioned::new(
@@ -224,11 +220,64 @@ impl Conform {
         )
     }
 
-    /// Whether a fragment on `on` can never apply where `parent` stands: both objects, and
-    /// not the same.
+    /// Whether `set` selects something for every object of type `ty` whatever the
+    /// variables: a field without `@skip`/`@include`, or such an inline fragment that
+    /// applies to all of them (no condition, or `ty` itself, or an interface the object
+    /// `ty` implements) and does.
+    fn never_empty(&self, set: &SelectionSet, ty: Option<&str>, depth: usize) -> bool {
+        set.items.iter().any(|i| match &i.node {
+            Selection::Field(f) => f.node.directives.is_empty(),
+            Selection::InlineFragment(x) if x.node.directives.is_empty() && depth < 4 => {
+                let on = x
+                    .node
+                    .type_condition
+                    .as_ref()
+                    .map(|c| c.node.on.node.as_str());
+                let covers = match (on, ty) {
+                    (None, _) => true,
+                    (Some(c), Some(t)) => {
+                        c == t
+                            || (self.objects.contains(t)
+                                && self
+                                    .implements
+                                    .get(t)
+                                    .is_some_and(|i| i.iter().any(|x| x == c)))
+                    }
+                    _ => false,
+                };
+                covers && self.never_empty(&x.node.selection_set.node, ty, depth + 1)
+            }
+            _ => false,
+        })
+    }
+
+    /// The object types an object of type `t` can be: itself, an interface's
+    /// implementations, a union's members; None for a type not described here.
+    fn possible<'a>(&'a self, t: &'a str) -> Option<BTreeSet<&'a str>> {
+        if self.objects.contains(t) {
+            return Some([t].into_iter().collect());
+        }
+        if let Some(members) = self.unions.get(t) {
+            return Some(members.iter().map(String::as_str).collect());
+        }
+        self.fields.contains_key(t).then(|| {
+            self.implements
+                .iter()
+                .filter(|(o, i)| self.objects.contains(*o) && i.iter().any(|x| x == t))
+                .map(|(o, _)| o.as_str())
+                .collect()
+        })
+    }
+
+    /// Whether a fragment on `on` can never apply where `parent` stands: no object type is
+    /// both (an inlined union fragment's `... on Admin`, or `... on Node` that only another
+    /// member implements, inside `... on User`), which validation would refuse.
     fn apart(&self, on: Option<&str>, parent: Option<&str>) -> bool {
-        match (on, parent) {
-            (Some(a), Some(b)) => a != b && self.objects.contains(a) && self.objects.contains(b),
+        let (Some(a), Some(b)) = (on, parent) else {
+            return false;
+        };
+        match (self.possible(a), self.possible(b)) {
+            (Some(x), Some(y)) => x.is_disjoint(&y),
             _ => false,
         }
     }

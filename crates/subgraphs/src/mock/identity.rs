@@ -119,11 +119,11 @@ impl Keys {
         };
         let k = impls.len() as u64;
         let j = impls.iter().position(|o| o == ty).unwrap_or(0) as u64;
-        let fitted = n - n % k + j;
-        if fitted == 0 {
-            k
-        } else {
-            fitted
+        // Within 1..=1000: the next run of k up from 0, or the one below past 1000.
+        match n - n % k + j {
+            0 => k,
+            f if f > 1000 => f - k,
+            f => f,
         }
     }
 

@@ -256,10 +256,11 @@ impl Mock {
                 }
                 // An entity interface's value is an identity first, and its concrete type
                 // the one every subgraph names for it (`identity::Keys::concrete`).
+                // (Only a member the field may return here: another would be refused.)
                 let by_identity = self
                     .keys
                     .concrete(name, identity::from_parent(s))
-                    .and_then(|c| self.model.types.get(c));
+                    .and_then(|c| options.iter().copied().find(|o| o.name == c));
                 let chosen = match by_identity {
                     Some(t) => t,
                     None => options[(s % options.len() as u64) as usize],
@@ -357,15 +358,15 @@ impl Mock {
             .concrete(&t.name, n)
             .and_then(|c| self.model.types.get(c))
             .ok_or_else(|| format!("{} has no implementation here", t.name))?;
+        let key = t
+            .keys
+            .iter()
+            .find(|k| k.resolvable)
+            .ok_or_else(|| format!("{} has no resolvable key", t.name))?;
         let mut given = rep.clone();
         given.remove("__typename");
-        let mut known = self.keys.values(&self.model, &concrete.name, n);
-        known.extend(given);
-        Ok(Node {
-            type_name: concrete.name.clone(),
-            seed: identity::seed_of(&t.name, n),
-            known,
-        })
+        // Its identity space is the interface's: the same n and seed as `t`'s entity.
+        Ok(self.identified(&concrete.name, given, key))
     }
 }
 

@@ -124,6 +124,9 @@ impl<'a> Walk<'a> {
             at
         };
         let concrete = at.node.type_name.as_str();
+        if let Some(why) = self.graph.limits.of_type(concrete) {
+            return Err(self.cannot(path, why));
+        }
         let applies = |condition: &str| self.graph.applies(condition, concrete);
         let groups = self.op.collect(sets, &applies).map_err(|e| match path {
             "" => e,
