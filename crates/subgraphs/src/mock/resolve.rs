@@ -257,9 +257,12 @@ impl Mock {
                 // An entity interface's value is an identity first, and its concrete type
                 // the one every subgraph names for it (`identity::Keys::concrete`).
                 // (Only a member the field may return here: another would be refused.)
+                // (Hashed only for an entity interface: this runs per abstract value.)
                 let by_identity = self
                     .keys
-                    .concrete(name, identity::from_parent(s))
+                    .is_entity_interface(name)
+                    .then(|| self.keys.concrete(name, identity::from_parent(s)))
+                    .flatten()
                     .and_then(|c| options.iter().copied().find(|o| o.name == c));
                 let chosen = match by_identity {
                     Some(t) => t,

@@ -364,16 +364,6 @@ impl<'a> Walk<'a> {
                 return r;
             }
         }
-        let rep = self.representation(at, t, name, path)?;
-        let node = g.subgraphs[t]
-            .mock
-            .entity(&rep)
-            .map_err(|e| format!("{path}: _entities of `{}`: {e}", g.subgraphs[t].name))?;
-        Ok(At {
-            sub: t,
-            node,
-            provided: Vec::new(),
-            lineage: None,
-        })
+        self.fetch(at, t, name, path, "")
     }
 }

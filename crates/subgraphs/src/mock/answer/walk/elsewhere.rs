@@ -19,17 +19,9 @@ impl Walk<'_> {
                 ),
             ));
         };
-        let rep = self.representation(at, e, "__typename", path)?;
-        let node = g.subgraphs[e]
-            .mock
-            .entity(&rep)
-            .map_err(|e2| format!("{path}: _entities of `{}`: {e2}", g.subgraphs[e].name))?;
-        Ok(At {
-            sub: e,
-            node,
-            provided: Vec::new(),
-            lineage: at.lineage.clone(),
-        })
+        let mut found = self.fetch(at, e, "__typename", path, "")?;
+        found.lineage = at.lineage.clone();
+        Ok(found)
     }
 
     /// The value-type object `at` as subgraph `s` gives it: its lineage's base fetched
@@ -51,21 +43,7 @@ impl Walk<'_> {
                 provided: Vec::new(),
                 lineage: None,
             },
-            ty => {
-                let rep = self.representation(&l.base, s, first, path)?;
-                let node = g.subgraphs[s].mock.entity(&rep).map_err(|e| {
-                    format!(
-                        "{path}: _entities of `{}` for {ty}.{first}: {e}",
-                        g.subgraphs[s].name
-                    )
-                })?;
-                At {
-                    sub: s,
-                    node,
-                    provided: Vec::new(),
-                    lineage: None,
-                }
-            }
+            ty => self.fetch(&l.base, s, first, path, &format!(" for {ty}.{first}"))?,
         };
         let mock = &g.subgraphs[s].mock;
         for step in &l.steps {

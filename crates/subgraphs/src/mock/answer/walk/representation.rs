@@ -6,6 +6,30 @@ use serde_json::{Map, Value as Json};
 use super::{At, Walk, MAX_DEPTH};
 
 impl Walk<'_> {
+    /// The entity subgraph `t` returns for `at` by the representation a gateway sends it
+    /// to fetch field `name` (`for_what`, e.g. " for Product.price", goes in the error).
+    pub(super) fn fetch(
+        &self,
+        at: &At,
+        t: usize,
+        name: &str,
+        path: &str,
+        for_what: &str,
+    ) -> Result<At, String> {
+        let rep = self.representation(at, t, name, path)?;
+        let target = &self.graph.subgraphs[t];
+        let node = target
+            .mock
+            .entity(&rep)
+            .map_err(|e| format!("{path}: _entities of `{}`{for_what}: {e}", target.name))?;
+        Ok(At {
+            sub: t,
+            node,
+            provided: Vec::new(),
+            lineage: None,
+        })
+    }
+
     /// The representation a gateway sends subgraph `t` to fetch field `name` of `at`.
     pub(super) fn representation(
         &self,
