@@ -130,7 +130,7 @@ pub(super) fn graph_toml(source: Option<&str>, ops: &Path) -> String {
         ));
     }
     t.push_str(
-        "\n# List lengths by Type.field (default 3, at most 1000):\n# [lists]\n# \"Query.products\" = 10\n\n# The delays scenario's subgraph delays (default: every subgraph 20..150ms):\n# [delays]\n# \"*\" = \"20..150ms\"\n\n# A CPU cost the mocks burn each time they resolve a field (default none):\n# [costs]\n# \"Product.price\" = \"50us\"\n\n# Per operation (file stem): weight (default 1), variables (one set, or a list rotated per\n# request), or values generated per case: [operations.NAME.generate] id = { from = 1, to = 100, format = \"Product-{}\" }\n",
+        "\n# One value in N of a nullable field below the root is null (default 10; 0: never):\n# nulls = 10\n\n# List lengths by Type.field (default 3, at most 1000; a field's Int argument\n# first/last/limit/take/... asks its own):\n# [lists]\n# \"Query.products\" = 10\n\n# The delays scenario's subgraph delays (default: every subgraph 20..150ms):\n# [delays]\n# \"*\" = \"20..150ms\"\n\n# A CPU cost the mocks burn each time they resolve a field (default none):\n# [costs]\n# \"Product.price\" = \"50us\"\n\n# Per operation (file stem): weight (default 1), variables (one set, or a list rotated per\n# request), or values generated per case: [operations.NAME.generate] id = { from = 1, to = 100, format = \"Product-{}\" }\n",
     );
     for f in super::init::graphql_files(ops).unwrap_or_default() {
         let Some(stem) = f.file_stem().and_then(|s| s.to_str()) else {

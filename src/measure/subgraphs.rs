@@ -90,6 +90,8 @@ fn arguments(o: &Start<'_>, ports: &str) -> Vec<String> {
                 a.push("--cost".into());
                 a.push(c);
             }
+            a.push("--nulls".into());
+            a.push(own.mock_config().null_every.to_string());
             a
         }
     };

@@ -100,6 +100,10 @@ struct MockArgs {
     /// at most 1000).
     #[arg(long = "list")]
     lists: Vec<String>,
+    /// One value in N of a nullable field (below the root fields, nullable in every
+    /// subgraph) is null; 0: never.
+    #[arg(long, default_value_t = crate::mock::NULL_EVERY)]
+    nulls: u64,
     /// Delay every response of a subgraph by a uniform draw in a range, e.g.
     /// reviews=20..150ms, or '*=5..20ms' for every subgraph (a subgraph named explicitly
     /// keeps its own); repeatable, once per name.
@@ -229,6 +233,7 @@ fn resolve_mock(args: MockArgs) -> anyhow::Result<MockPlan> {
     check_threads(args.threads).map_err(anyhow::Error::msg)?;
     let mut config = serve::parse_lists(&args.lists).context("--list")?;
     config.costs = cost::parse_costs(&args.costs).context("--cost")?;
+    config.null_every = args.nulls;
     let subgraphs = MockSubgraph::load_dir(&args.dir, &config)?;
     let names: Vec<&str> = subgraphs.iter().map(|s| s.name.as_str()).collect();
     let ports = serve::parse_ports(&args.ports, &names).context("--ports")?;

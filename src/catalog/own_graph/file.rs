@@ -1,6 +1,6 @@
 //! `graph.toml`, the settings of a user's own graph (docs/own-graph.md): where it came
-//! from, list lengths, the delays scenario's subgraph delays, and per operation its weight
-//! and variables (one set, a list, or values generated at plan time).
+//! from, list lengths, how often a nullable value is null, the delays scenario's subgraph
+//! delays, and per operation its weight and variables (one set, a list, or values generated at plan time).
 use std::collections::BTreeMap;
 
 use serde::Deserialize;
@@ -21,6 +21,9 @@ pub struct GraphFile {
     /// A CPU cost by `Type.field` ("50us"), burnt by the mock each time it resolves it.
     #[serde(default)]
     pub costs: BTreeMap<String, String>,
+    /// One value in this many of a nullable field is null (default 10; 0: never).
+    #[serde(default)]
+    pub nulls: Option<u64>,
     /// By operation file stem.
     #[serde(default)]
     pub operations: BTreeMap<String, OperationSpec>,

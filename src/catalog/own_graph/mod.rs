@@ -55,12 +55,14 @@ impl OwnGraph {
         self.dir.join("supergraph.graphql")
     }
 
-    /// The mocks' list lengths and costs (checked when the graph was loaded).
+    /// The mocks' list lengths, costs and nulls (checked when the graph was loaded).
     pub fn mock_config(&self) -> MockConfig {
+        let base = MockConfig::default();
         MockConfig {
             lists: self.file.lists.clone(),
             costs: self.costs().unwrap_or_default(),
-            ..MockConfig::default()
+            null_every: self.file.nulls.unwrap_or(base.null_every),
+            ..base
         }
     }
 

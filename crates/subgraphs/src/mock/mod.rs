@@ -5,6 +5,7 @@
 //! optional CPU cost per field (`cost`).
 
 pub mod answer;
+mod arguments;
 pub mod conform;
 pub mod cost;
 pub mod identity;
@@ -17,4 +18,4 @@ pub mod shared;
 pub mod subgraph;
 pub mod values;
 
-pub use subgraph::{MockConfig, MockSubgraph, MAX_LIST};
+pub use subgraph::{MockConfig, MockSubgraph, MAX_LIST, NULL_EVERY};

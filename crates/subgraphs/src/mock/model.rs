@@ -90,6 +90,9 @@ pub struct FieldDef {
     /// The top-level names of `@provides`: the fields of the returned entity this subgraph
     /// serves on this path although they are `@external` here.
     pub provides: Vec<String>,
+    /// Whether a value of it may be null (one in `Mock::null_every`): nullable here and in
+    /// every subgraph that declares it, and not a root field (`shared::settle_nulls`).
+    pub nulls: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -298,6 +301,7 @@ fn field_of(owner: &str, f: &FieldDefinition, warnings: &mut Vec<String>) -> Fie
         requires_set,
         external,
         provides,
+        nulls: f.ty.node.nullable,
     }
 }
 

@@ -1,14 +1,18 @@
 //! How each value of a mock subgraph is derived from its parent's seed (see
 //! docs/own-graph.md): an entity's fields from its type and identity key values, a plain
-//! object's from its parent's seed, the field name, the arguments and the list index.
+//! object's from its parent's seed, the field name, the arguments and the list index; a
+//! nullable value null by its seed (one in `null_every`), a list as long as `[lists]` or a
+//! page argument says.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use async_graphql::dynamic::FieldValue;
 use async_graphql::parser::types::{BaseType, Type};
 use async_graphql::Value;
 use serde_json::{Map, Value as Json};
 
+use super::arguments::{as_typed, page_of, seeded_args, PAGED};
 use super::model::{base_name, FieldDef, Key, Kind, Model, TypeDef};
 use super::{identity, seed, shared, values};
 
@@ -20,20 +24,30 @@ pub struct Node {
     /// Values given rather than derived: an entity's key fields and, from a representation,
     /// its `@requires` fields. Served as they are, so a key round-trips unchanged.
     pub known: Map<String, Json>,
+    /// The page size its field's arguments asked for (`products(first: 5)` returning a
+    /// connection): the length of its `edges`, `nodes` or `items`.
+    pub page: Option<usize>,
 }
 
 /// The parsed subgraph and its list lengths: everything a resolver needs.
 #[derive(Debug)]
 pub struct Mock {
     pub model: Model,
-    /// The key fields of the whole graph, each an encoding of its entity's identity.
-    pub keys: identity::Keys,
+    /// The key fields of the whole graph, each an encoding of its entity's identity (one
+    /// copy for all the graph's mocks).
+    pub keys: Arc<identity::Keys>,
     /// The members shared fields of the whole graph pick from.
-    pub shared: shared::Shared,
+    pub shared: Arc<shared::Shared>,
     pub default_list: usize,
     /// By `Type.field`.
     pub lists: BTreeMap<String, usize>,
+    /// One nullable value in this many is null (0: none); `FieldDef::nulls` says which
+    /// fields may be.
+    pub null_every: u64,
 }
+
+/// Salts the seed of a value that may be null, so whether it is does not follow the value.
+const NULL_SALT: u64 = 0x6e75_6c6c_6e75_6c6c;
 
 type Res<T> = async_graphql::Result<T>;
 
@@ -77,17 +91,23 @@ impl Mock {
             type_name: name.to_string(),
             seed: seed::mix(0, name),
             known: Map::new(),
+            page: None,
         }
     }
 
+    /// What the resolver of `owner.field` returns: None for a null (async-graphql's null
+    /// for any type; a null *value* would be taken for an object's parent).
     pub fn field(
         &self,
         owner: &str,
         field: &FieldDef,
         node: &Node,
         args: &Map<String, Json>,
-    ) -> Res<FieldValue<'static>> {
-        self.plain(owner, field, node, args)?.into_field_value()
+    ) -> Res<Option<FieldValue<'static>>> {
+        match self.plain(owner, field, node, args)? {
+            Plain::Leaf(Json::Null) => Ok(None),
+            plain => plain.into_field_value().map(Some),
+        }
     }
 
     /// The value `field` serves, as plain data: what `answer` walks to compute a gateway's
@@ -118,10 +138,29 @@ impl Mock {
             let required = seed::project(&field.requires_set, &node.known);
             s = seed::mix(s, &seed::canonical_map(&required));
         }
+        // Not a value given (a nested key's object): a key is never null.
+        if field.nulls && !node.known.contains_key(&field.name) && self.is_null(s) {
+            return Ok(Plain::Leaf(Json::Null));
+        }
         if let Some(node) = self.by_arguments(&field.ty, args) {
             return Ok(Plain::Object { node, typed: false });
         }
-        let value = self.value(owner, &field.name, &field.ty, s)?;
+        // A length set for the field (`[lists]`) is the user's word; else what a page
+        // argument asks (as given, or its SDL default), here or on the connection above.
+        let page = if self.configured(owner, &field.name) {
+            None
+        } else {
+            page_of(field, args).or_else(|| {
+                node.page.filter(|_| {
+                    PAGED.contains(&field.name.as_str()) && identity::is_list(&field.ty)
+                })
+            })
+        };
+        let mut value = self.value(owner, &field.name, &field.ty, s, page)?;
+        // A page asked of a field returning one object (a connection) sizes its lists.
+        if let (Some(_), Plain::Object { node: child, .. }) = (page, &mut value) {
+            child.page = page;
+        }
         Ok(match (node.known.get(&field.name), value) {
             // A nested key's values (`variation { id }`) given with the entity: the object
             // serves them as given, and is that entity when it is one.
@@ -188,6 +227,7 @@ impl Mock {
                 type_name: ty.to_string(),
                 seed: seed::entity(ty, &Json::Object(values)),
                 known: given,
+                page: None,
             };
         };
         let mut known = self.keys.values(&self.model, ty, n);
@@ -196,7 +236,13 @@ impl Mock {
             type_name: ty.to_string(),
             seed: identity::seed_of(self.keys.identity_type(ty), n),
             known,
+            page: None,
         }
+    }
+
+    /// Whether `owner.field` has a length of its own (`--list Type.field=n`).
+    fn configured(&self, owner: &str, field: &str) -> bool {
+        !self.lists.is_empty() && self.lists.contains_key(&format!("{owner}.{field}"))
     }
 
     /// A list field's length: its own (`--list Type.field=n`) or the default. The key is
@@ -209,12 +255,25 @@ impl Mock {
         self.lists.get(&path).copied().unwrap_or(self.default_list)
     }
 
-    fn value(&self, owner: &str, field: &str, ty: &Type, s: u64) -> Res<Plain> {
+    /// Whether a value that may be null is, by its seed.
+    fn is_null(&self, s: u64) -> bool {
+        self.null_every > 0 && seed::salted(s, NULL_SALT).is_multiple_of(self.null_every)
+    }
+
+    /// The value of type `ty`; `page`: the length its arguments ask of the list it is.
+    fn value(
+        &self,
+        owner: &str,
+        field: &str,
+        ty: &Type,
+        s: u64,
+        page: Option<usize>,
+    ) -> Res<Plain> {
         match &ty.base {
             BaseType::List(inner) => {
-                let n = self.list_len(owner, field);
+                let n = page.unwrap_or_else(|| self.list_len(owner, field));
                 let items: Res<Vec<_>> = (0..n)
-                    .map(|i| self.value(owner, field, inner, seed::mix_index(s, i)))
+                    .map(|i| self.value(owner, field, inner, seed::mix_index(s, i), None))
                     .collect();
                 Ok(Plain::List(items?))
             }
@@ -291,6 +350,7 @@ impl Mock {
                 type_name: t.name.clone(),
                 seed: s,
                 known: Map::new(),
+                page: None,
             };
         }
         let n = self.keys.fit(&t.name, identity::from_parent(s));
@@ -298,6 +358,7 @@ impl Mock {
             type_name: t.name.clone(),
             seed: identity::seed_of(self.keys.identity_type(&t.name), n),
             known: self.keys.values(&self.model, &t.name, n),
+            page: None,
         }
     }
 
@@ -370,42 +431,5 @@ impl Mock {
         given.remove("__typename");
         // Its identity space is the interface's: the same n and seed as `t`'s entity.
         Ok(self.identified(&concrete.name, given, key))
-    }
-}
-
-/// The arguments as they seed a value: a null or absent one takes its SDL default, and one
-/// with none is left out. Gateways differ here (an unset nullable variable is sent as null
-/// by some and left out by others, as the spec allows), and all must get the same answer.
-fn seeded_args(field: &FieldDef, args: &Map<String, Json>) -> Map<String, Json> {
-    let mut out: Map<String, Json> = args
-        .iter()
-        .filter(|(_, v)| !v.is_null())
-        .map(|(k, v)| {
-            let ty = field.args.iter().find(|a| &a.name == k);
-            let v = ty.map_or_else(|| v.clone(), |a| as_typed(base_name(&a.ty), v));
-            (k.clone(), v)
-        })
-        .collect();
-    for a in &field.args {
-        if out.contains_key(&a.name) {
-            continue;
-        }
-        let default = a.default.clone().and_then(|d| d.into_json().ok());
-        if let Some(d) = default.filter(|d| !d.is_null()) {
-            out.insert(a.name.clone(), d);
-        }
-    }
-    out
-}
-
-/// A given value as its GraphQL type serializes it: an `ID` is a string, though it may
-/// arrive as a number (a gateway may write `product(id: 1)` for the client's `id: "1"`,
-/// which ID input coercion allows, and send the key back as 1 in a representation). Served
-/// or seeded as given, gateways inlining differently would get different answers.
-fn as_typed(named: &str, v: &Json) -> Json {
-    match v {
-        Json::Number(n) if named == "ID" => Json::String(n.to_string()),
-        Json::Array(items) => Json::Array(items.iter().map(|i| as_typed(named, i)).collect()),
-        _ => v.clone(),
     }
 }

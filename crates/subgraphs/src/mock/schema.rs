@@ -119,7 +119,7 @@ fn field(mock: &Arc<Mock>, owner: &str, f: &FieldDef, cost: Option<Duration>) ->
             for (name, v) in ctx.args.iter() {
                 args.insert(name.to_string(), v.as_value().clone().into_json()?);
             }
-            mock.field(&owner, &def, node, &args).map(Some)
+            mock.field(&owner, &def, node, &args)
         })
     });
     for a in &f.args {

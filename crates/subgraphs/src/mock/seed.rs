@@ -29,6 +29,11 @@ pub fn mix(seed: u64, part: &str) -> u64 {
     finish(fnv(h, part.as_bytes()))
 }
 
+/// A seed re-hashed with a constant: a draw independent of what the seed itself gave.
+pub fn salted(seed: u64, salt: u64) -> u64 {
+    finish(seed ^ salt)
+}
+
 pub fn mix_index(seed: u64, index: usize) -> u64 {
     mix(seed, &format!("#{index}"))
 }

@@ -5,7 +5,7 @@
 //! picks from the members all of them have, in one order (by name), with the same seed.
 //! A field whose subgraphs have no member in common cannot be served consistently
 //! (`answer::limits` leaves it out).
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use super::model::{base_name, Kind, Model};
 
@@ -14,6 +14,35 @@ use super::model::{base_name, Kind, Model};
 #[derive(Debug, Clone, Default)]
 pub struct Shared {
     by_field: BTreeMap<String, BTreeMap<String, Vec<String>>>,
+}
+
+/// The fields (type, field) some subgraph of `models` declares non-null, `@external` ones
+/// too (a subgraph serves those it provides): such a field is never null anywhere.
+pub fn non_null<'a>(models: impl IntoIterator<Item = &'a Model>) -> BTreeSet<(String, String)> {
+    let mut out = BTreeSet::new();
+    for m in models {
+        for t in m.types.values() {
+            for f in t.fields.iter().filter(|f| !f.ty.nullable) {
+                out.insert((t.name.clone(), f.name.clone()));
+            }
+        }
+    }
+    out
+}
+
+/// Which fields of `model` may be null: nullable in every subgraph (`non_null` of the
+/// graph), so every subgraph serving one gives the same value, and not a root field, so
+/// an operation's top-level values (and the work below them) are always there.
+pub fn settle_nulls(model: &mut Model, non_null: &BTreeSet<(String, String)>) {
+    let mutation = model.mutation.clone();
+    for t in model.types.values_mut() {
+        let root =
+            t.name == "Query" || t.name == "Subscription" || Some(&t.name) == mutation.as_ref();
+        for f in &mut t.fields {
+            f.nulls =
+                f.ty.nullable && !root && !non_null.contains(&(t.name.clone(), f.name.clone()));
+        }
+    }
 }
 
 /// What a value of type `name` can be in `model`: a union's members, an interface's

@@ -27,7 +27,13 @@ pub struct MockConfig {
     pub lists: BTreeMap<String, usize>,
     /// CPU cost by `Type.field`, burnt each time the field is resolved (`cost.rs`).
     pub costs: BTreeMap<String, Duration>,
+    /// One value in this many of a nullable field is null (0: never).
+    pub null_every: u64,
 }
+
+/// The default of `MockConfig::null_every`: nulls a gateway must carry (and not fetch
+/// below), rare enough that most of an operation's work is done.
+pub const NULL_EVERY: u64 = 10;
 
 impl Default for MockConfig {
     fn default() -> MockConfig {
@@ -35,6 +41,7 @@ impl Default for MockConfig {
             default_list: 3,
             lists: BTreeMap::new(),
             costs: BTreeMap::new(),
+            null_every: NULL_EVERY,
         }
     }
 }
@@ -57,7 +64,9 @@ impl Mock {
     /// `file` names the SDL in errors. The one way to build a `Mock`, so that a served
     /// subgraph and an in-process answer (`answer::Graph`) read the same lists.
     pub fn from_sdl(file: &str, sdl: &str, config: &MockConfig) -> anyhow::Result<Mock> {
-        let model = model::parse(file, sdl)?;
+        let mut model = model::parse(file, sdl)?;
+        let non_null = super::shared::non_null([&model]);
+        super::shared::settle_nulls(&mut model, &non_null);
         anyhow::ensure!(
             config.default_list <= MAX_LIST,
             "the default list length {} is over the maximum {MAX_LIST}",
@@ -81,11 +90,12 @@ impl Mock {
             lists.insert(path.clone(), n);
         }
         Ok(Mock {
-            keys: super::identity::Keys::of([&model]),
-            shared: super::shared::Shared::default(),
+            keys: Arc::new(super::identity::Keys::of([&model])),
+            shared: Arc::default(),
             model,
             default_list: config.default_list,
             lists,
+            null_every: config.null_every,
         })
     }
 }
@@ -101,11 +111,13 @@ pub fn graph_mocks(
         .iter()
         .map(|(_, file, sdl)| Mock::from_sdl(file, sdl, config))
         .collect::<anyhow::Result<Vec<_>>>()?;
-    let keys = super::identity::Keys::of(mocks.iter().map(|m| &m.model));
-    let shared = super::shared::Shared::of(mocks.iter().map(|m| &m.model));
+    let keys = Arc::new(super::identity::Keys::of(mocks.iter().map(|m| &m.model)));
+    let shared = Arc::new(super::shared::Shared::of(mocks.iter().map(|m| &m.model)));
+    let non_null = super::shared::non_null(mocks.iter().map(|m| &m.model));
     for m in &mut mocks {
-        m.keys = keys.clone();
-        m.shared = shared.clone();
+        m.keys = Arc::clone(&keys);
+        m.shared = Arc::clone(&shared);
+        super::shared::settle_nulls(&mut m.model, &non_null);
     }
     Ok(mocks)
 }

@@ -211,6 +211,8 @@ impl<'a> Walk<'a> {
         let sub = parent.sub;
         let selected = sets.iter().any(|s| !s.items.is_empty());
         match plain {
+            // A nullable field's null: nothing below it is fetched.
+            Plain::Leaf(Json::Null) => Ok(Json::Null),
             Plain::Leaf(_) if selected => Err(format!(
                 "{path}: {} is a leaf and takes no selection",
                 def.name
