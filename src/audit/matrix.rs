@@ -38,6 +38,11 @@ pub struct SuiteRow {
     /// fault), set aside so the rest still judge the gateways, with the fault.
     #[serde(default)]
     pub set_aside: Vec<(String, String)>,
+    /// Of those, the ones where every gateway answered with an error and the audit's
+    /// test.ts expects one (`errors: true`): the gateways agree with the audit, and the
+    /// mocks' data (which never errs) cannot be checked against it.
+    #[serde(default)]
+    pub erred_as_expected: Vec<(String, String)>,
     /// Why the suite did not run at all (init refused it, no operation left, ...).
     pub not_run: Option<String>,
     /// The suite's graph folder and run folder, relative to the audit folder.

@@ -109,6 +109,12 @@ fn ops_text(s: &SuiteRow) -> String {
     if !s.set_aside.is_empty() {
         not.push(format!("{} set aside: the mocks' fault", s.set_aside.len()));
     }
+    if !s.erred_as_expected.is_empty() {
+        not.push(format!(
+            "{} answered with an error by every gateway, as the audit expects",
+            s.erred_as_expected.len()
+        ));
+    }
     if !not.is_empty() {
         t.push_str(&format!(" ({})", not.join(", ")));
     }
@@ -130,6 +136,11 @@ fn details(s: &SuiteRow) -> Vec<String> {
     for (op, why) in &s.set_aside {
         lines.push(format!(
             "{op}: set aside (the mocks' fault, not the gateways'): {why}"
+        ));
+    }
+    for (op, what) in &s.erred_as_expected {
+        lines.push(format!(
+            "{op}: every gateway answered with an error, as the audit's test.ts expects (errors: true); the mocks never err, so it is not checked further: {what}"
         ));
     }
     for (g, c) in &s.cells {

@@ -16,6 +16,9 @@ pub struct Suite {
     pub operations: Vec<(String, String)>,
     /// Operations not taken, with why (not a GraphQL document: the audit expects an error).
     pub dropped: Vec<(String, String)>,
+    /// Operations whose expectation in test.ts says `errors: true`: the audit's own data or
+    /// plan makes every correct gateway answer with an error.
+    pub expects_errors: Vec<String>,
 }
 
 /// The suite folders under `path`: the folder itself when it is one, else its
@@ -86,9 +89,12 @@ pub fn read(dir: &Path) -> Result<Suite, String> {
     }
     let test = dir.join("test.ts");
     let text = std::fs::read_to_string(&test).map_err(|e| format!("{}: {e}", test.display()))?;
-    let (mut operations, mut dropped) = (Vec::new(), Vec::new());
+    let (mut operations, mut dropped, mut expects_errors) = (Vec::new(), Vec::new(), Vec::new());
     for (i, call) in text.split("createTest(").skip(1).enumerate() {
         let name = format!("t{}", i + 1);
+        if call.contains("errors: true") {
+            expects_errors.push(name.clone());
+        }
         match template(call) {
             Some(Ok(op)) => match async_graphql_parser::parse_query(&op) {
                 Ok(_) => operations.push((name, op)),
@@ -113,6 +119,7 @@ pub fn read(dir: &Path) -> Result<Suite, String> {
         subgraphs,
         operations,
         dropped,
+        expects_errors,
     })
 }
 
@@ -197,6 +204,7 @@ mod tests {
         );
         assert_eq!(suite.operations, vec![("t1".into(), "{ a }".into())]);
         assert_eq!(suite.dropped.len(), 1);
+        assert_eq!(suite.expects_errors, vec!["t2".to_string()]);
         assert!(suite.dropped[0].1.contains("not a GraphQL document"));
         let empty = tempfile::tempdir().unwrap();
         assert!(find(empty.path()).unwrap_err().contains("no audit suite"));

@@ -11,6 +11,7 @@ fn suite(ops: &[&str]) -> suite::Suite {
             .map(|o| (o.to_string(), "{ a }".into()))
             .collect(),
         dropped: Vec::new(),
+        expects_errors: vec!["t1".into()],
     }
 }
 
@@ -27,6 +28,13 @@ fn the_operation_a_fault_or_an_init_error_names_is_found() {
         Some(0)
     );
     assert_eq!(faulted("something else", &s), None);
+    // t1 expects an error (errors: true in test.ts): every gateway erring agrees with it;
+    // agreeing on data other than the computed answer, or t10 erring, is the mocks' fault.
+    let erred = "all 4 targets answer operation graph/t1 with errors (http_status: HTTP 500)";
+    assert!(erred_as_expected(&s, "t1", erred));
+    assert!(!erred_as_expected(&s, "t10", fault));
+    let agreed = "all 2 targets agree with each other on operation graph/t1 and not with the computed answer";
+    assert!(!erred_as_expected(&s, "t1", agreed));
     let init = "error: /x/graph/operations/t2.graphql: does not fit the graph's supergraph";
     assert_eq!(refused_operation(init, &s), Some(2));
     let all = "error: /x/operations: no operation can be checked: the mock subgraphs cannot serve any of them consistently, so a gateway's answer could not be judged (operations/t1.graphql: at a: why one; operations/t2.graphql: why two). Add an operation that stays clear of these";
