@@ -471,3 +471,42 @@ type Query { search: [Result!]! }"#;
         "a fragment spread inside itself is refused"
     );
 }
+
+/// An implementation narrowing an interface field (`Book.similar: [Book]` for
+/// `Similar.similar: [Similar]`), which async-graphql's schema builder refused: the mock
+/// serves it, a selection of it on the interface and on the object, as computed.
+#[tokio::test]
+async fn a_covariant_interface_field_is_served_through_the_interface_and_the_object() {
+    let sdl = r#"type Query { items: [Similar!]! book: Book }
+interface Similar { id: ID! similar: [Similar] }
+type Book implements Similar { id: ID! pages: Int similar: [Book] }
+type Magazine implements Similar { id: ID! issue: Int similar: [Magazine!] }"#;
+    let s = mock("p", sdl);
+    let graph = Graph::new(
+        vec![("p".into(), "p.graphql".into(), sdl.into())],
+        &MockConfig {
+            null_every: 0,
+            ..MockConfig::default()
+        },
+    )
+    .unwrap();
+    for query in [
+        "{ items { id similar { id __typename } } }",
+        "{ items { ... on Similar { similar { ... on Book { pages } ... on Magazine { issue } } } } }",
+        "{ book { similar { id pages similar { pages } } } }",
+        "query($r: Boolean!) { items { similar @include(if: $r) { id } } }",
+    ] {
+        let vars = json!({ "r": true });
+        let expected = graph
+            .expected(query, None, vars.as_object().unwrap())
+            .unwrap();
+        let got = run(&s, query, vars).await;
+        assert_eq!(got, expected, "{query}");
+        assert!(!got.to_string().contains("null"), "{query}: {got}");
+    }
+    let narrowed = run(&s, "{ book { similar { pages } } }", Value::Null).await;
+    assert!(
+        narrowed["book"]["similar"][0]["pages"].is_i64(),
+        "{narrowed}"
+    );
+}

@@ -10,11 +10,16 @@
 //!   (Hive's router runtime then failed on `null` items of a non-null list). A selection of
 //!   fragments only gets a marker field (`__typename` under [`MARKER`]), which `unmark`
 //!   takes out of the answer.
+//! - An implementation may narrow an interface field's type (`Book.similar: [Book]` for
+//!   `Similar.similar: [Similar]`, covariance); async-graphql's schema builder wants them
+//!   equal, so the served schema leaves such a field out of the interface
+//!   ([`covariant_fields`]), and a selection of it on the interface becomes one inline
+//!   fragment per implementation selecting it there.
 use std::collections::{BTreeMap, BTreeSet};
 
 use async_graphql::parser::types::{
-    Directive, DocumentOperations, ExecutableDocument, Field, FragmentDefinition, InlineFragment,
-    OperationType, Selection, SelectionSet, TypeCondition,
+    BaseType, Directive, DocumentOperations, ExecutableDocument, Field, FragmentDefinition,
+    InlineFragment, OperationType, Selection, SelectionSet, Type, TypeCondition,
 };
 use async_graphql::{Name, Positioned, Value};
 
@@ -35,6 +40,8 @@ pub struct Conform {
     implements: BTreeMap<String, Vec<String>>,
     /// The object types.
     objects: BTreeSet<String>,
+    /// Interface → its fields an implementation narrows (left out of the served interface).
+    covariant: BTreeMap<String, BTreeSet<String>>,
 }
 
 type Fragments = std::collections::HashMap<Name, Positioned<FragmentDefinition>>;
@@ -57,7 +64,10 @@ struct Inlined<'a> {
 
 impl Conform {
     pub fn of(model: &Model) -> Conform {
-        let mut c = Conform::default();
+        let mut c = Conform {
+            covariant: covariant_fields(model),
+            ..Conform::default()
+        };
         for t in model.types.values() {
             match &t.kind {
                 Kind::Union(members) => {
@@ -113,6 +123,23 @@ impl Conform {
         let items = std::mem::take(&mut set.items);
         for mut item in items {
             let pos = item.pos;
+            if let (Selection::Field(f), Some(p)) = (&item.node, parent) {
+                let narrowed = self.covariant.get(p);
+                if narrowed.is_some_and(|n| n.contains(f.node.name.node.as_str())) {
+                    let single = SelectionSet {
+                        items: vec![item.clone()],
+                    };
+                    let what = Inlined {
+                        set: &single,
+                        directives: &[],
+                        pos,
+                    };
+                    for m in self.possible(p).into_iter().flatten() {
+                        set.items.push(self.inline(m, &what, pass));
+                    }
+                    continue;
+                }
+            }
             match &mut item.node {
                 Selection::Field(f) => {
                     self.field(&mut f.node, parent, pass);
@@ -298,6 +325,36 @@ impl Conform {
             })
             .collect()
     }
+}
+
+/// The interface fields some implementation (an object or an interface) narrows, by
+/// interface: where async-graphql 7.2's check (a named type equal at every list level; a
+/// non-null where the interface has a nullable one is allowed) refuses what the spec's
+/// covariance allows.
+pub fn covariant_fields(model: &Model) -> BTreeMap<String, BTreeSet<String>> {
+    fn fits(iface: &Type, imp: &Type) -> bool {
+        if !iface.nullable && imp.nullable {
+            return false;
+        }
+        match (&iface.base, &imp.base) {
+            (BaseType::Named(a), BaseType::Named(b)) => a == b,
+            (BaseType::List(a), BaseType::List(b)) => fits(a, b),
+            _ => false,
+        }
+    }
+    let mut out: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for t in model.types.values() {
+        for i in t.implements.iter().filter_map(|i| model.types.get(i)) {
+            for f in &i.fields {
+                if t.field(&f.name).is_some_and(|own| !fits(&f.ty, &own.ty)) {
+                    out.entry(i.name.clone())
+                        .or_default()
+                        .insert(f.name.clone());
+                }
+            }
+        }
+    }
+    out
 }
 
 /// Fragment definitions no operation spreads any more (their spreads were inlined), which

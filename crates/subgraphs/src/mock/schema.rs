@@ -37,6 +37,9 @@ pub fn build(mock: Arc<Mock>, costs: &BTreeMap<String, Duration>) -> anyhow::Res
             |_| FieldFuture::new(async { Ok(Some(async_graphql::Value::Boolean(true))) }),
         )));
     }
+    // Fields an implementation narrows stay out of the interface (`conform` rewrites
+    // selections of them on it).
+    let covariant = super::conform::covariant_fields(model);
     for t in model.types.values() {
         builder = match &t.kind {
             Kind::Object => {
@@ -63,7 +66,12 @@ pub fn build(mock: Arc<Mock>, costs: &BTreeMap<String, Duration>) -> anyhow::Res
             }
             Kind::Interface => {
                 let mut i = Interface::new(t.name.clone());
-                for f in &t.fields {
+                let narrowed = covariant.get(&t.name);
+                for f in t
+                    .fields
+                    .iter()
+                    .filter(|f| narrowed.is_none_or(|n| !n.contains(&f.name)))
+                {
                     let mut field = InterfaceField::new(f.name.clone(), type_ref(&f.ty));
                     for a in &f.args {
                         field = field.argument(input(a));
