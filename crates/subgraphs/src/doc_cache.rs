@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 
 use async_graphql::parser::parse_query;
-use async_graphql::parser::types::{ExecutableDocument, Selection};
+use async_graphql::parser::types::{DocumentOperations, ExecutableDocument, Selection};
 
 /// Beyond this many distinct queries new ones are parsed per request and not kept, so that a
 /// client sending unique queries cannot grow memory without bound.
@@ -19,6 +19,28 @@ pub struct Parsed {
     pub asks_service: bool,
     /// The rewrite added fields whose keys the answer must lose (`mock::conform`).
     pub marked: bool,
+    /// The variables' defaults, by operation (None: the only one): async-graphql 7.2 does
+    /// not apply a default to `@skip`/`@include(if: $v)` when the request leaves `$v` out
+    /// (Apollo's gateway does), so the executor fills them into the request.
+    pub defaults: Vec<(Option<String>, async_graphql::Name, async_graphql::Value)>,
+}
+
+/// Every operation variable of `doc` with a default: (operation name when the document
+/// has several, variable, default).
+fn defaults(
+    doc: &ExecutableDocument,
+) -> Vec<(Option<String>, async_graphql::Name, async_graphql::Value)> {
+    let several = matches!(doc.operations, DocumentOperations::Multiple(_));
+    let mut out = Vec::new();
+    for (name, op) in doc.operations.iter() {
+        for v in &op.node.variable_definitions {
+            if let Some(d) = &v.node.default_value {
+                let op_name = several.then(|| name.map(|n| n.to_string())).flatten();
+                out.push((op_name, v.node.name.node.clone(), d.node.clone()));
+            }
+        }
+    }
+    out
 }
 
 /// A rewrite of each document before it is kept (a mock subgraph's, `mock::conform`):
@@ -74,6 +96,7 @@ impl DocCache {
                 )
             });
         let parsed = Arc::new(Parsed {
+            defaults: defaults(&doc),
             doc,
             asks_service,
             marked,
@@ -99,5 +122,12 @@ mod tests {
         assert!(Arc::ptr_eq(&a, &b));
         assert!(!cache.get("query Q { me { id } }").unwrap().asks_service);
         assert!(cache.get("{ me { ").is_none());
+        let d = cache.get("query($a: Boolean = true, $b: Int) { me { id @include(if: $a) } }");
+        let d = d.unwrap();
+        assert_eq!(d.defaults.len(), 1);
+        assert_eq!(
+            (d.defaults[0].1.as_str(), &d.defaults[0].2),
+            ("a", &async_graphql::Value::Boolean(true))
+        );
     }
 }

@@ -65,6 +65,12 @@ impl Executor {
         if let Some(parsed) = self.docs.get(&request.query) {
             let asks_service = parsed.asks_service;
             marked = parsed.marked;
+            for (op, name, value) in &parsed.defaults {
+                let this_op = op.is_none() || op.as_deref() == request.operation_name.as_deref();
+                if this_op && !request.variables.contains_key(name) {
+                    request.variables.insert(name.clone(), value.clone());
+                }
+            }
             request.set_parsed_query(parsed.doc.clone());
             if asks_service {
                 return self.service.execute(request).await;

@@ -510,3 +510,26 @@ type Magazine implements Similar { id: ID! issue: Int similar: [Magazine!] }"#;
         "{narrowed}"
     );
 }
+
+/// async-graphql 7.2 does not apply an operation variable's default to `@include`/`@skip`
+/// when the request leaves the variable out (as Apollo's gateway sends it); the mocks fill
+/// the defaults in, and answer as computed.
+#[tokio::test]
+async fn a_variable_default_applies_to_include_and_skip() {
+    let sdl = "type Query { a: Int b: Int c: Int }";
+    let s = mock("p", sdl);
+    let graph = Graph::new(
+        vec![("p".into(), "p.graphql".into(), sdl.into())],
+        &MockConfig::default(),
+    )
+    .unwrap();
+    let q =
+        "query($t: Boolean = true, $f: Boolean = true) { a @include(if: $t) b @skip(if: $f) c }";
+    let got = run(&s, q, json!({})).await;
+    let expected = graph.expected(q, None, &serde_json::Map::new()).unwrap();
+    assert_eq!(got, expected);
+    assert!(got["a"].is_i64() && got.get("b").is_none(), "{got}");
+    // A value given wins over the default.
+    let given = run(&s, q, json!({ "t": false, "f": false })).await;
+    assert!(given.get("a").is_none() && given["b"].is_i64(), "{given}");
+}
