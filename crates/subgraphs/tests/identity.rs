@@ -416,3 +416,51 @@ type Product @key(fields: "id") { id: ID name: String }"#,
     .await;
     assert_eq!(rep[0], text["product"]);
 }
+
+/// A Federation 1 extension's `@external` key field that no other subgraph defines
+/// (fed1-external-extends-resolvable: `upc` only in b) is b's own, as composition makes it:
+/// the computed answer fetches it from b by the key a can build, as gateways do.
+#[tokio::test]
+async fn a_lone_external_key_field_is_its_subgraphs_own() {
+    let dir = folder(
+        "lone",
+        &[
+            (
+                "a",
+                r#"type Query { productInA: Product }
+                   type Product @key(fields: "id") { id: ID! name: String pid: ID }"#,
+            ),
+            (
+                "b",
+                r#"type Query { productInB: Product }
+                   extend type Product @key(fields: "id name") @key(fields: "upc") {
+                     id: ID @external name: String @external upc: String @external price: Float!
+                   }"#,
+            ),
+        ],
+    );
+    let no_nulls = MockConfig {
+        null_every: 0,
+        ..MockConfig::default()
+    };
+    let graph = Graph::load_dir(&dir, &no_nulls).unwrap();
+    let computed = graph
+        .expected(
+            "{ productInA { id pid price upc name } }",
+            None,
+            &Map::new(),
+        )
+        .unwrap();
+    let p = &computed["productInA"];
+    assert!(p["upc"].is_string() && p["price"].is_number(), "{computed}");
+    let subs = MockSubgraph::load_dir(&dir, &no_nulls).unwrap();
+    let rep = json!({"__typename": "Product", "id": p["id"], "name": p["name"]});
+    let from_b = entities(&subs[1], "Product", "upc price", vec![rep]).await;
+    assert_eq!(from_b[0]["upc"], p["upc"], "{computed}");
+    assert_eq!(from_b[0]["price"], p["price"], "{computed}");
+    // And by the other key, the same entity.
+    let by_upc = json!({"__typename": "Product", "upc": p["upc"]});
+    let again = entities(&subs[1], "Product", "price", vec![by_upc]).await;
+    assert_eq!(again[0]["price"], p["price"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -111,6 +111,7 @@ pub fn graph_mocks(
         .iter()
         .map(|(_, file, sdl)| Mock::from_sdl(file, sdl, config))
         .collect::<anyhow::Result<Vec<_>>>()?;
+    own_lone_externals(&mut mocks);
     let keys = Arc::new(super::identity::Keys::of(mocks.iter().map(|m| &m.model)));
     let shared = Arc::new(super::shared::Shared::of(mocks.iter().map(|m| &m.model)));
     let non_null = super::shared::non_null(mocks.iter().map(|m| &m.model));
@@ -120,6 +121,30 @@ pub fn graph_mocks(
         super::shared::settle_nulls(&mut m.model, &non_null);
     }
     Ok(mocks)
+}
+
+/// An `@external` field no subgraph defines otherwise is its subgraph's own: a Federation 1
+/// `extend type Product @key(fields: "upc") { upc: String @external }` where no other
+/// subgraph has `upc` (composition gives the field to that subgraph; in Federation 2 such
+/// a graph does not compose).
+fn own_lone_externals(mocks: &mut [Mock]) {
+    let defined: BTreeSet<(String, String)> = mocks
+        .iter()
+        .flat_map(|m| m.model.types.values())
+        .flat_map(|t| {
+            t.fields
+                .iter()
+                .filter(|f| !f.external)
+                .map(|f| (t.name.clone(), f.name.clone()))
+        })
+        .collect();
+    for m in mocks {
+        for t in m.model.types.values_mut() {
+            for f in t.fields.iter_mut().filter(|f| f.external) {
+                f.external = defined.contains(&(t.name.clone(), f.name.clone()));
+            }
+        }
+    }
 }
 
 /// Every `*.graphql` file of `dir`, by name: (its stem, its path for errors, its text).
