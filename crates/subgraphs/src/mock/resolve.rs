@@ -139,23 +139,22 @@ impl Mock {
             s = seed::mix(s, &seed::canonical_map(&required));
         }
         // Not a value given (a nested key's object): a key is never null.
-        if field.nulls && !node.known.contains_key(&field.name) && self.is_null(s) {
+        if field.nulls && self.is_null(s) && !node.known.contains_key(&field.name) {
             return Ok(Plain::Leaf(Json::Null));
         }
         if let Some(node) = self.by_arguments(&field.ty, args) {
             return Ok(Plain::Object { node, typed: false });
         }
-        // A length set for the field (`[lists]`) is the user's word; else what a page
-        // argument asks (as given, or its SDL default), here or on the connection above.
-        let page = if self.configured(owner, &field.name) {
-            None
-        } else {
-            page_of(field, args).or_else(|| {
+        // What a page argument asks (as given, or its SDL default), here or on the
+        // connection above; a length set for the field (`[lists]`) is the user's word.
+        // (`configured` formats a key: asked only when there is a page.)
+        let page = page_of(field, args)
+            .or_else(|| {
                 node.page.filter(|_| {
                     PAGED.contains(&field.name.as_str()) && identity::is_list(&field.ty)
                 })
             })
-        };
+            .filter(|_| !self.configured(owner, &field.name));
         let mut value = self.value(owner, &field.name, &field.ty, s, page)?;
         // A page asked of a field returning one object (a connection) sizes its lists.
         if let (Some(_), Plain::Object { node: child, .. }) = (page, &mut value) {
