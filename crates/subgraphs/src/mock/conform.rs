@@ -91,6 +91,12 @@ impl Conform {
         c
     }
 
+    /// The interface fields an implementation narrows, by interface: what the served
+    /// schema leaves out of each interface (`schema::build`).
+    pub fn narrowed(&self) -> &BTreeMap<String, BTreeSet<String>> {
+        &self.covariant
+    }
+
     /// Rewrites `doc` (above); true when a marker was added, so the answer needs `unmark`.
     pub fn rewrite(&self, doc: &mut ExecutableDocument) -> bool {
         let fragments = doc.fragments.clone();

@@ -2,7 +2,7 @@
 //! resolved by `resolve` (after burning its `--cost`, if it has one), `_entities` for every
 //! type with a resolvable `@key`.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -16,8 +16,14 @@ use serde_json::Map;
 use super::model::{ArgDef, FieldDef, Kind};
 use super::resolve::{Mock, Node};
 
-/// The schema of `mock`; `costs` by `Type.field` (see `cost.rs`).
-pub fn build(mock: Arc<Mock>, costs: &BTreeMap<String, Duration>) -> anyhow::Result<Schema> {
+/// The schema of `mock`; `costs` by `Type.field` (see `cost.rs`); `narrowed`: the interface
+/// fields an implementation narrows, left out of the interface (`conform::covariant_fields`,
+/// whose rewrite selects them on the implementations instead).
+pub fn build(
+    mock: Arc<Mock>,
+    costs: &BTreeMap<String, Duration>,
+    narrowed: &BTreeMap<String, BTreeSet<String>>,
+) -> anyhow::Result<Schema> {
     let model = &mock.model;
     let mut builder = Schema::build("Query", model.mutation.as_deref(), None).enable_federation();
     let has_entities = model
@@ -37,9 +43,6 @@ pub fn build(mock: Arc<Mock>, costs: &BTreeMap<String, Duration>) -> anyhow::Res
             |_| FieldFuture::new(async { Ok(Some(async_graphql::Value::Boolean(true))) }),
         )));
     }
-    // Fields an implementation narrows stay out of the interface (`conform` rewrites
-    // selections of them on it).
-    let covariant = super::conform::covariant_fields(model);
     for t in model.types.values() {
         builder = match &t.kind {
             Kind::Object => {
@@ -66,7 +69,7 @@ pub fn build(mock: Arc<Mock>, costs: &BTreeMap<String, Duration>) -> anyhow::Res
             }
             Kind::Interface => {
                 let mut i = Interface::new(t.name.clone());
-                let narrowed = covariant.get(&t.name);
+                let narrowed = narrowed.get(&t.name);
                 for f in t
                     .fields
                     .iter()

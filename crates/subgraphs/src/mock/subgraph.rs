@@ -61,12 +61,11 @@ pub struct MockSubgraph {
 
 impl Mock {
     /// The subgraph serving `sdl` with the list lengths of `config` that name its fields;
-    /// `file` names the SDL in errors. The one way to build a `Mock`, so that a served
-    /// subgraph and an in-process answer (`answer::Graph`) read the same lists.
-    pub fn from_sdl(file: &str, sdl: &str, config: &MockConfig) -> anyhow::Result<Mock> {
-        let mut model = model::parse(file, sdl)?;
-        let non_null = super::shared::non_null([&model]);
-        super::shared::settle_nulls(&mut model, &non_null);
+    /// `file` names the SDL in errors; its graph-wide state (keys, shared members, nulls)
+    /// is `graph_mocks`', the one way to build mocks, so that a served subgraph and an
+    /// in-process answer (`answer::Graph`) read the same.
+    fn from_sdl(file: &str, sdl: &str, config: &MockConfig) -> anyhow::Result<Mock> {
+        let model = model::parse(file, sdl)?;
         anyhow::ensure!(
             config.default_list <= MAX_LIST,
             "the default list length {} is over the maximum {MAX_LIST}",
@@ -90,7 +89,8 @@ impl Mock {
             lists.insert(path.clone(), n);
         }
         Ok(Mock {
-            keys: Arc::new(super::identity::Keys::of([&model])),
+            // The graph's, set by `graph_mocks` (the one way to a served or computed mock).
+            keys: Arc::default(),
             shared: Arc::default(),
             model,
             default_list: config.default_list,
@@ -188,7 +188,10 @@ pub(crate) fn ensure_lists_served<'a>(
 impl MockSubgraph {
     /// The subgraph `name` serving `sdl`; `file` names the SDL in errors.
     pub fn new(name: &str, file: &str, sdl: &str, config: &MockConfig) -> anyhow::Result<Self> {
-        MockSubgraph::of_mock(name, file, sdl, Mock::from_sdl(file, sdl, config)?, config)
+        // A graph of one: its keys, shared members and nulls settled as any graph's.
+        let one = [(name.to_string(), file.to_string(), sdl.to_string())];
+        let mock = graph_mocks(&one, config)?.remove(0);
+        MockSubgraph::of_mock(name, file, sdl, mock, config)
     }
 
     fn of_mock(
@@ -217,7 +220,7 @@ impl MockSubgraph {
         let served_costs = costs.keys().cloned().collect();
         // async-graphql's departures from the spec, mended per document (`conform`).
         let conform = super::conform::Conform::of(&mock.model);
-        let schema = super::schema::build(mock.clone(), &costs)
+        let schema = super::schema::build(mock.clone(), &costs, conform.narrowed())
             .with_context(|| format!("{file}: schema"))?;
         Ok(MockSubgraph {
             name: name.to_string(),
