@@ -21,6 +21,10 @@ const ROUND_OVERHEAD_S: f64 = 1.0;
 /// Wall seconds per nominal second of a trial, until the run has timed some: a closed
 /// trial warms up until steady (up to its `warmup_max`), connects and drains.
 const PACE_GUESS: f64 = 1.3;
+/// A scenario left out at the start is measured after all only when its minimum with this
+/// much to spare fits: its own kind's pace has not been timed yet (a cold start's or a
+/// subscription's trial is not a throughput round's), and the budget must hold.
+const READMIT_MARGIN: f64 = 1.2;
 
 #[derive(Debug)]
 pub struct Budget {
@@ -165,6 +169,26 @@ impl Budget {
             keep[i] = false;
         }
         keep
+    }
+
+    /// Whether `next`, which the start's estimates left out of the scope, fits after all:
+    /// its minimum (with [`READMIT_MARGIN`]) and the minimums of `later` (the scenarios
+    /// still to run) within what is left of the budget, at the pace and start time this
+    /// run has measured. Never before it has timed a trial and a start: until then its
+    /// figures are the start's guesses, which left `next` out.
+    pub fn fits_after_all<K: ?Sized>(
+        &self,
+        next: &ScenarioPlan<K>,
+        later: &[&ScenarioPlan<K>],
+    ) -> bool {
+        let Some(total) = self.total else {
+            return true;
+        };
+        if self.nominal_s <= 0.0 || self.starts == 0 {
+            return false;
+        }
+        let left = total.as_secs_f64() - self.elapsed().as_secs_f64();
+        self.minimum_s(next) * READMIT_MARGIN + self.minimum_of(later) <= left
     }
 
     /// When work beyond the minimum must stop in scenario `this`, which `later` follow,

@@ -28,14 +28,32 @@ pub struct LeftOut {
     pub minimum_s: f64,
     pub kept_minimum_s: f64,
     pub command: String,
+    /// Scenarios the start's estimates left out and the run measured after all, once the
+    /// pace it had measured showed their minimums fit what was left of the budget.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub added_back: Vec<String>,
 }
 
 impl LeftOut {
     /// "left out to keep the time budget: cold-start, subscriptions-ws (their minimum 70 s
     /// did not fit after the others' 480 s); run them with: gqlbench run servers ...".
     pub fn line(&self) -> String {
+        let back = if self.added_back.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "; measured after all, once the run's own pace showed they fit: {}",
+                self.added_back.join(", ")
+            )
+        };
+        if self.scenarios.is_empty() {
+            return format!(
+                "every scenario of the default scope measured: the start's estimates left out {} and the run's own pace showed they fit",
+                self.added_back.join(", ")
+            );
+        }
         format!(
-            "left out to keep the time budget: {} (their minimum {:.0} s did not fit after the others' {:.0} s); run them with: {}",
+            "left out to keep the time budget: {} (their minimum {:.0} s did not fit after the others' {:.0} s){back}; run them with: {}",
             self.scenarios.join(", "),
             self.minimum_s,
             self.kept_minimum_s,

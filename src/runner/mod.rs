@@ -225,16 +225,22 @@ pub fn run_plan(
     let budget = budget::Budget::new(plan.budget);
     let slowdown = probe_machine(plan, ctx, results, progress);
     let mut budget = budget.with_machine(plan.alternation, slowdown);
-    let kept = scope(plan, &budget, results, progress);
+    let (mut kept, mut left) = scope(plan, &budget, results, progress);
 
     // The database lives from the first database scenario to the last one; Drop stops it
     // on any exit.
-    let last_db = kept.iter().rposition(|s| s.kind.database().is_some());
     let mut db = run_db::RunDb::default();
-    for (k, sp) in kept.iter().copied().enumerate() {
+    let mut k = 0;
+    loop {
         if ctx.cancelled() {
             break;
         }
+        readmit(plan, &budget, &mut kept, k, &mut left, results, progress);
+        let Some(sp) = kept.get(k).copied() else {
+            break;
+        };
+        k += 1;
+        let last_db = kept.iter().rposition(|s| s.kind.database().is_some());
         results.scenarios.push(scenario::result(sp));
         let si = results.scenarios.len() - 1;
         let mut env = scenario_env(sp, out)?;
@@ -245,7 +251,7 @@ pub fn run_plan(
         }
         // What the scenario does beyond its minimum ends at its share of the spare time,
         // and before the rest of the run's budget is what the later scenarios need.
-        let deadline = budget.deadline(sp, &kept[k + 1..]);
+        let deadline = budget.deadline(sp, &kept[k..]);
         let mut cx = crate::kind::ScenarioCx {
             deadline,
             budget: &mut budget,
@@ -260,7 +266,7 @@ pub fn run_plan(
             db: db.db.as_mut().filter(|_| sp.kind.database().is_some()),
         };
         scenario::run(&mut cx)?;
-        if Some(k) == last_db {
+        if Some(k - 1) == last_db {
             db.stop(progress);
         }
         let s = &mut results.scenarios[si];
@@ -300,13 +306,15 @@ fn probe_machine(
 }
 
 /// The scenarios this run measures: all that were named, or the suite's default scope as
-/// far as the budget holds it (what does not fit is left out, named, with its command).
+/// far as the budget holds it at the start's estimates (what does not fit is left out,
+/// named, with its command); and those left out, in the order they may be measured after
+/// all (`readmit`).
 fn scope<'p>(
     plan: &'p RunPlan,
     budget: &budget::Budget,
     results: &mut RunResults,
     progress: &mut Progress,
-) -> Vec<&'p crate::kind::ScenarioPlan> {
+) -> (Scenarios<'p>, Scenarios<'p>) {
     let keep = if plan.scenarios_named {
         vec![true; plan.scenarios.len()]
     } else {
@@ -319,13 +327,16 @@ fn scope<'p>(
         .filter(|(_, k)| **k)
         .map(|(s, _)| s)
         .collect();
-    let left: Vec<&crate::kind::ScenarioPlan> = plan
+    // Left in the plan's order, the races (the rankings) first: the reverse of the order
+    // `Budget::scope` leaves them in.
+    let mut left: Vec<&crate::kind::ScenarioPlan> = plan
         .scenarios
         .iter()
         .zip(&keep)
         .filter(|(_, k)| !**k)
         .map(|(s, _)| s)
         .collect();
+    left.sort_by_key(|s| !s.races());
     if !left.is_empty() {
         let lo = left_out(
             plan,
@@ -345,7 +356,49 @@ fn scope<'p>(
         used_s: 0.0,
         promised_s: Some(budget.minimum_of(&kept).max(t.as_secs_f64())),
     });
-    kept
+    (kept, left)
+}
+
+type Scenarios<'p> = Vec<&'p crate::kind::ScenarioPlan>;
+
+/// Before scenario `kept[k]`: the scenarios the start's estimates left out that fit after
+/// all, at the pace the run has measured, join the end of the run (first in `left`'s order,
+/// as long as each fits after the ones still to run). The start's guesses are cautious (a
+/// target's start and check, the wall time of a round), so on a machine faster than they
+/// assume the default scope is measured whole instead of spending the time on rounds added
+/// for precision.
+fn readmit<'p>(
+    plan: &'p RunPlan,
+    budget: &budget::Budget,
+    kept: &mut Scenarios<'p>,
+    k: usize,
+    left: &mut Scenarios<'p>,
+    results: &mut RunResults,
+    progress: &mut Progress,
+) {
+    let mut added = Vec::new();
+    while let Some(next) = left.first().copied() {
+        if !budget.fits_after_all(next, &kept[k..]) {
+            break;
+        }
+        left.remove(0);
+        kept.push(next);
+        progress.extend(next.planned_load_secs());
+        added.push(next.name.clone());
+    }
+    if added.is_empty() {
+        return;
+    }
+    progress.line(&format!(
+        "the run's pace so far leaves room for what the start's estimates left out: {} measured after the others",
+        added.join(", ")
+    ));
+    if let Some(lo) = results.left_out.as_mut() {
+        lo.added_back.extend(added);
+        let mut fresh = left_out(plan, left, budget.minimum_of(left), lo.kept_minimum_s);
+        fresh.added_back = std::mem::take(&mut lo.added_back);
+        *lo = fresh;
+    }
 }
 
 /// A scenario's environment for its targets: its kind's variables, and the files it writes
@@ -387,5 +440,6 @@ fn left_out<K: ?Sized>(
         scenarios: names,
         minimum_s,
         kept_minimum_s,
+        added_back: Vec::new(),
     }
 }
