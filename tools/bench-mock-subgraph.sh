@@ -50,7 +50,7 @@ hz=$(getconf CLK_TCK)
 
 mkfifo "$work/ready"
 taskset -c "$server_cpu" "$bin/gqlbench-subgraphs" mock --dir tests/fixtures/graphs/shop \
-    --ports "products=$port,reviews=$((port + 1))" --threads 1 "$@" >"$work/ready" &
+    --ports "products=$port,reviews=$((port + 1))" --threads 1 --no-response-cache "$@" >"$work/ready" &
 server=$!
 read -r line <"$work/ready"
 # `ready products=PORT,reviews=PORT`: the ports bound.

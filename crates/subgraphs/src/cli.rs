@@ -119,6 +119,11 @@ struct MockArgs {
     /// Worker threads (default: the CPUs this process may use).
     #[arg(long)]
     threads: Option<usize>,
+    /// Execute every request, even a body answered before (by default a body answered
+    /// before gets the same bytes from memory; never with --cost, whose CPU is paid on
+    /// every request).
+    #[arg(long)]
+    no_response_cache: bool,
 }
 
 /// Parses `args` (`args[0]` is the program name) and runs the command. Exit 2 for bad
@@ -174,6 +179,7 @@ struct MockPlan {
     delays: Vec<DelaySpec>,
     delay_seed: u64,
     threads: Option<usize>,
+    response_cache: bool,
 }
 
 fn resolve(command: Command) -> Result<Resolved, String> {
@@ -244,6 +250,8 @@ fn resolve_mock(args: MockArgs) -> anyhow::Result<MockPlan> {
         delays,
         delay_seed: args.delay_seed,
         threads: args.threads,
+        // A field's cost stands for work the subgraph does on every request.
+        response_cache: !args.no_response_cache && config.costs.is_empty(),
     })
 }
 
@@ -338,7 +346,13 @@ fn mock(plan: MockPlan) -> anyhow::Result<()> {
     }
     serve_until_signal(
         runtime,
-        crate::mock::serve::start(plan.subgraphs, &plan.ports, plan.delays, plan.delay_seed),
+        crate::mock::serve::start(
+            plan.subgraphs,
+            &plan.ports,
+            plan.delays,
+            plan.delay_seed,
+            plan.response_cache,
+        ),
     )
 }
 

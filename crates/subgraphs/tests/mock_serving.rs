@@ -36,7 +36,9 @@ async fn start(delays: &[&str], config: &MockConfig) -> Running {
     ];
     let items: Vec<String> = delays.iter().map(|d| d.to_string()).collect();
     let delays = serve::parse_delays(&items, &["products", "reviews"]).unwrap();
-    serve::start(subgraphs, &[0, 0], delays, 1).await.unwrap()
+    serve::start(subgraphs, &[0, 0], delays, 1, false)
+        .await
+        .unwrap()
 }
 
 async fn entity(addr: SocketAddr) -> common::Reply {
@@ -67,6 +69,36 @@ async fn mock_counters_count_graphql_requests_per_subgraph() {
             reply.body
         );
     }
+}
+
+#[tokio::test]
+async fn with_the_response_cache_a_repeated_body_gets_the_same_bytes_and_is_still_counted() {
+    let config = MockConfig::default();
+    let subgraphs = vec![
+        MockSubgraph::new("products", "products.graphql", PRODUCTS, &config).unwrap(),
+        MockSubgraph::new("reviews", "reviews.graphql", REVIEWS, &config).unwrap(),
+    ];
+    let running = serve::start(subgraphs, &[0, 0], Vec::new(), 1, true)
+        .await
+        .unwrap();
+    let first = entity(running.addrs[0]).await;
+    let again = entity(running.addrs[0]).await;
+    let other = json!({ "r": [{ "__typename": "Product", "upc": "Product-2" }] });
+    let second = common::graphql(running.addrs[0], ENTITY, other).await;
+    assert_eq!(first.body, again.body);
+    assert_eq!(second.json()["data"]["_entities"][0]["upc"], "Product-2");
+    assert_ne!(first.body, second.body);
+    // A query with an error is not kept: it is executed (and answered alike) each time.
+    for _ in 0..2 {
+        let bad = common::graphql(running.addrs[1], "{ reviews { nope } }", json!(null)).await;
+        assert!(
+            bad.json()["errors"][0]["message"].is_string(),
+            "{}",
+            bad.body
+        );
+    }
+    let reply = common::request(running.addrs[0], "GET", "/counters", "").await;
+    assert_eq!(reply.json(), json!({"products": 3, "reviews": 2}));
 }
 
 #[tokio::test]

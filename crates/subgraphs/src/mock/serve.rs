@@ -8,18 +8,23 @@ use crate::delay::DelaySpec;
 use crate::server::{self, Running, Serving};
 
 /// Binds a port per subgraph (`ports[i]` for `subgraphs[i]`; 0 picks a free one), then
-/// serves them in the background on the current runtime. No response cache: every request
-/// is executed, so a field's `--cost` is paid each time.
+/// serves them in the background on the current runtime. With `response_cache`, a body
+/// answered before gets the same bytes from memory (`response_cache`): a mock's answer is
+/// a function of the body alone (seeded values, no state), so a hit is exact, and a gateway
+/// sends the same few fetches over and over; the mocks then stay far cheaper than the
+/// gateway they serve (issue 39). Off, every request is executed (a field's `--cost` is
+/// paid each time).
 pub async fn start(
     subgraphs: Vec<MockSubgraph>,
     ports: &[u16],
     delays: Vec<DelaySpec>,
     delay_seed: u64,
+    response_cache: bool,
 ) -> anyhow::Result<Running> {
     let serving = Serving {
         delays,
         seed: delay_seed,
-        response_cache: false,
+        response_cache,
     };
     let served = subgraphs
         .into_iter()
