@@ -73,6 +73,7 @@ pub(super) fn upstream<K: ?Sized>(
         calls,
         subgraph_cpu_pct: sv.cpu_avg_pct,
         subgraph_cores: sub_cores,
+        gateway_cores: cx.plan.isolation.target.as_ref().map(|c| c.0.len()),
         subgraph_rss_peak_bytes: sv.rss_peak_bytes,
         headers: std::mem::take(&mut variant.headers),
         coprocessor_calls_per_request: variant.coprocessor_calls_per_request,

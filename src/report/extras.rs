@@ -1,6 +1,6 @@
 //! The extra tables of a scenario beyond its main table: the kind's own tables
 //! (`kinds::tables`), then for gateways the federation upstream table (calls to subgraphs,
-//! their CPU and memory) and the first-request table (what a cold query-plan cache costs).
+//! their CPU and memory, what bound the row: `summary::bound`) and the first-request table (what a cold query-plan cache costs).
 use crate::results::{ScenarioResult, TargetResult};
 use crate::view::Table as ExtraTable;
 
@@ -58,6 +58,9 @@ fn upstream_table(s: &ScenarioResult) -> Option<ExtraTable> {
                 last.map(|u| crate::units::fmt_bytes_or_unmeasured(u.subgraph_rss_peak_bytes))
                     .unwrap_or_default(),
                 cpu_per_request(t),
+                crate::summary::bound::Bound::of(t)
+                    .map(|b| b.label())
+                    .unwrap_or_else(|| "-".into()),
             ]
         })
         .collect();
@@ -71,6 +74,7 @@ fn upstream_table(s: &ScenarioResult) -> Option<ExtraTable> {
             "subgraph CPU %",
             "subgraph RSS peak",
             "CPU µs per request: gateway / subgraphs",
+            "bound by (median CPU share of the counted trials)",
         ]
         .map(String::from)
         .to_vec(),

@@ -137,6 +137,10 @@ pub struct UpstreamUsage {
     pub subgraph_cpu_pct: Option<f64>,
     /// Cores the subgraphs were pinned to.
     pub subgraph_cores: usize,
+    /// Cores the gateway was pinned to (`summary::bound`); absent in files of older
+    /// versions and when the targets were not pinned.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gateway_cores: Option<usize>,
     #[serde(default)]
     pub subgraph_rss_peak_bytes: Option<u64>,
     /// Watched headers the subgraphs received during the trial, count per value (the

@@ -3,6 +3,7 @@
 //! What is checked of a closed-model row once its summary is made (its interval against
 //! the count's step, its req/s against Little's law) is in `checks`.
 pub mod ab;
+pub mod bound;
 pub mod checks;
 pub mod little;
 pub mod race;

@@ -143,5 +143,12 @@ pub fn assert_two_gateways_checked(r: &RunResults, checks: usize) {
         assert_eq!(t.status, TargetStatus::Ok, "{name}: {:?}", t.problem);
         assert_eq!(t.checks.len(), checks, "{name}: {:?}", t.checks);
         assert!(t.checks.iter().all(|c| c.ok), "{name}: {:?}", t.checks);
+        // What bound the row is read from the trial's own shares: the gateway's cores are
+        // recorded whenever the targets were pinned.
+        let pinned = r.isolation.target_cpus.len();
+        let up = t.trials[0].upstream.as_ref().expect("upstream figures");
+        assert_eq!(up.gateway_cores, (pinned > 0).then_some(pinned), "{name}");
+        let bound = gqlbench::summary::bound::Bound::of(t).expect("a bound");
+        assert_eq!(bound.gateway.is_some(), pinned > 0, "{name}: {bound:?}");
     }
 }
