@@ -7,6 +7,8 @@
 //! That need is estimated from the plan's nominal seconds and learned as the run goes: the
 //! wall time trials took against their nominal length (warm-ups until steady, connecting,
 //! drains and window extensions are not in it) and what starting and checking a target took.
+//! The default scope is chosen at the start on guesses (`scope`); a scenario they left out
+//! comes back once the learned figures show its minimum fits (`fits_after_all`).
 use std::time::{Duration, Instant};
 
 use crate::plan::ScenarioPlan;
