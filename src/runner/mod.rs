@@ -239,8 +239,9 @@ pub fn run_plan(
         let Some(sp) = kept.get(k).copied() else {
             break;
         };
+        // Kept may grow (`readmit`): whether this is the last database scenario is asked now.
+        let last_db = kept.iter().rposition(|s| s.kind.database().is_some()) == Some(k);
         k += 1;
-        let last_db = kept.iter().rposition(|s| s.kind.database().is_some());
         results.scenarios.push(scenario::result(sp));
         let si = results.scenarios.len() - 1;
         let mut env = scenario_env(sp, out)?;
@@ -266,7 +267,7 @@ pub fn run_plan(
             db: db.db.as_mut().filter(|_| sp.kind.database().is_some()),
         };
         scenario::run(&mut cx)?;
-        if Some(k - 1) == last_db {
+        if last_db {
             db.stop(progress);
         }
         let s = &mut results.scenarios[si];

@@ -1,15 +1,18 @@
 //! What set the pace of a gateway's row: the gateway's CPU, the CPUs the generator and the
 //! subgraphs share (the federation layout: generator and subgraphs on one side, the
 //! gateway pinned to the other), or neither (the arrival schedule in the open model, the
-//! connections' round trips in the closed one). From the counted trials' own figures, as
-//! medians: the gateway's CPU over its cores (`UpstreamUsage::gateway_cores`), the
-//! generator's utilization and the subgraphs' CPU over the cores they share with it.
-//! Kernel work charged to no process (loopback receive in softirq) is not measured here.
+//! connections' round trips in the closed one). From the row's medians over its counted
+//! trials: the summary's gateway CPU over the cores it was pinned to
+//! (`UpstreamUsage::gateway_cores`) and subgraph CPU over the cores they share with the
+//! generator, and the generator's utilization. Kernel work charged to no process (loopback
+//! receive in softirq) is not measured here.
 use crate::results::TargetResult;
+use crate::saturation::GENERATOR_CPU_LIMIT;
 use crate::stats::median;
 
-/// A CPU at or above this share of its cores counts as what bound the row: the
-/// generator's saturation guard flags the shared CPUs at the same level.
+/// The gateway's CPU at or above this share of its cores counts as what bound the row.
+/// The shared CPUs count from the saturation guard's own limit (`GENERATOR_CPU_LIMIT`), so
+/// a row the guard flags for them names them here too.
 pub const BUSY: f64 = 0.9;
 
 /// The row's bound and the shares it was read from (fractions of the cores each had).
@@ -22,36 +25,26 @@ pub struct Bound {
 }
 
 impl Bound {
-    /// From `t`'s counted trials with upstream figures; None without any.
+    /// From `t`'s summary and its counted trials with upstream figures; None without any.
     pub fn of(t: &TargetResult) -> Option<Bound> {
+        let s = t.summary.as_ref()?;
         let trials: Vec<_> = t
             .trials
             .iter()
             .filter(|x| x.valid && x.excluded.is_none() && x.upstream.is_some())
             .collect();
-        if trials.is_empty() {
-            return None;
-        }
-        let med = |v: Vec<f64>| (!v.is_empty()).then(|| median(&v));
-        let gateway = med(trials
-            .iter()
-            .filter_map(|x| {
-                let cores = x.upstream.as_ref()?.gateway_cores?.max(1) as f64;
-                Some(x.vitals.cpu_avg_pct? / 100.0 / cores)
-            })
-            .collect());
-        let generator = med(trials.iter().map(|x| x.generator.utilization).collect())?;
-        let subgraphs = med(trials
-            .iter()
-            .filter_map(|x| {
-                let u = x.upstream.as_ref()?;
-                Some(u.subgraph_cpu_pct? / 100.0 / u.subgraph_cores.max(1) as f64)
-            })
-            .collect());
+        // The cores are the run's: the same in every trial.
+        let up = trials.last()?.upstream.as_ref()?;
+        let utilization: Vec<f64> = trials.iter().map(|x| x.generator.utilization).collect();
         Some(Bound {
-            gateway,
-            generator,
-            subgraphs,
+            gateway: s
+                .cpu_avg_pct
+                .zip(up.gateway_cores)
+                .map(|(pct, cores)| pct / 100.0 / cores.max(1) as f64),
+            generator: median(&utilization),
+            subgraphs: s
+                .subgraph_cpu_pct
+                .map(|pct| pct / 100.0 / up.subgraph_cores.max(1) as f64),
             open: trials.iter().all(|x| x.load.model == "open"),
         })
     }
@@ -72,7 +65,7 @@ impl Bound {
             self.subgraphs.map_or("unmeasured".into(), pct)
         );
         let gateway_busy = self.gateway.is_some_and(|x| x >= BUSY);
-        let shared_busy = self.shared() >= BUSY;
+        let shared_busy = self.shared() >= GENERATOR_CPU_LIMIT;
         let side = if self.subgraphs.unwrap_or(0.0) > self.generator {
             "subgraphs"
         } else {
