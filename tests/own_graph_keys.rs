@@ -1,7 +1,8 @@
 //! Never blame a gateway for the mock (issue 37), keys: an entity a gateway may fetch by
 //! any of its keys (compound `sku package`, nested `sku variation { id }`, and `email`, a
 //! key only the fetching subgraph declares) is the same entity whichever it sends, so two
-//! gateways with their own query planners both answer exactly as computed.
+//! gateways with their own query planners both answer exactly as computed; and an entity
+//! keyed through a list (`books { isbn }`) is the same entity in every subgraph.
 mod common;
 use common::*;
 
@@ -53,5 +54,36 @@ fn gateways_fetching_an_entity_by_any_of_its_keys_are_checked_and_valid() {
     ops.sort();
     assert_eq!(ops, ["g/accounts", "g/products"]);
     assert_two_gateways_checked(&r, 2);
+    assert_no_process(&format!("mock --dir {}", tmp.path().join("g").display()));
+}
+
+/// A shelf keyed through its list of books (`books { isbn }`, `books { isbn code }`), as
+/// the audit's complex-entity-call keys a product list.
+const LIST_KEYED: &[(&str, &str)] = &[
+    (
+        "shelf",
+        r#"type Query { topShelf: Shelf! }
+type Shelf @key(fields: "books { isbn }") { books: [Book!]! }
+type Book @key(fields: "isbn") { isbn: String! title: String! }"#,
+    ),
+    (
+        "codes",
+        r#"type Book @key(fields: "isbn") { isbn: String! code: String! @shareable }"#,
+    ),
+    (
+        "picks",
+        r#"type Shelf @key(fields: "books { isbn code }") { books: [Book!]! pick: Book! }
+type Book @key(fields: "isbn code") { isbn: String! code: String! }"#,
+    ),
+];
+
+#[test]
+fn gateways_fetching_an_entity_by_a_key_through_a_list_are_checked_and_valid() {
+    let tmp = tempfile::tempdir().unwrap();
+    let op = "query Shelf { topShelf { books { isbn title code } pick { isbn code title } } }";
+    init_own_graph(tmp.path(), LINK, LIST_KEYED, &[("shelf", op)]);
+    let out = tempfile::tempdir().unwrap();
+    let r = run_graph_on_two_gateways(&tmp.path().join("g"), out.path());
+    assert_two_gateways_checked(&r, 1);
     assert_no_process(&format!("mock --dir {}", tmp.path().join("g").display()));
 }

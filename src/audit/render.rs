@@ -51,37 +51,27 @@ pub fn markdown(m: &Matrix) -> String {
     ));
     out.push_str(&format!("- each suite: {}\n\n", esc(&m.settings)));
     out.push_str(GUIDE);
-    out.push_str("\n\n| suite | ops | ");
-    out.push_str(
-        &m.gateways
-            .iter()
-            .map(|g| esc(g))
-            .collect::<Vec<_>>()
-            .join(" | "),
-    );
-    out.push_str(" |\n|---|---|");
-    out.push_str(&"---|".repeat(m.gateways.len()));
-    out.push('\n');
+    // Cells joined per row, so a matrix with no gateway column (none ran) stays a table.
+    let row = |cells: Vec<String>| format!("| {} |\n", cells.join(" | "));
+    let gateways = m.gateways.iter().map(|g| esc(g));
+    out.push_str("\n\n");
+    out.push_str(&row(["suite".into(), "ops".into()]
+        .into_iter()
+        .chain(gateways)
+        .collect()));
+    out.push_str(&row(vec!["---".into(); 2 + m.gateways.len()]));
     for s in &m.suites {
-        out.push_str(&format!(
-            "| {} | {} | {} |\n",
-            esc(&s.suite),
-            ops_text(s),
-            m.gateways
-                .iter()
-                .map(|g| esc(&cell_text(s, g)))
-                .collect::<Vec<_>>()
-                .join(" | ")
-        ));
+        let cells = m.gateways.iter().map(|g| esc(&cell_text(s, g)));
+        out.push_str(&row([esc(&s.suite), ops_text(s)]
+            .into_iter()
+            .chain(cells)
+            .collect()));
     }
-    out.push_str(&format!(
-        "| all | | {} |\n",
-        m.gateways
-            .iter()
-            .map(|g| totals(m, g))
-            .collect::<Vec<_>>()
-            .join(" | ")
-    ));
+    let totals = m.gateways.iter().map(|g| totals(m, g));
+    out.push_str(&row(["all".into(), String::new()]
+        .into_iter()
+        .chain(totals)
+        .collect()));
     out.push_str("\n## Details\n");
     for s in &m.suites {
         let lines = details(s);
@@ -198,6 +188,45 @@ fn page(m: &Matrix) -> Markup {
                         ul { @for l in lines { li { (l) } } }
                     }
                 }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::audit::matrix::SuiteRow;
+
+    fn matrix(gateways: &[&str]) -> Matrix {
+        Matrix {
+            schema_version: 1,
+            command: "gqlbench audit x".into(),
+            source: "x".into(),
+            started_at: "t0".into(),
+            finished_at: None,
+            settings: "s".into(),
+            gateways: gateways.iter().map(|g| g.to_string()).collect(),
+            suites: vec![SuiteRow {
+                suite: "a-suite".into(),
+                not_run: Some("init graph exited 2".into()),
+                ..Default::default()
+            }],
+        }
+    }
+
+    /// Every row of the matrix's table has as many cells as its header.
+    #[test]
+    fn the_table_keeps_its_columns_with_and_without_gateways() {
+        for gateways in [&[][..], &["g1", "g2"][..]] {
+            let md = markdown(&matrix(gateways));
+            let rows: Vec<&str> = md.lines().filter(|l| l.starts_with('|')).collect();
+            assert_eq!(rows.len(), 4, "{md}");
+            let columns = rows[0].matches(" | ").count();
+            assert_eq!(columns, 1 + gateways.len(), "{md}");
+            assert_eq!(rows[1].matches("---").count(), 2 + gateways.len(), "{md}");
+            for r in &rows[2..] {
+                assert_eq!(r.matches(" | ").count(), columns, "{r} in {md}");
             }
         }
     }

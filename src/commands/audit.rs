@@ -398,6 +398,9 @@ fn stage(s: &suite::Suite, at: &Path) -> Result<()> {
     Ok(())
 }
 
+/// How many lines of a child's last error a row keeps (then at most 600 characters).
+const ERROR_LINES: usize = 16;
+
 /// The `error: ...` a child printed (with the lines that follow it: a composition's
 /// reasons), else its last line; at most 600 characters.
 fn last_error(text: &str) -> String {
@@ -406,7 +409,8 @@ fn last_error(text: &str) -> String {
     let picked = match at {
         Some(i) => lines[i..]
             .iter()
-            .take(4)
+            // Enough lines for a composition error's query and reasons (it spans ~10).
+            .take(ERROR_LINES)
             .map(|l| l.trim())
             .collect::<Vec<_>>()
             .join(" "),

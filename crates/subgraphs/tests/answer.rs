@@ -3,7 +3,11 @@
 //! query across subgraphs against the same hops done by hand (root query on one subgraph,
 //! `_entities` on the other with the key values of the first answer), and the errors.
 
+mod common;
+
 use std::path::PathBuf;
+
+use common::mocks::run;
 
 use gqlbench_subgraphs::mock::answer::Graph;
 use gqlbench_subgraphs::mock::{MockConfig, MockSubgraph};
@@ -44,14 +48,6 @@ fn vars(v: Value) -> Map<String, Value> {
 fn expected(g: &Graph, query: &str, variables: Value) -> Value {
     g.expected(query, None, &vars(variables))
         .unwrap_or_else(|e| panic!("{query}: {e}"))
-}
-
-async fn run(s: &MockSubgraph, query: &str, variables: Value) -> Value {
-    let request = async_graphql::Request::new(query)
-        .variables(async_graphql::Variables::from_json(variables));
-    let response = s.execute(request).await;
-    assert!(response.errors.is_empty(), "{query}: {:?}", response.errors);
-    response.data.into_json().unwrap()
 }
 
 /// `_entities` on `s` for `reps`, selecting `selection` on `type_name`.

@@ -5,7 +5,9 @@
 
 use std::path::PathBuf;
 
-use async_graphql::{Request, Variables};
+mod common;
+
+use common::mocks::run;
 use gqlbench_subgraphs::mock::answer::Graph;
 use gqlbench_subgraphs::mock::{MockConfig, MockSubgraph};
 use serde_json::{json, Map, Value};
@@ -33,14 +35,6 @@ fn folder(tag: &str) -> PathBuf {
         .unwrap();
     }
     dir
-}
-
-async fn run(s: &MockSubgraph, query: &str, vars: Value) -> Value {
-    let r = s
-        .execute(Request::new(query).variables(Variables::from_json(vars)))
-        .await;
-    assert!(r.errors.is_empty(), "{query}: {:?}", r.errors);
-    r.data.into_json().unwrap()
 }
 
 fn expected(g: &Graph, query: &str) -> Value {

@@ -44,4 +44,7 @@ fn the_operation_a_fault_or_an_init_error_names_is_found() {
         last_error("line\nerror: no compose:\n- reason a\n- reason b\n"),
         "error: no compose: - reason a - reason b"
     );
+    // A composition error's reasons come after its query, several lines down.
+    let long = "error: no compose:\n- [X] query:\n{\n  a {\n    r\n  }\n}\ncannot be satisfied:\n- from \"b\": no\n";
+    assert!(last_error(long).ends_with("cannot be satisfied: - from \"b\": no"));
 }

@@ -11,6 +11,11 @@
 //! of its k implementations (`Keys::concrete`), so every subgraph, and a gateway asking the
 //! interface's subgraph for `__typename`, names the same one.
 //!
+//! A key through a list (`@key(fields: "products { id }")`) carries the identities of its
+//! items: item `i` of entity `n`'s list is entity `item(n, i)`, and item 0 is `n` itself,
+//! so the first item's key value gives the list's owner back, and every subgraph serving
+//! the list serves the same items (the list's length is the graph's, `[lists]`).
+//!
 //! A key field whose type cannot carry `n` (a Boolean, an enum) is derived from it like any
 //! other field; a key made only of such fields cannot identify the entity, and an answer
 //! that a gateway could reach by it is left out (`answer::limits`).
@@ -138,16 +143,101 @@ impl Keys {
     }
 
     /// The values of `ty`'s key fields for entity `n`, as `model` (one subgraph) types them:
-    /// a path through a field this subgraph does not define is left out.
-    pub fn values(&self, model: &Model, ty: &str, n: u64) -> Map<String, Json> {
+    /// a path through a field this subgraph does not define is left out; a list on the way
+    /// is `len(owner, field)` long (the mock's list lengths).
+    pub fn values(
+        &self,
+        model: &Model,
+        ty: &str,
+        n: u64,
+        len: &dyn Fn(&str, &str) -> usize,
+    ) -> Map<String, Json> {
         let mut out = Map::new();
         let id_ty = self.identity_type(ty);
         for path in self.by_type.get(ty).into_iter().flatten() {
-            if let Some(v) = leaf(model, ty, id_ty, path, n) {
-                insert(&mut out, path, v);
-            }
+            let at = KeyPath {
+                model,
+                id_ty,
+                joined: path.join("."),
+                len,
+            };
+            at.write(ty, path, n, true, &mut out);
         }
         out
+    }
+}
+
+/// Item `i` of a key list of entity `n`: `n` itself first (so the list's first item names
+/// its owner), then identities spread over 1..=1000 (397 is prime to 1000: the first 1000
+/// items are distinct).
+pub fn item(n: u64, i: usize) -> u64 {
+    (n.saturating_sub(1) + i as u64 * 397) % 1000 + 1
+}
+
+/// One key field path being written for an entity: what every step of it needs.
+struct KeyPath<'a> {
+    model: &'a Model,
+    /// The identity type of the entity the path starts from: its seed, and the name a
+    /// top-level `ID` carries.
+    id_ty: &'a str,
+    joined: String,
+    len: &'a dyn Fn(&str, &str) -> usize,
+}
+
+impl KeyPath<'_> {
+    /// Writes `path`'s value, from an object of type `owner` that carries identity `n`, into
+    /// `out`, merging with what other paths wrote (`variation { id size }`); nothing when
+    /// `model` does not define the way.
+    fn write(&self, owner: &str, path: &[String], n: u64, top: bool, out: &mut Map<String, Json>) {
+        let Some((first, rest)) = path.split_first() else {
+            return;
+        };
+        let Some(def) = self.model.types.get(owner).and_then(|t| t.field(first)) else {
+            return;
+        };
+        let named = base_name(&def.ty);
+        let list = is_list(&def.ty);
+        let k = if list { (self.len)(owner, first) } else { 1 };
+        if rest.is_empty() {
+            let name = if top { self.id_ty } else { owner };
+            let one = |m: u64| self.leaf(named, name, first, m);
+            let v = if list {
+                Json::Array((0..k).map(|i| one(item(n, i))).collect())
+            } else {
+                one(n)
+            };
+            out.insert(first.clone(), v);
+            return;
+        }
+        if list {
+            let slot = out
+                .entry(first.clone())
+                .or_insert_with(|| Json::Array(vec![Json::Object(Map::new()); k]));
+            if let Json::Array(items) = slot {
+                for (i, it) in items.iter_mut().enumerate() {
+                    if let Json::Object(m) = it {
+                        self.write(named, rest, item(n, i), false, m);
+                    }
+                }
+            }
+        } else if let Json::Object(m) = out
+            .entry(first.clone())
+            .or_insert_with(|| Json::Object(Map::new()))
+        {
+            self.write(named, rest, n, false, m);
+        }
+    }
+
+    /// The value of a leaf of type `scalar`, field `field` of `owner`, for identity `n`.
+    fn leaf(&self, scalar: &str, owner: &str, field: &str, n: u64) -> Json {
+        match self.model.types.get(scalar).map(|t| &t.kind) {
+            Some(Kind::Enum(members)) if !members.is_empty() => {
+                let i = seed::mix(seed_of(self.id_ty, n), &self.joined) % members.len() as u64;
+                Json::String(members[i as usize].clone())
+            }
+            Some(Kind::Enum(_)) => Json::Null,
+            _ => encode(scalar, owner, field, n, seed_of(self.id_ty, n)),
+        }
     }
 }
 
@@ -159,32 +249,6 @@ pub fn seed_of(ty: &str, n: u64) -> u64 {
 /// The identity an entity reached from a parent seed `s` gets.
 pub fn from_parent(s: u64) -> u64 {
     values::small(seed::mix(s, "@identity"))
-}
-
-/// The value of key field `path` of entity `n` of type `ty` (of identity type `id_ty`:
-/// its seed, and the name a top-level field's value carries), if `model` defines the way
-/// and it holds one value (a path through a list, `products { id }`, holds several: each
-/// item is its own object, and none carries the identity).
-fn leaf(model: &Model, ty: &str, id_ty: &str, path: &[String], n: u64) -> Option<Json> {
-    let (last, through) = path.split_last()?;
-    let mut owner = ty;
-    for f in through {
-        let def = model.types.get(owner)?.field(f)?;
-        if is_list(&def.ty) {
-            return None;
-        }
-        owner = base_name(&def.ty);
-    }
-    let scalar = base_name(&model.types.get(owner)?.field(last)?.ty);
-    let named = if through.is_empty() { id_ty } else { owner };
-    Some(match model.types.get(scalar).map(|t| &t.kind) {
-        Some(Kind::Enum(members)) if !members.is_empty() => {
-            let i = seed::mix(seed_of(id_ty, n), &path.join(".")) % members.len() as u64;
-            Json::String(members[i as usize].clone())
-        }
-        Some(Kind::Enum(_)) => Json::Null,
-        _ => encode(scalar, named, last, n, seed_of(id_ty, n)),
-    })
 }
 
 /// Whether `ty` is a list under any non-null wrapper.
@@ -219,6 +283,8 @@ pub fn decode(v: &Json) -> Option<u64> {
                 .filter(|f| f.fract() == 0.0 && *f >= 0.0 && *f < 1e15)
                 .map(|f| f as u64)
         }),
+        // A key list of scalars: its first item is the owner's identity (`item`).
+        Json::Array(items) => decode(items.first()?),
         Json::String(s) => {
             let end = s.rfind(|c: char| c.is_ascii_digit())? + 1;
             let start = s[..end]
@@ -246,29 +312,34 @@ fn at<'a>(given: &'a Map<String, Json>, path: &[String]) -> Option<&'a Json> {
     }
     match v {
         Json::Object(m) => at(m, rest),
+        // A key through a list: its first item is the owner's identity (`item`).
+        Json::Array(items) => match items.first()? {
+            Json::Object(m) => at(m, rest),
+            _ => None,
+        },
         _ => None,
-    }
-}
-
-fn insert(out: &mut Map<String, Json>, path: &[String], v: Json) {
-    let Some((first, rest)) = path.split_first() else {
-        return;
-    };
-    if rest.is_empty() {
-        out.insert(first.clone(), v);
-        return;
-    }
-    let child = out
-        .entry(first.clone())
-        .or_insert_with(|| Json::Object(Map::new()));
-    if let Json::Object(m) = child {
-        insert(m, rest, v);
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn insert(out: &mut Map<String, Json>, path: &[String], v: Json) {
+        let Some((first, rest)) = path.split_first() else {
+            return;
+        };
+        if rest.is_empty() {
+            out.insert(first.clone(), v);
+            return;
+        }
+        let child = out
+            .entry(first.clone())
+            .or_insert_with(|| Json::Object(Map::new()));
+        if let Json::Object(m) = child {
+            insert(m, rest, v);
+        }
+    }
 
     #[test]
     fn every_encoding_decodes_to_its_identity() {

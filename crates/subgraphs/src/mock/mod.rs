@@ -8,6 +8,7 @@ pub mod answer;
 mod arguments;
 pub mod conform;
 pub mod cost;
+mod entity;
 pub mod identity;
 pub mod model;
 pub mod resolve;

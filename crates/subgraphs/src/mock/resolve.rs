@@ -167,6 +167,21 @@ impl Mock {
                 let child = self.with_given(child, given);
                 Plain::Object { node: child, typed }
             }
+            // A key through a list (`products { id }`): each item is the entity its given
+            // values name, as many as were given.
+            (Some(Json::Array(given)), Plain::List(items)) => Plain::List(
+                given
+                    .iter()
+                    .zip(items)
+                    .map(|(g, item)| match (g, item) {
+                        (Json::Object(g), Plain::Object { node, typed }) => Plain::Object {
+                            node: self.with_given(node, g),
+                            typed,
+                        },
+                        (_, item) => item,
+                    })
+                    .collect(),
+            ),
             (_, value) => value,
         })
     }
@@ -214,7 +229,7 @@ impl Mock {
     /// `key`: its identity decoded from them (`identity`), its key fields derived from it
     /// and the given values served as given. A key that carries no identity (only enums
     /// or Booleans) seeds the entity by its values.
-    fn identified(&self, ty: &str, given: Map<String, Json>, key: &Key) -> Node {
+    pub(super) fn identified(&self, ty: &str, given: Map<String, Json>, key: &Key) -> Node {
         let found = identity::find(&given, key.paths.iter().chain(self.keys.paths(ty)));
         let Some(n) = found else {
             let values: Map<String, Json> = key
@@ -229,7 +244,9 @@ impl Mock {
                 page: None,
             };
         };
-        let mut known = self.keys.values(&self.model, ty, n);
+        let mut known = self
+            .keys
+            .values(&self.model, ty, n, &|o, f| self.list_len(o, f));
         known.extend(given);
         Node {
             type_name: ty.to_string(),
@@ -356,7 +373,9 @@ impl Mock {
         Node {
             type_name: t.name.clone(),
             seed: identity::seed_of(self.keys.identity_type(&t.name), n),
-            known: self.keys.values(&self.model, &t.name, n),
+            known: self
+                .keys
+                .values(&self.model, &t.name, n, &|o, f| self.list_len(o, f)),
             page: None,
         }
     }
@@ -376,59 +395,5 @@ impl Mock {
             .types
             .get(name)
             .is_none_or(|t| matches!(t.kind, Kind::Enum(_) | Kind::Scalar))
-    }
-
-    /// The entity a `_entities` representation names: by whichever of its resolvable keys
-    /// the representation carries, the same entity (`identity`).
-    pub fn entity(&self, rep: &Json) -> Result<Node, String> {
-        let obj = rep.as_object().ok_or("a representation is not an object")?;
-        let type_name = obj
-            .get("__typename")
-            .and_then(Json::as_str)
-            .ok_or("a representation has no __typename")?;
-        let t = self
-            .model
-            .types
-            .get(type_name)
-            .filter(|t| t.keys.iter().any(|k| k.resolvable))
-            .ok_or_else(|| format!("{type_name} is not an entity this subgraph resolves"))?;
-        if matches!(t.kind, Kind::Interface) {
-            return self.interface_entity(t, obj);
-        }
-        let carries = |k: &&Key| k.fields.iter().all(|f| obj.contains_key(f));
-        // A resolvable key first; else any key of the type the representation carries (a
-        // gateway should send a resolvable one, but every key gives the same entity, and
-        // refusing here would be the mock's verdict, not the subgraph's).
-        let key = t
-            .keys
-            .iter()
-            .filter(|k| k.resolvable)
-            .find(carries)
-            .or_else(|| t.keys.iter().find(carries))
-            .ok_or_else(|| format!("the representation of {type_name} carries none of its keys"))?;
-        let mut given = obj.clone();
-        given.remove("__typename");
-        Ok(self.identified(&t.name, given, key))
-    }
-
-    /// An entity interface's representation (a gateway holding an `@interfaceObject` asks
-    /// for `__typename` and the interface's fields): the implementation its identity names.
-    fn interface_entity(&self, t: &TypeDef, rep: &Map<String, Json>) -> Result<Node, String> {
-        let n = identity::find(rep, t.keys.iter().flat_map(|k| k.paths.iter()))
-            .ok_or_else(|| format!("the representation of {} carries no identity", t.name))?;
-        let concrete = self
-            .keys
-            .concrete(&t.name, n)
-            .and_then(|c| self.model.types.get(c))
-            .ok_or_else(|| format!("{} has no implementation here", t.name))?;
-        let key = t
-            .keys
-            .iter()
-            .find(|k| k.resolvable)
-            .ok_or_else(|| format!("{} has no resolvable key", t.name))?;
-        let mut given = rep.clone();
-        given.remove("__typename");
-        // Its identity space is the interface's: the same n and seed as `t`'s entity.
-        Ok(self.identified(&concrete.name, given, key))
     }
 }

@@ -3,6 +3,8 @@
 
 #![allow(dead_code)] // each test binary uses a different subset
 
+pub mod mocks;
+
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 

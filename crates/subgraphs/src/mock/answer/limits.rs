@@ -8,7 +8,6 @@
 use std::collections::BTreeMap;
 
 use super::Subgraph;
-use crate::mock::identity::is_list;
 use crate::mock::model::{base_name, Key, Kind, Model};
 use crate::mock::shared::members;
 
@@ -138,7 +137,7 @@ fn blind_keys(subgraphs: &[Subgraph]) -> BTreeMap<String, String> {
             for k in t.keys.iter().filter(|k| !carries_identity(m, &t.name, k)) {
                 out.entry(format!("{} {}", t.name, k.raw)).or_insert_with(|| {
                     format!(
-                        "{}'s @key(fields: \"{}\") in `{}` holds only enums, Booleans or lists of objects, which cannot carry the entity's identity, and {} has other keys: the mocks would find another entity by it than by the others",
+                        "{}'s @key(fields: \"{}\") in `{}` holds only enums or Booleans, which cannot carry the entity's identity, and {} has other keys: the mocks would find another entity by it than by the others",
                         t.name, k.raw, s.name, t.name
                     )
                 });
@@ -149,18 +148,15 @@ fn blind_keys(subgraphs: &[Subgraph]) -> BTreeMap<String, String> {
 }
 
 /// Whether some leaf of `key` has a type that can hold the identity (not an enum, not a
-/// Boolean) and holds one value (not through a list): a path this subgraph cannot follow
+/// Boolean; through a list too, `identity::item`): a path this subgraph cannot follow
 /// counts as one that can.
 fn carries_identity(m: &Model, ty: &str, key: &Key) -> bool {
     key.paths.iter().any(|path| {
         let mut owner = ty;
-        for (i, f) in path.iter().enumerate() {
+        for f in path {
             let Some(def) = m.types.get(owner).and_then(|t| t.field(f)) else {
                 return true;
             };
-            if i + 1 < path.len() && is_list(&def.ty) {
-                return false;
-            }
             owner = base_name(&def.ty);
         }
         owner != "Boolean" && !matches!(m.types.get(owner).map(|t| &t.kind), Some(Kind::Enum(_)))
