@@ -222,8 +222,9 @@ fn numbers(
     })
 }
 
-/// The scenario's targets (its file's list, else every target serving its workload), kept
-/// to `--targets`; and the targets left out for a reason their target.toml gives.
+/// The scenario's targets (its file's list, else every target serving its workload but the
+/// optional ones not named), kept to `--targets`; and the targets left out for a reason
+/// their target.toml gives.
 #[allow(clippy::type_complexity)]
 fn targets(
     cat: &Catalog,
@@ -248,6 +249,7 @@ fn targets(
             .targets
             .iter()
             .filter(|t| t.workloads.iter().any(|w| w == &f.workload))
+            .filter(|t| !t.optional || args.targets.contains(&t.name))
             .cloned()
             .collect(),
     };
@@ -259,6 +261,7 @@ fn targets(
         .iter()
         .filter(|t| t.base.is_none() && !targets.iter().any(|r| r.name == t.name))
         .filter(|t| args.targets.is_empty() || args.targets.contains(&t.name))
+        .filter(|t| !t.optional || args.targets.contains(&t.name))
         .filter(|t| f.targets.as_ref().is_none_or(|n| n.contains(&t.name)))
         .filter_map(|t| {
             let why = t.unsupported.get(&f.workload)?;

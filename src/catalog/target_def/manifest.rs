@@ -50,6 +50,11 @@ pub struct TargetFile {
     pub description: String,
     #[serde(default)]
     pub workloads: Vec<String>,
+    /// Measured only when named (`--targets`, or a scenario's own `targets` list): a
+    /// scenario choosing its targets by workload leaves it out otherwise, so the default
+    /// run's scope and budget stay as they are when servers a team may also weigh are added.
+    #[serde(default)]
+    pub optional: bool,
     /// Workloads this target cannot serve, each with why (a batch, a transport it lacks): a
     /// scenario of such a workload lists it as "not supported: <why>" instead of running
     /// it. A variant (`base`) inherits the table but is never listed.

@@ -1,0 +1,39 @@
+// graphql-http, the GraphQL-over-HTTP reference server (graphql/graphql-http), on node:http:
+// the floor a framework's overhead is measured against. Its handler as shipped: every
+// request is parsed and validated by graphql-js and executed with execute() (no parse or
+// validation cache: the reference has none), and answered as the spec says (a request
+// asking for application/graphql-response+json gets HTTP 4xx for a document that does not
+// validate; application/json gets 200 with the errors).
+//
+// The depth limit is graphql-depth-limit (DEPTH_LIMIT = 10) added to the validation rules
+// through the handler's `validationRules` option. GQLBENCH_RESOLVERS switches to the
+// PostgreSQL resolvers (DataLoaders per request in the handler's `context`).
+
+import { createServer } from 'node:http';
+import { buildSchema } from 'graphql';
+import { createHandler } from 'graphql-http/lib/use/http';
+import depthLimit from 'graphql-depth-limit';
+import { typeDefs, attachResolvers, DEPTH_LIMIT } from '../_node/index.mjs';
+import { dataSourceFromEnv } from '../_node/db.mjs';
+import { GRAPHQL_PATH, serveHttp, sendError } from '../_node/server-common.mjs';
+
+const data = await dataSourceFromEnv({
+  name: 'graphql-http',
+  load: async () => ({ pg: (await import('pg')).default, DataLoader: (await import('dataloader')).default }),
+});
+const schema = attachResolvers(buildSchema(typeDefs), data.resolvers);
+
+const handler = createHandler({
+  schema,
+  validationRules: (_req, _args, specified) => [...specified, depthLimit(DEPTH_LIMIT)],
+  context: () => (data.makeContext ? data.makeContext() : undefined),
+});
+
+serveHttp('graphql-http', createServer((req, res) => {
+  if (req.url.split('?', 1)[0] !== GRAPHQL_PATH) return sendError(res, 404, 'not found');
+  handler(req, res).catch((err) => {
+    console.error('graphql-http: request failed:', err);
+    if (!res.headersSent) sendError(res, 500, 'internal error');
+    else res.destroy();
+  });
+}), { alsoClose: data.close });
