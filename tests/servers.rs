@@ -10,7 +10,7 @@ fn check_finds_every_answer_right_on_every_node_target() {
     let stdout = &out.stdout;
     assert!(out.success(), "{stdout}");
     assert!(
-        stdout.contains("13 target(s) checked, 0 problem(s)"),
+        stdout.contains("16 target(s) checked, 0 problem(s)"),
         "{stdout}"
     );
     assert!(!stdout.contains("WRONG"));
