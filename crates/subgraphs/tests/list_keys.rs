@@ -74,6 +74,13 @@ async fn a_key_through_a_list_names_the_same_entity_and_items_everywhere() {
         moved[0]["pick"]["isbn"], got[0]["pick"]["isbn"],
         "{moved:?} {got:?}"
     );
+    // A list given shorter or longer than the graph's is served as given.
+    let mut longer = with_codes.clone();
+    longer.push(with_codes[0].clone());
+    for given in [&with_codes[..2], &longer[..]] {
+        let served = entities(picks, "Shelf", "books { isbn code }", vec![rep(given)]).await;
+        assert_eq!(served[0]["books"], json!(given));
+    }
 
     // The computed answer walks the same key and agrees with every served value.
     let graph = Graph::load_dir(&dir, &config).unwrap();

@@ -158,7 +158,7 @@ impl Keys {
             let at = KeyPath {
                 model,
                 id_ty,
-                joined: path.join("."),
+                whole: path,
                 len,
             };
             at.write(ty, path, n, true, &mut out);
@@ -180,7 +180,8 @@ struct KeyPath<'a> {
     /// The identity type of the entity the path starts from: its seed, and the name a
     /// top-level `ID` carries.
     id_ty: &'a str,
-    joined: String,
+    /// The whole path (an enum leaf's value is seeded by it).
+    whole: &'a [String],
     len: &'a dyn Fn(&str, &str) -> usize,
 }
 
@@ -209,22 +210,35 @@ impl KeyPath<'_> {
             out.insert(first.clone(), v);
             return;
         }
-        if list {
-            let slot = out
-                .entry(first.clone())
-                .or_insert_with(|| Json::Array(vec![Json::Object(Map::new()); k]));
-            if let Json::Array(items) = slot {
+        let slot = out.entry(first.clone()).or_insert_with(|| {
+            if list {
+                Json::Array(vec![Json::Object(Map::new()); k])
+            } else {
+                Json::Object(Map::new())
+            }
+        });
+        match slot {
+            Json::Array(items) => {
                 for (i, it) in items.iter_mut().enumerate() {
                     if let Json::Object(m) = it {
                         self.write(named, rest, item(n, i), false, m);
                     }
                 }
             }
-        } else if let Json::Object(m) = out
-            .entry(first.clone())
-            .or_insert_with(|| Json::Object(Map::new()))
-        {
-            self.write(named, rest, n, false, m);
+            Json::Object(m) => self.write(named, rest, n, false, m),
+            _ => {}
+        }
+        // A way this subgraph does not define to the end leaves nothing, not an empty
+        // object (a value given is served as given and never null).
+        let empty = |v: &Json| match v {
+            Json::Object(m) => m.is_empty(),
+            Json::Array(items) => items
+                .iter()
+                .all(|i| i.as_object().is_some_and(Map::is_empty)),
+            _ => false,
+        };
+        if out.get(first.as_str()).is_some_and(empty) {
+            out.remove(first.as_str());
         }
     }
 
@@ -232,7 +246,8 @@ impl KeyPath<'_> {
     fn leaf(&self, scalar: &str, owner: &str, field: &str, n: u64) -> Json {
         match self.model.types.get(scalar).map(|t| &t.kind) {
             Some(Kind::Enum(members)) if !members.is_empty() => {
-                let i = seed::mix(seed_of(self.id_ty, n), &self.joined) % members.len() as u64;
+                let joined = self.whole.join(".");
+                let i = seed::mix(seed_of(self.id_ty, n), &joined) % members.len() as u64;
                 Json::String(members[i as usize].clone())
             }
             Some(Kind::Enum(_)) => Json::Null,

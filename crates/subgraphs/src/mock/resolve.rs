@@ -155,6 +155,11 @@ impl Mock {
                 })
             })
             .filter(|_| !self.configured(owner, &field.name));
+        // A key list given (`products { id }`) is as long as given.
+        let page = match node.known.get(&field.name) {
+            Some(Json::Array(given)) if identity::is_list(&field.ty) => Some(given.len()),
+            _ => page,
+        };
         let mut value = self.value(owner, &field.name, &field.ty, s, page)?;
         // A page asked of a field returning one object (a connection) sizes its lists.
         if let (Some(_), Plain::Object { node: child, .. }) = (page, &mut value) {
@@ -168,7 +173,7 @@ impl Mock {
                 Plain::Object { node: child, typed }
             }
             // A key through a list (`products { id }`): each item is the entity its given
-            // values name, as many as were given.
+            // values name (as many as were given: `page` above).
             (Some(Json::Array(given)), Plain::List(items)) => Plain::List(
                 given
                     .iter()
