@@ -37,20 +37,7 @@ fn an_optional_target_runs_only_when_named() {
     assert_eq!(names(&out), ["fx-batch"]);
 
     let out = dir.path().join("named");
-    let o = Gqlbench::run("e2e")
-        .root(dir.path())
-        .scenarios("batching")
-        .targets("fx-batch,fx-extra")
-        .trials(1)
-        .args([
-            "--warmup",
-            "300ms",
-            "--duration",
-            "800ms",
-            "--one-at-a-time",
-        ])
-        .out(&out)
-        .go();
+    let o = one_short_trial_of(dir.path(), "batching", "fx-batch,fx-extra", &out);
     assert_eq!(o.code, Some(0), "{}\n{}", o.stdout, o.stderr);
     let mut got = names(&out);
     got.sort();

@@ -60,8 +60,21 @@ pub fn workload_target(root: &Path, name: &str, mode: &str, workloads: &str, ext
 /// One short trial of each target of the e2e `scenario` in the catalogue at `root`, one
 /// target at a time (300 ms of warm-up, 800 ms measured), written to `out`.
 pub fn one_short_trial(root: &Path, scenario: &str, out: &Path) -> super::Outcome {
-    super::Gqlbench::run("e2e")
-        .root(root)
+    one_short_trial_of(root, scenario, "", out)
+}
+
+/// [`one_short_trial`] of the `targets` named (comma-separated; "" for the scenario's own).
+pub fn one_short_trial_of(
+    root: &Path,
+    scenario: &str,
+    targets: &str,
+    out: &Path,
+) -> super::Outcome {
+    let mut run = super::Gqlbench::run("e2e");
+    if !targets.is_empty() {
+        run = run.targets(targets);
+    }
+    run.root(root)
         .scenarios(scenario)
         .trials(1)
         .args([

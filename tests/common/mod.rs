@@ -14,8 +14,8 @@ mod server;
 
 pub use cmd::{Gqlbench, Outcome};
 pub use fixtures::{
-    abs_fixture_target, federation_tools, fixture_copy, fixtures, one_short_trial, repo,
-    workload_target,
+    abs_fixture_target, federation_tools, fixture_copy, fixtures, one_short_trial,
+    one_short_trial_of, repo, workload_target,
 };
 pub use gqlbench::summary::counted_trials;
 pub use k6::{k6_binary, run_testrun};
