@@ -51,27 +51,26 @@ pub fn markdown(m: &Matrix) -> String {
     ));
     out.push_str(&format!("- each suite: {}\n\n", esc(&m.settings)));
     out.push_str(GUIDE);
-    // Cells joined per row, so a matrix with no gateway column (none ran) stays a table.
-    let row = |cells: Vec<String>| format!("| {} |\n", cells.join(" | "));
-    let gateways = m.gateways.iter().map(|g| esc(g));
-    out.push_str("\n\n");
-    out.push_str(&row(["suite".into(), "ops".into()]
-        .into_iter()
-        .chain(gateways)
-        .collect()));
-    out.push_str(&row(vec!["---".into(); 2 + m.gateways.len()]));
-    for s in &m.suites {
-        let cells = m.gateways.iter().map(|g| esc(&cell_text(s, g)));
-        out.push_str(&row([esc(&s.suite), ops_text(s)]
-            .into_iter()
-            .chain(cells)
-            .collect()));
-    }
+    // Built as a table of cells, so a matrix with no gateway column (none ran) stays one.
+    let lead = |a: String, b: String| [a, b].into_iter();
+    let mut rows: Vec<Vec<String>> = m
+        .suites
+        .iter()
+        .map(|s| {
+            let cells = m.gateways.iter().map(|g| cell_text(s, g));
+            lead(s.suite.clone(), ops_text(s)).chain(cells).collect()
+        })
+        .collect();
     let totals = m.gateways.iter().map(|g| totals(m, g));
-    out.push_str(&row(["all".into(), String::new()]
-        .into_iter()
-        .chain(totals)
-        .collect()));
+    rows.push(lead("all".into(), String::new()).chain(totals).collect());
+    out.push_str("\n\n");
+    out.push_str(&crate::report::markdown::table(&crate::view::Table {
+        title: String::new(),
+        headers: lead("suite".into(), "ops".into())
+            .chain(m.gateways.iter().cloned())
+            .collect(),
+        rows,
+    }));
     out.push_str("\n## Details\n");
     for s in &m.suites {
         let lines = details(s);

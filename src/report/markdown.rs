@@ -153,7 +153,8 @@ fn render(r: &RunResults, pricing: &Pricing) -> String {
     out
 }
 
-fn table(x: &ExtraTable) -> String {
+/// A table as Markdown, every cell escaped (its title is the caller's to print).
+pub fn table(x: &ExtraTable) -> String {
     let mut out = format!(
         "| {} |\n|{}\n",
         x.headers

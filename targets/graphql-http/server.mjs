@@ -25,7 +25,9 @@ const schema = attachResolvers(buildSchema(typeDefs), data.resolvers);
 
 const handler = createHandler({
   schema,
-  validationRules: (_req, _args, specified) => [...specified, depthLimit(DEPTH_LIMIT)],
+  // An array (the handler adds graphql-js' specified rules to it): one rule made once,
+  // not a callback making one per request.
+  validationRules: [depthLimit(DEPTH_LIMIT)],
   context: () => (data.makeContext ? data.makeContext() : undefined),
 });
 

@@ -340,22 +340,6 @@ fn at<'a>(given: &'a Map<String, Json>, path: &[String]) -> Option<&'a Json> {
 mod tests {
     use super::*;
 
-    fn insert(out: &mut Map<String, Json>, path: &[String], v: Json) {
-        let Some((first, rest)) = path.split_first() else {
-            return;
-        };
-        if rest.is_empty() {
-            out.insert(first.clone(), v);
-            return;
-        }
-        let child = out
-            .entry(first.clone())
-            .or_insert_with(|| Json::Object(Map::new()));
-        if let Json::Object(m) = child {
-            insert(m, rest, v);
-        }
-    }
-
     #[test]
     fn every_encoding_decodes_to_its_identity() {
         for n in [1, 7, 42, 1000] {
@@ -374,16 +358,30 @@ mod tests {
 
     #[test]
     fn nested_key_paths_are_found_and_written() {
-        let mut m = Map::new();
-        insert(&mut m, &["variation".into(), "id".into()], json!("V-9"));
-        insert(&mut m, &["sku".into()], json!("sku-9"));
+        // `other` keys Product through a field this subgraph lacks: nothing is written for
+        // it (no empty object), and the list key holds one item per slot, the first `n`.
+        let sdl = r#"type Variation { id: ID! }
+type Book { isbn: String! }
+type Product @key(fields: "sku variation { id }") @key(fields: "books { isbn }") {
+  sku: String! variation: Variation! books: [Book!]!
+}"#;
+        let other = r#"type Product @key(fields: "other { id }") { other: Variation! }
+type Variation { id: ID! }"#;
+        let model = crate::mock::model::parse("a.graphql", sdl).unwrap();
+        let lacking = crate::mock::model::parse("b.graphql", other).unwrap();
+        let keys = Keys::of([&model, &lacking]);
+        let m = keys.values(&model, "Product", 9, &|_, _| 2);
         assert_eq!(
             Json::Object(m.clone()),
-            json!({"variation": {"id": "V-9"}, "sku": "sku-9"})
+            json!({"variation": {"id": "Variation-9"}, "sku": "sku-9",
+                   "books": [{"isbn": "isbn-9"}, {"isbn": format!("isbn-{}", item(9, 1))}]})
         );
         let nested: Path = vec!["variation".into(), "id".into()];
+        let listed: Path = vec!["books".into(), "isbn".into()];
         let missing: Path = vec!["upc".into()];
         assert_eq!(find(&m, [&missing, &nested]), Some(9));
+        assert_eq!(find(&m, [&listed]), Some(9));
         assert_eq!(find(&m, [&missing]), None);
+        assert_ne!(item(9, 1), 9);
     }
 }

@@ -119,7 +119,8 @@ impl Mock {
         node: &Node,
         args: &Map<String, Json>,
     ) -> Res<Plain> {
-        if let Some(v) = node.known.get(&field.name) {
+        let given = node.known.get(&field.name);
+        if let Some(v) = given {
             let named = base_name(&field.ty);
             if self.is_leaf(named) {
                 return Ok(Plain::Leaf(as_typed(named, v)));
@@ -139,7 +140,7 @@ impl Mock {
             s = seed::mix(s, &seed::canonical_map(&required));
         }
         // Not a value given (a nested key's object): a key is never null.
-        if field.nulls && self.is_null(s) && !node.known.contains_key(&field.name) {
+        if field.nulls && self.is_null(s) && given.is_none() {
             return Ok(Plain::Leaf(Json::Null));
         }
         if let Some(node) = self.by_arguments(&field.ty, args) {
@@ -156,7 +157,7 @@ impl Mock {
             })
             .filter(|_| !self.configured(owner, &field.name));
         // A key list given (`products { id }`) is as long as given.
-        let page = match node.known.get(&field.name) {
+        let page = match given {
             Some(Json::Array(given)) if identity::is_list(&field.ty) => Some(given.len()),
             _ => page,
         };
@@ -165,30 +166,30 @@ impl Mock {
         if let (Some(_), Plain::Object { node: child, .. }) = (page, &mut value) {
             child.page = page;
         }
-        Ok(match (node.known.get(&field.name), value) {
-            // A nested key's values (`variation { id }`) given with the entity: the object
-            // serves them as given, and is that entity when it is one.
-            (Some(Json::Object(given)), Plain::Object { node: child, typed }) => {
-                let child = self.with_given(child, given);
-                Plain::Object { node: child, typed }
-            }
-            // A key through a list (`products { id }`): each item is the entity its given
-            // values name (as many as were given: `page` above).
-            (Some(Json::Array(given)), Plain::List(items)) => Plain::List(
-                given
-                    .iter()
+        Ok(match given {
+            Some(g) => self.given_over(g, value),
+            None => value,
+        })
+    }
+
+    /// A value given with its entity laid over the derived one: a nested key's object
+    /// (`variation { id }`) serves its values as given and is that entity when it is one;
+    /// a key list's items (`products { id }`) each the entity its values name, as many as
+    /// were given (the list's length, above).
+    fn given_over(&self, given: &Json, value: Plain) -> Plain {
+        match (given, value) {
+            (Json::Object(g), Plain::Object { node, typed }) => Plain::Object {
+                node: self.with_given(node, g),
+                typed,
+            },
+            (Json::Array(g), Plain::List(items)) => Plain::List(
+                g.iter()
                     .zip(items)
-                    .map(|(g, item)| match (g, item) {
-                        (Json::Object(g), Plain::Object { node, typed }) => Plain::Object {
-                            node: self.with_given(node, g),
-                            typed,
-                        },
-                        (_, item) => item,
-                    })
+                    .map(|(g, item)| self.given_over(g, item))
                     .collect(),
             ),
             (_, value) => value,
-        })
+        }
     }
 
     fn with_given(&self, mut child: Node, given: &Map<String, Json>) -> Node {

@@ -11,6 +11,7 @@ use std::time::Duration;
 use anyhow::Context as _;
 use async_graphql::{BatchRequest, BatchResponse, Request, Response};
 
+use super::identity::is_list;
 use super::model::{self, Kind};
 use super::resolve::Mock;
 use crate::executor::Executor;
@@ -274,8 +275,4 @@ impl MockSubgraph {
     pub async fn execute_batch(&self, batch: BatchRequest) -> BatchResponse {
         self.executor.execute_batch(batch).await
     }
-}
-
-fn is_list(ty: &async_graphql::parser::types::Type) -> bool {
-    matches!(ty.base, async_graphql::parser::types::BaseType::List(_))
 }
