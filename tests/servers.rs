@@ -10,7 +10,7 @@ fn check_finds_every_answer_right_on_every_node_target() {
     let stdout = &out.stdout;
     assert!(out.success(), "{stdout}");
     assert!(
-        stdout.contains("16 target(s) checked, 0 problem(s)"),
+        stdout.contains("22 target(s) checked, 0 problem(s)"),
         "{stdout}"
     );
     assert!(!stdout.contains("WRONG"));
@@ -129,8 +129,9 @@ fn two_round_run(scenario: &str) -> (tempfile::TempDir, RunResults) {
 }
 
 /// The integrations scenario: Apollo Server standalone, on Express 4 (its own install) and
-/// on Fastify, and Mercurius without JIT, each answering right and set against its base in
-/// the same rounds; the report shows each variant over its base.
+/// on Fastify, Mercurius without JIT, and graphyne-server on Express, Fastify and micro
+/// (optional targets, named by the scenario), each answering right and set against its base
+/// in the same rounds; the report shows each variant over its base.
 #[test]
 fn every_integration_of_a_server_is_measured_against_its_base() {
     let (out_dir, r) = two_round_run("integrations");
@@ -142,6 +143,10 @@ fn every_integration_of_a_server_is_measured_against_its_base() {
         ("apollo-server-fastify", Some("apollo-server")),
         ("mercurius", None),
         ("mercurius-nojit", Some("mercurius")),
+        ("graphyne-server", None),
+        ("graphyne-server-express", Some("graphyne-server")),
+        ("graphyne-server-fastify", Some("graphyne-server")),
+        ("graphyne-server-micro", Some("graphyne-server")),
     ];
     assert_eq!(s.targets.len(), bases.len());
     for (name, base) in bases {
@@ -169,6 +174,7 @@ fn every_integration_of_a_server_is_measured_against_its_base() {
     for (variant, base) in [
         ("apollo-server-express4", "apollo-server"),
         ("mercurius-nojit", "mercurius"),
+        ("graphyne-server-fastify", "graphyne-server"),
     ] {
         let row = format!("| {variant} | {base} |");
         assert!(

@@ -36,12 +36,14 @@ pub fn run(root: &Path, a: &InstallArgs) -> Result<ExitCode> {
             if t.install_owner() != t.name {
                 continue;
             }
-            // Coprocessors and trace collectors need their language's toolchain (Go,
-            // Python, a JDK, Cargo): installed with the runs that use them, or when named.
+            // Coprocessors, trace collectors and servers in other languages need their
+            // language's toolchain (Go, Python, a JDK, Cargo): installed with the runs that
+            // use them, or when named, so a machine with Node alone installs the rest.
             if matches!(
                 t.kind,
                 crate::catalog::TargetKind::Coprocessor | crate::catalog::TargetKind::Collector
-            ) {
+            ) || beyond_node(t)
+            {
                 eprintln!(
                     "{}: installed with the runs that use it (name it to install now: `gqlbench install {}`)",
                     t.name, t.name
@@ -91,6 +93,18 @@ pub fn run(root: &Path, a: &InstallArgs) -> Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// Whether `t` is a server whose install, not a native build into the cache (those have
+/// their own rule below), needs a program other than Node's (`[install] requires`).
+fn beyond_node(t: &TargetDef) -> bool {
+    t.kind == crate::catalog::TargetKind::Server
+        && !install::is_cache_build(t)
+        && t.install.as_ref().is_some_and(|i| {
+            i.requires
+                .iter()
+                .any(|r| !matches!(r.program.as_str(), "node" | "npm"))
+        })
 }
 
 /// The targets named (all when none is), a gateway variant named alone bringing its

@@ -103,10 +103,37 @@ fn ask_node_version() -> Option<String> {
         .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
 }
 
+/// "3.11.7" from `python --version` of the interpreter at `python` (a target's venv).
+pub fn python_version(python: &Path) -> Option<String> {
+    let out = Command::new(python).arg("--version").output().ok()?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let v = text.trim().strip_prefix("Python ")?;
+    out.status.success().then(|| v.to_string())
+}
+
 pub fn runtimes() -> BTreeMap<String, String> {
     let mut m = BTreeMap::new();
     if let Some(v) = node_version() {
         m.insert("node".into(), v);
     }
     m
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_venv_interpreter_names_its_version_and_a_missing_one_none() {
+        let dir = tempfile::tempdir().unwrap();
+        let fake = dir.path().join("python");
+        std::fs::write(&fake, "#!/bin/sh\necho 'Python 3.99.1'\n").unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+        assert_eq!(python_version(&fake).as_deref(), Some("3.99.1"));
+        assert_eq!(python_version(&dir.path().join("absent")), None);
+        // Not an interpreter's answer: no version.
+        std::fs::write(&fake, "#!/bin/sh\necho 'something else'\n").unwrap();
+        assert_eq!(python_version(&fake), None);
+    }
 }

@@ -64,11 +64,16 @@ impl TargetDef {
         lock_version(&self.install_dir().join("package-lock.json"), pkg)
     }
 
-    /// "node v20.20.2" (the `node` on PATH, which starts it), or "bun 1.4.4" / "deno 2.9.6"
-    /// (the runtime's npm package as its lockfile pins it); None for other targets.
+    /// "node v20.20.2" (the `node` on PATH, which starts it), "bun 1.4.4" / "deno 2.9.6"
+    /// (the runtime's npm package as its lockfile pins it), or "python 3.11.7" (the
+    /// interpreter of the target's own `.venv`, which starts it); None for other targets.
     pub fn runtime_version(&self) -> Option<String> {
         match self.file.runtime.as_deref()? {
             "node" => crate::sys::machine::node_version().map(|v| format!("node {v}")),
+            "python" => {
+                let python = self.install_dir().join(".venv/bin/python");
+                crate::sys::machine::python_version(&python).map(|v| format!("python {v}"))
+            }
             r @ ("bun" | "deno") => lock_version(&self.install_dir().join("package-lock.json"), r)
                 .map(|v| format!("{r} {v}")),
             other => Some(other.to_string()),
