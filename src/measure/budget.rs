@@ -8,7 +8,11 @@
 //! wall time trials took against their nominal length (warm-ups until steady, connecting,
 //! drains and window extensions are not in it) and what starting and checking a target took.
 //! The default scope is chosen at the start on guesses (`scope`); a scenario they left out
-//! comes back once the learned figures show its minimum fits (`fits_after_all`).
+//! comes back once the learned figures show its minimum fits (`fits_after_all`). What a
+//! scenario costs beyond its trials and starts (checks, canaries, stopping its processes) is
+//! learned too: a scenario that did its minimum and took longer than its estimate scales
+//! every later estimate (`record_scenario`), so the last scenario brought back cannot
+//! overrun the budget by what the estimates leave out.
 use std::time::{Duration, Instant};
 
 use crate::plan::ScenarioPlan;
@@ -40,6 +44,10 @@ pub struct Budget {
     alternation: Option<crate::plan::alternation::Alternation>,
     /// How much slower than the reference machine the start's probe found this one.
     slowdown: f64,
+    /// Scenarios that did their minimum: their estimates (at the pace learned by their end)
+    /// and the wall time they took.
+    scenario_est_s: f64,
+    scenario_actual_s: f64,
 }
 
 impl Budget {
@@ -54,6 +62,8 @@ impl Budget {
             start_s: 0.0,
             alternation: None,
             slowdown: 1.0,
+            scenario_est_s: 0.0,
+            scenario_actual_s: 0.0,
         }
     }
 
@@ -114,11 +124,35 @@ impl Budget {
         self.start_s += actual.as_secs_f64();
     }
 
+    /// A scenario that did its minimum and no more, estimated at `estimated_s`
+    /// (`estimate_s` at its end), took `actual` in all.
+    pub fn record_scenario(&mut self, estimated_s: f64, actual: Duration) {
+        if estimated_s > 0.0 {
+            self.scenario_est_s += estimated_s;
+            self.scenario_actual_s += actual.as_secs_f64();
+        }
+    }
+
+    /// Wall time of the scenarios that did their minimum over their estimates (at least 1;
+    /// 1 until one has).
+    pub fn overrun(&self) -> f64 {
+        if self.scenario_est_s > 0.0 {
+            (self.scenario_actual_s / self.scenario_est_s).max(1.0)
+        } else {
+            1.0
+        }
+    }
+
     /// The least time `sp` takes at the pace measured so far: its minimum rounds of every
     /// target, each target started (for every round, when the rounds race and start fresh
     /// processes) and, alternating, each round its warm-up (fresh processes) and window in
     /// whole blocks of every target's slices.
     pub fn minimum_s<K: ?Sized>(&self, sp: &ScenarioPlan<K>) -> f64 {
+        self.estimate_s(sp) * self.overrun()
+    }
+
+    /// `minimum_s` from the trials' pace and the starts alone.
+    pub fn estimate_s<K: ?Sized>(&self, sp: &ScenarioPlan<K>) -> f64 {
         let n = sp.targets.len();
         let rounds = sp.needs.budget_trials.max(1);
         let races = sp.races();
@@ -283,6 +317,23 @@ mod tests {
         b.record_start(Duration::from_secs(1));
         b.record_start(Duration::from_secs(5));
         assert_eq!(b.start_s(), 3.0);
+    }
+
+    #[test]
+    fn what_a_minimal_scenario_took_beyond_its_estimate_scales_later_estimates() {
+        let mut b = Budget::new(Some(Duration::from_secs(600)));
+        assert_eq!(b.overrun(), 1.0);
+        // Two scenarios took 50 + 75 s where 40 + 60 were estimated: a quarter longer.
+        b.record_scenario(40.0, Duration::from_secs(50));
+        b.record_scenario(60.0, Duration::from_secs(75));
+        assert!((b.overrun() - 1.25).abs() < 1e-9, "{}", b.overrun());
+        // An estimate of nothing (a kind the estimates do not cover) teaches nothing.
+        b.record_scenario(0.0, Duration::from_secs(30));
+        assert!((b.overrun() - 1.25).abs() < 1e-9, "{}", b.overrun());
+        // Quicker than estimated never makes the later ones cheaper than estimated.
+        let mut quick = Budget::new(None);
+        quick.record_scenario(40.0, Duration::from_secs(20));
+        assert_eq!(quick.overrun(), 1.0);
     }
 
     #[test]

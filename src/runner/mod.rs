@@ -244,7 +244,7 @@ pub fn run_plan(
         k += 1;
         results.scenarios.push(scenario::result(sp));
         let si = results.scenarios.len() - 1;
-        let mut env = scenario_env(sp, out)?;
+        let mut env = scenario::env(sp, out)?;
         match db.for_scenario((plan, ctx, sp, si), results, progress, &mut env)? {
             run_db::Ready::Go => {}
             run_db::Ready::Skip => continue,
@@ -253,6 +253,7 @@ pub fn run_plan(
         // What the scenario does beyond its minimum ends at its share of the spare time,
         // and before the rest of the run's budget is what the later scenarios need.
         let deadline = budget.deadline(sp, &kept[k..]);
+        let began = std::time::Instant::now();
         let mut cx = crate::kind::ScenarioCx {
             deadline,
             budget: &mut budget,
@@ -267,6 +268,15 @@ pub fn run_plan(
             db: db.db.as_mut().filter(|_| sp.kind.database().is_some()),
         };
         scenario::run(&mut cx)?;
+        // A race that did its minimum rounds teaches the budget what a scenario costs
+        // beyond its trials and starts (not one that added rounds: those are its choice).
+        let minimal = results.scenarios[si]
+            .rounds
+            .as_ref()
+            .is_some_and(|r| r.race.is_some() && r.run <= sp.needs.budget_trials.max(1));
+        if minimal {
+            budget.record_scenario(budget.estimate_s(sp), began.elapsed());
+        }
         if last_db {
             db.stop(progress);
         }
@@ -400,23 +410,6 @@ fn readmit<'p>(
         fresh.added_back = std::mem::take(&mut lo.added_back);
         *lo = fresh;
     }
-}
-
-/// A scenario's environment for its targets: its kind's variables, and the files it writes
-/// beside the results (so the file the targets read stays with what they measured).
-fn scenario_env(
-    sp: &crate::kind::ScenarioPlan,
-    out: &std::path::Path,
-) -> Result<std::collections::BTreeMap<String, String>> {
-    let mut env = std::collections::BTreeMap::new();
-    sp.kind.env(&mut env);
-    for f in sp.kind.run_files(sp) {
-        let path = out.join(&f.name);
-        std::fs::write(&path, &f.text).with_context(|| format!("writing {}", path.display()))?;
-        let path = std::path::absolute(&path).unwrap_or(path);
-        env.insert(f.env.to_string(), path.display().to_string());
-    }
-    Ok(env)
 }
 
 /// What the run left out of the default scope, and the command that runs it.

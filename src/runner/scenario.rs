@@ -1,9 +1,10 @@
 //! Running one scenario: start its targets (each in isolation, with its helpers), let the
 //! kind check them, check every answer, then run the kind's trials in a rotating order
 //! (A B C, B C A, ...) so drift hits every target alike; summarize after every trial and
-//! save. A kind that runs its scenario on its own (cold starts) does so instead.
+//! save. A kind that runs its scenario on its own (cold starts) does so instead. Also the
+//! environment its targets get (`env`).
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 
 use crate::catalog::TargetDef;
 use crate::kind::ScenarioCx;
@@ -258,4 +259,21 @@ pub fn check_answers(
     } else {
         custom.map(|p| (TargetStatus::WrongAnswers, "CUSTOMIZATION MISSING", p))
     }
+}
+
+/// A scenario's environment for its targets: its kind's variables, and the files it writes
+/// beside the results (so the file the targets read stays with what they measured).
+pub fn env(
+    sp: &crate::kind::ScenarioPlan,
+    out: &std::path::Path,
+) -> Result<std::collections::BTreeMap<String, String>> {
+    let mut env = std::collections::BTreeMap::new();
+    sp.kind.env(&mut env);
+    for f in sp.kind.run_files(sp) {
+        let path = out.join(&f.name);
+        std::fs::write(&path, &f.text).with_context(|| format!("writing {}", path.display()))?;
+        let path = std::path::absolute(&path).unwrap_or(path);
+        env.insert(f.env.to_string(), path.display().to_string());
+    }
+    Ok(env)
 }
