@@ -6,6 +6,7 @@ pub mod ab;
 mod ab_pair;
 mod alternating;
 mod header;
+mod readmit;
 mod record;
 mod restart;
 pub mod rounds_loop;
@@ -235,7 +236,12 @@ pub fn run_plan(
         if ctx.cancelled() {
             break;
         }
-        readmit(plan, &budget, &mut kept, k, &mut left, results, progress);
+        readmit::readmit(plan, &budget, &mut kept, k, &mut left, results, progress);
+        if k < kept.len()
+            && readmit::recheck(plan, &budget, &mut kept, k, &mut left, results, progress)
+        {
+            continue;
+        }
         let Some(sp) = kept.get(k).copied() else {
             break;
         };
@@ -325,7 +331,7 @@ fn scope<'p>(
     budget: &budget::Budget,
     results: &mut RunResults,
     progress: &mut Progress,
-) -> (Scenarios<'p>, Scenarios<'p>) {
+) -> (readmit::Scenarios<'p>, readmit::Scenarios<'p>) {
     let keep = if plan.scenarios_named {
         vec![true; plan.scenarios.len()]
     } else {
@@ -349,7 +355,7 @@ fn scope<'p>(
         .collect();
     left.sort_by_key(|s| !s.races());
     if !left.is_empty() {
-        let lo = left_out(
+        let lo = readmit::left_out(
             plan,
             &left,
             budget.minimum_of(&left),
@@ -368,72 +374,4 @@ fn scope<'p>(
         promised_s: Some(budget.minimum_of(&kept).max(t.as_secs_f64())),
     });
     (kept, left)
-}
-
-type Scenarios<'p> = Vec<&'p crate::kind::ScenarioPlan>;
-
-/// Before scenario `kept[k]`: the scenarios the start's estimates left out that fit after
-/// all, at the pace the run has measured, join the end of the run (first in `left`'s order,
-/// as long as each fits after the ones still to run). The start's guesses are cautious (a
-/// target's start and check, the wall time of a round), so on a machine faster than they
-/// assume the default scope is measured whole instead of spending the time on rounds added
-/// for precision.
-fn readmit<'p>(
-    plan: &'p RunPlan,
-    budget: &budget::Budget,
-    kept: &mut Scenarios<'p>,
-    k: usize,
-    left: &mut Scenarios<'p>,
-    results: &mut RunResults,
-    progress: &mut Progress,
-) {
-    let mut added = Vec::new();
-    while let Some(next) = left.first().copied() {
-        if !budget.fits_after_all(next, &kept[k..]) {
-            break;
-        }
-        left.remove(0);
-        kept.push(next);
-        progress.extend(next.planned_load_secs());
-        added.push(next.name.clone());
-    }
-    if added.is_empty() {
-        return;
-    }
-    progress.line(&format!(
-        "the run's pace so far leaves room for what the start's estimates left out: {} measured after the others",
-        added.join(", ")
-    ));
-    if let Some(lo) = results.left_out.as_mut() {
-        lo.added_back.extend(added);
-        let mut fresh = left_out(plan, left, budget.minimum_of(left), lo.kept_minimum_s);
-        fresh.added_back = std::mem::take(&mut lo.added_back);
-        *lo = fresh;
-    }
-}
-
-/// What the run left out of the default scope, and the command that runs it.
-fn left_out<K: ?Sized>(
-    plan: &crate::plan::RunPlan<K>,
-    left: &[&crate::plan::ScenarioPlan<K>],
-    minimum_s: f64,
-    kept_minimum_s: f64,
-) -> LeftOut {
-    let names: Vec<String> = left.iter().map(|s| s.name.clone()).collect();
-    let profile = if plan.profile == crate::plan::DEFAULT_PROFILE {
-        String::new()
-    } else {
-        format!(" --profile {}", plan.profile)
-    };
-    LeftOut {
-        command: format!(
-            "gqlbench run {} --scenarios {}{profile}",
-            plan.suite,
-            names.join(",")
-        ),
-        scenarios: names,
-        minimum_s,
-        kept_minimum_s,
-        added_back: Vec::new(),
-    }
 }
