@@ -43,9 +43,7 @@ pub fn readmit<'p>(
     ));
     if let Some(lo) = results.left_out.as_mut() {
         lo.added_back.extend(added);
-        let mut fresh = left_out(plan, left, budget.minimum_of(left), lo.kept_minimum_s);
-        fresh.added_back = std::mem::take(&mut lo.added_back);
-        *lo = fresh;
+        refresh(plan, budget, left, lo);
     }
 }
 
@@ -78,11 +76,19 @@ pub fn recheck<'p>(
         "{}: brought back earlier, it no longer fits what is left of the budget: left out after all",
         sp.name
     ));
-    let mut fresh = left_out(plan, left, budget.minimum_of(left), lo.kept_minimum_s);
-    fresh.added_back = std::mem::take(&mut lo.added_back);
-    fresh.added_back.retain(|n| n != &sp.name);
-    *lo = fresh;
+    lo.added_back.retain(|n| n != &sp.name);
+    refresh(plan, budget, left, lo);
     true
+}
+
+/// The left-out record after `left` changed: its scenarios, their minimum and command
+/// made again, what was brought back kept.
+fn refresh(plan: &RunPlan, budget: &budget::Budget, left: &Scenarios<'_>, lo: &mut LeftOut) {
+    let added_back = std::mem::take(&mut lo.added_back);
+    *lo = LeftOut {
+        added_back,
+        ..left_out(plan, left, budget.minimum_of(left), lo.kept_minimum_s)
+    };
 }
 
 /// What the run left out of the default scope, and the command that runs it.

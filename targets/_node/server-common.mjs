@@ -77,6 +77,20 @@ export function serveHttp(name, server, { alsoClose } = {}) {
   return server;
 }
 
+// Listen a Fastify app on HOST:PORT (exit 1 naming `name` if it cannot), print the ready
+// line, install shutdown handling: the app closed, and `alsoClose` (optional, may be async)
+// beside it, as serveHttp does for node:http.
+export async function serveFastify(name, app, { alsoClose } = {}) {
+  try {
+    await app.listen({ port: PORT, host: HOST });
+  } catch (err) {
+    console.error(`${name}: failed to listen:`, err);
+    process.exit(1);
+  }
+  logReady(name, app.server.address().port);
+  onShutdown(name, () => Promise.all([app.close(), alsoClose?.()]));
+}
+
 // GQLBENCH_BATCHING=<n> (a scenario's [batching]): the server turns on its own batching of
 // operations sent as a JSON array, for batches of at least n; unset (every other scenario)
 // it stays off, each server's default. Returns n, or 0 when off.

@@ -7,7 +7,7 @@ import fastifyApollo, { fastifyApolloDrainPlugin } from '@as-integrations/fastif
 import Fastify from 'fastify';
 import depthLimit from 'graphql-depth-limit';
 import { typeDefs, resolvers, DEPTH_LIMIT } from '../_node/index.mjs';
-import { HOST, PORT, GRAPHQL_PATH, logReady, onShutdown } from '../_node/server-common.mjs';
+import { GRAPHQL_PATH, serveFastify } from '../_node/server-common.mjs';
 
 const app = Fastify({ logger: false, forceCloseConnections: true });
 const apollo = new ApolloServer({
@@ -18,12 +18,4 @@ const apollo = new ApolloServer({
 });
 await apollo.start();
 await app.register(fastifyApollo(apollo), { path: GRAPHQL_PATH });
-
-try {
-  await app.listen({ port: PORT, host: HOST });
-} catch (err) {
-  console.error('apollo-server-fastify: failed to listen:', err);
-  process.exit(1);
-}
-logReady('apollo-server-fastify', app.server.address().port);
-onShutdown('apollo-server-fastify', () => Promise.all([app.close(), apollo.stop()]));
+await serveFastify('apollo-server-fastify', app, { alsoClose: () => apollo.stop() });

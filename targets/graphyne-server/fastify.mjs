@@ -3,7 +3,7 @@
 // has already parsed (graphyne reads `req.body` when it is set), and takes the reply over.
 // Fastify's logger is off, as in the mercurius target: per-request logging would dominate.
 import Fastify from 'fastify';
-import { HOST, PORT, GRAPHQL_PATH, logReady, onShutdown } from '../_node/server-common.mjs';
+import { GRAPHQL_PATH, serveFastify } from '../_node/server-common.mjs';
 import { graphyneHandler } from './gql.mjs';
 
 const { handler, close } = await graphyneHandler('graphyne-server-fastify');
@@ -18,12 +18,4 @@ app.route({
     handle(request.raw, reply.raw);
   },
 });
-
-try {
-  await app.listen({ port: PORT, host: HOST });
-} catch (err) {
-  console.error('graphyne-server-fastify: failed to listen:', err);
-  process.exit(1);
-}
-logReady('graphyne-server-fastify', app.server.address().port);
-onShutdown('graphyne-server-fastify', () => Promise.all([app.close(), close?.()]));
+await serveFastify('graphyne-server-fastify', app, { alsoClose: close });

@@ -13,7 +13,7 @@
 
 import Fastify from 'fastify';
 import mercuriusGateway from '@mercuriusjs/gateway';
-import { HOST, PORT, GRAPHQL_PATH, batchingFromEnv, logReady, onShutdown } from '../_node/server-common.mjs';
+import { GRAPHQL_PATH, batchingFromEnv, serveFastify } from '../_node/server-common.mjs';
 import { subgraphUrls } from '../_federation/gateway-common.mjs';
 
 const app = Fastify({ logger: false, forceCloseConnections: true });
@@ -28,11 +28,4 @@ app.register(mercuriusGateway, {
   },
 });
 
-try {
-  await app.listen({ port: PORT, host: HOST });
-} catch (err) {
-  console.error('mercurius-gateway: failed to start:', err);
-  process.exit(1);
-}
-logReady('mercurius-gateway', app.server.address().port);
-onShutdown('mercurius-gateway', () => app.close());
+await serveFastify('mercurius-gateway', app);

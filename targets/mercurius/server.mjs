@@ -19,15 +19,12 @@ import { typeDefs, mergeResolvers, DEPTH_LIMIT } from '../_node/index.mjs';
 import { dataSourceFromEnv } from '../_node/db.mjs';
 import { TICKS_TOPIC, closeWebSockets, tickerFromEnv } from '../_node/subscriptions.mjs';
 import {
-  HOST,
-  PORT,
   GRAPHQL_PATH,
   apqFromEnv,
   batchingFromEnv,
   documentIdOf,
-  logReady,
-  onShutdown,
   persistedDocumentsFromEnv,
+  serveFastify,
 } from '../_node/server-common.mjs';
 
 const ticker = tickerFromEnv('mercurius');
@@ -81,17 +78,10 @@ app.register(mercurius, {
   ...(data.makeContext ? { context: () => data.makeContext() } : {}),
 });
 
-try {
-  await app.listen({ port: PORT, host: HOST });
-} catch (err) {
-  console.error('mercurius: failed to listen:', err);
-  process.exit(1);
-}
-logReady('mercurius', app.server.address().port);
-
-ticker.start((tick) => app.graphql.pubsub.publish({ topic: TICKS_TOPIC, payload: { ticks: tick } }));
-
-onShutdown('mercurius', () => {
-  ticker.stop();
-  return Promise.all([app.close(), data.close()]);
+await serveFastify('mercurius', app, {
+  alsoClose: () => {
+    ticker.stop();
+    return data.close();
+  },
 });
+ticker.start((tick) => app.graphql.pubsub.publish({ topic: TICKS_TOPIC, payload: { ticks: tick } }));

@@ -1,7 +1,10 @@
 """The social and authors schema, code first with Strawberry: the same types, fields and
 arguments as the Node targets' SDL (targets/_node), with Strawberry's automatic camelCase
-names, resolved from social.py's rows. No Subscription type: this server has no
-subscription transport. The one mutation (renameUser) is the response-cache scenarios'."""
+names. Users and posts are Strawberry objects made once at start-up from social.py's rows
+(as the Node targets keep theirs in memory), so a request allocates only its comments and
+lists; computed fields are resolvers, as in the Node targets. No Subscription type: this
+server has no subscription transport. The one mutation (renameUser) is the response-cache
+scenarios'."""
 from __future__ import annotations
 
 from typing import Optional
@@ -13,134 +16,99 @@ import social as s
 
 @strawberry.type
 class Comment:
-    row: strawberry.Private[s.CommentRow]
-
-    @strawberry.field
-    def id(self) -> strawberry.ID:
-        return strawberry.ID(self.row.id)
-
-    @strawberry.field
-    def text(self) -> str:
-        return self.row.text
+    id: strawberry.ID
+    text: str
+    author_index: strawberry.Private[int]
 
     @strawberry.field
     def author(self) -> User:
-        return User(row=s.USERS[self.row.author_index])
+        return USERS[self.author_index]
 
     @strawberry.field
     def length(self) -> int:
-        return len(self.row.text)
+        return len(self.text)
 
     @strawberry.field
     def shout(self) -> str:
-        return self.row.text.upper()
+        return self.text.upper()
 
 
 @strawberry.type
 class Post:
-    row: strawberry.Private[s.PostRow]
-
-    @strawberry.field
-    def id(self) -> strawberry.ID:
-        return strawberry.ID(self.row.id)
-
-    @strawberry.field
-    def title(self) -> str:
-        return self.row.title
-
-    @strawberry.field
-    def content(self) -> str:
-        return self.row.content
-
-    @strawberry.field
-    def published_at(self) -> str:
-        return self.row.published_at
-
-    @strawberry.field
-    def view_count(self) -> int:
-        return self.row.view_count
+    id: strawberry.ID
+    title: str
+    content: str
+    published_at: str
+    view_count: int
+    index: strawberry.Private[int]
+    author_index: strawberry.Private[int]
 
     @strawberry.field
     def author(self) -> User:
-        return User(row=s.USERS[self.row.author_index])
+        return USERS[self.author_index]
 
     @strawberry.field
     def comments(self, limit: Optional[int] = None) -> list[Comment]:
-        n = s.cap(s.COMMENTS_PER_POST, limit)
-        return [Comment(row=s.comment(self.row.index, k)) for k in range(n)]
+        out = []
+        for k in range(s.cap(s.COMMENTS_PER_POST, limit)):
+            c = s.comment(self.index, k)
+            out.append(Comment(id=strawberry.ID(c.id), text=c.text, author_index=c.author_index))
+        return out
 
     @strawberry.field
     def slug(self) -> str:
-        return s.slug(self.row)
+        return s.slug(self.title, self.index)
 
     @strawberry.field
     def word_count(self) -> int:
-        return s.word_count(self.row.content)
+        return s.word_count(self.content)
 
     @strawberry.field
     def excerpt(self, length: Optional[int] = None) -> str:
-        return s.excerpt(self.row, length)
+        return s.excerpt(self.content, length)
 
     @strawberry.field
     def reading_time_minutes(self) -> int:
-        return s.reading_time_minutes(self.row)
+        return s.reading_time_minutes(self.content)
 
 
 @strawberry.type
 class User:
-    row: strawberry.Private[s.UserRow]
-
-    @strawberry.field
-    def id(self) -> strawberry.ID:
-        return strawberry.ID(self.row.id)
-
-    @strawberry.field
-    def name(self) -> str:
-        return self.row.name
-
-    @strawberry.field
-    def email(self) -> str:
-        return self.row.email
-
-    @strawberry.field
-    def first_name(self) -> str:
-        return self.row.first_name
-
-    @strawberry.field
-    def last_name(self) -> str:
-        return self.row.last_name
-
-    @strawberry.field
-    def created_at(self) -> str:
-        return self.row.created_at
+    id: strawberry.ID
+    name: str
+    email: str
+    first_name: str
+    last_name: str
+    created_at: str
+    index: strawberry.Private[int]
+    created_ms: strawberry.Private[int]
 
     @strawberry.field
     def posts(self, limit: Optional[int] = None) -> list[Post]:
-        first = self.row.index * s.POSTS_PER_USER
-        return [Post(row=s.POSTS[first + j]) for j in range(s.cap(s.POSTS_PER_USER, limit))]
+        first = self.index * s.POSTS_PER_USER
+        return POSTS[first:first + s.cap(s.POSTS_PER_USER, limit)]
 
     @strawberry.field
     def followers(self, limit: Optional[int] = None) -> list[User]:
-        u = self.row.index
+        u = self.index
         n = s.cap(s.FOLLOWERS_PER_USER, limit)
-        return [User(row=s.USERS[(u * 31 + k * 17 + 1) % s.USER_COUNT]) for k in range(n)]
+        return [USERS[(u * 31 + k * 17 + 1) % s.USER_COUNT] for k in range(n)]
 
     @strawberry.field
     def display_name(self) -> str:
-        return f'{self.row.first_name} {self.row.last_name[:1]}.'
+        return f'{self.first_name} {self.last_name[:1]}.'
 
     @strawberry.field
     def initials(self) -> str:
-        return f'{self.row.first_name[:1]}{self.row.last_name[:1]}'
+        return f'{self.first_name[:1]}{self.last_name[:1]}'
 
     @strawberry.field
     def email_domain(self) -> str:
-        e = self.row.email
-        return e[e.find('@') + 1:]
+        return self.email[self.email.find('@') + 1:]
 
     @strawberry.field
     def account_age_days(self) -> int:
-        return s.account_age_days(self.row)
+        return s.account_age_days(self.created_ms)
 
 
 @strawberry.type
@@ -160,6 +128,17 @@ class Author:
         return s.md5(self.name)
 
 
+USERS = [
+    User(id=strawberry.ID(u.id), name=u.name, email=u.email, first_name=u.first_name,
+         last_name=u.last_name, created_at=u.created_at, index=u.index, created_ms=u.created_ms)
+    for u in s.USERS
+]
+POSTS = [
+    Post(id=strawberry.ID(p.id), title=p.title, content=p.content, published_at=p.published_at,
+         view_count=p.view_count, index=p.index, author_index=p.author_index)
+    for p in s.POSTS
+]
+TRENDING = [POSTS[p.index] for p in s.TRENDING]
 AUTHORS = [
     Author(
         id=strawberry.ID(f'author-{a + 1}'),
@@ -174,17 +153,17 @@ AUTHORS = [
 class Query:
     @strawberry.field
     def user(self, id: strawberry.ID) -> Optional[User]:
-        row = s.get_user(id)
-        return None if row is None else User(row=row)
+        n = s.user_index_from_id(id)
+        return None if n < 0 else USERS[n]
 
     @strawberry.field
     def me(self) -> Optional[User]:
-        return User(row=s.USERS[s.ME_USER])
+        return USERS[s.ME_USER]
 
     @strawberry.field
     def trending_posts(self, limit: Optional[int] = None) -> list[Post]:
         limit = s.TRENDING_DEFAULT_LIMIT if limit is None else limit
-        return [Post(row=p) for p in s.TRENDING[: s.cap(len(s.TRENDING), limit)]]
+        return TRENDING[: s.cap(len(TRENDING), limit)]
 
     @strawberry.field
     def authors(self) -> list[Author]:
@@ -195,7 +174,8 @@ class Query:
 class Mutation:
     @strawberry.mutation
     def rename_user(self, id: strawberry.ID, name: str) -> Optional[User]:
-        row = s.get_user(id)
-        if row is not None:
-            row.name = name
-        return None if row is None else User(row=row)
+        n = s.user_index_from_id(id)
+        if n < 0:
+            return None
+        USERS[n].name = name
+        return USERS[n]

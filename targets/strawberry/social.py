@@ -157,39 +157,35 @@ def user_index_from_id(id_: str) -> int:
     return n
 
 
-def get_user(id_: str) -> UserRow | None:
-    n = user_index_from_id(id_)
-    return None if n < 0 else USERS[n]
-
-
 def word_count(text: str) -> int:
     return sum(1 for w in text.split(' ') if w)
 
 
-def account_age_days(user: UserRow) -> int:
-    ms = (AGE_REFERENCE - EPOCH) // timedelta(milliseconds=1) - user.created_ms
+def account_age_days(created_ms: int) -> int:
+    """Days from an account's creation (ms after the epoch) to the fixed reference date."""
+    ms = (AGE_REFERENCE - EPOCH) // timedelta(milliseconds=1) - created_ms
     return max(0, ms // DAY_MS)
 
 
 _NOT_SLUG = re.compile(r'[^a-z0-9]+')
 
 
-def slug(post: PostRow) -> str:
-    s = _NOT_SLUG.sub('-', post.title.lower())
+def slug(title: str, index: int) -> str:
+    s = _NOT_SLUG.sub('-', title.lower())
     s = s[1:] if s.startswith('-') else s
     s = s[:-1] if s.endswith('-') else s
-    return f'{s}-{post.index}'
+    return f'{s}-{index}'
 
 
-def excerpt(post: PostRow, length: int | None) -> str:
+def excerpt(content: str, length: int | None) -> str:
     n = EXCERPT_DEFAULT_LENGTH if length is None else max(0, length)
-    if len(post.content) <= n:
-        return post.content
-    return '' if n == 0 else f'{post.content[:n].rstrip()}...'
+    if len(content) <= n:
+        return content
+    return '' if n == 0 else f'{content[:n].rstrip()}...'
 
 
-def reading_time_minutes(post: PostRow) -> int:
-    return max(1, math.ceil(word_count(post.content) / WORDS_PER_MINUTE))
+def reading_time_minutes(content: str) -> int:
+    return max(1, math.ceil(word_count(content) / WORDS_PER_MINUTE))
 
 
 AUTHOR_NAMES = [
