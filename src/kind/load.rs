@@ -24,9 +24,15 @@ pub fn trial(cx: &mut TrialCx<'_>) -> TrialResult {
 }
 
 /// What plain load derives from a target's summary: a closed-model row's interval floored
-/// at its trials' step, and its req/s against Little's law (`summary::checks`).
+/// at its trials' step, and its req/s against Little's law (`summary::checks`). Judged by
+/// the load the kind sends when it sends one (a fixed rate is the open model whatever the
+/// file's [load] says), else by the file's.
 pub fn summarize(sp: &crate::kind::ScenarioPlan, tr: &mut crate::results::TargetResult) {
-    crate::summary::checks::apply(&sp.load.info(), tr);
+    let info = match sp.kind.loads(&sp.load).as_slice() {
+        [one] => one.info(),
+        _ => sp.load.info(),
+    };
+    crate::summary::checks::apply(&info, tr);
 }
 
 /// "<label>: 12,345 req/s, p99 3.2 ms, 0 failed".

@@ -80,7 +80,7 @@ impl Kind for LatencyAtRate {
     }
 
     fn describe(&self, s: &mut ScenarioResult) {
-        s.load = self.load_info(s);
+        s.load = at_rate_info(s, self.0.rate);
         s.by_kind.set(&OBJECTIVE, &self.0);
     }
 
@@ -93,17 +93,16 @@ impl Kind for LatencyAtRate {
     }
 }
 
-impl LatencyAtRate {
-    /// The scenario's load as results record it: the fixed rate, not the file's [load].
-    fn load_info(&self, s: &ScenarioResult) -> crate::results::LoadInfo {
-        crate::results::LoadInfo {
-            model: crate::catalog::scenario::Model::Open,
-            rate: Some(self.0.rate),
-            pipelining: 1,
-            think_time_s: 0.0,
-            stages: Vec::new(),
-            ..s.load.clone()
-        }
+/// A scenario's load as results record it when its kind sends a fixed `rate` (open model),
+/// not the file's [load].
+pub fn at_rate_info(s: &ScenarioResult, rate: f64) -> crate::results::LoadInfo {
+    crate::results::LoadInfo {
+        model: crate::catalog::scenario::Model::Open,
+        rate: Some(rate),
+        pipelining: 1,
+        think_time_s: 0.0,
+        stages: Vec::new(),
+        ..s.load.clone()
     }
 }
 

@@ -13,6 +13,7 @@ pub mod connection_sweep;
 pub mod database;
 pub mod depth;
 pub mod distinct;
+pub mod efficiency;
 pub mod incremental;
 pub mod latency_at_rate;
 pub mod long_run;
@@ -34,6 +35,7 @@ pub const REGISTRY: &[&KindDef] = &[
     &rate_sweep::DEF,
     &connection_sweep::DEF,
     &latency_at_rate::DEF,
+    &efficiency::DEF,
     &subscriptions::DEF,
     &cold_start::DEF,
     &reload::DEF,

@@ -143,11 +143,14 @@ impl Judge {
     }
 }
 
-/// Busy and steal ticks of one CPU.
+/// Busy, steal and softirq ticks of one CPU.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct CpuTicks {
     pub busy: u64,
     pub steal: u64,
+    /// Kernel time serving softirqs (on loopback, much of the network's receive work),
+    /// which may be charged to no process's or cgroup's counter.
+    pub softirq: u64,
 }
 
 /// Per-CPU counters of /proc/stat: `cpuN user nice system idle iowait irq softirq steal`.
@@ -171,6 +174,7 @@ pub fn parse_stat(text: &str) -> BTreeMap<usize, CpuTicks> {
             CpuTicks {
                 busy: v[0] + v[1] + v[2],
                 steal: v[7],
+                softirq: v[6],
             },
         );
     }
@@ -307,8 +311,21 @@ pub fn between(a: &Snapshot, b: &Snapshot, cpus: &[usize]) -> NoiseInfo {
         }
         _ => (None, None),
     };
+    // Each CPU's softirq share on its own (the target's CPUs are told from the generator's
+    // by the reader).
+    let softirq: Option<Vec<f64>> = match (&a.cpus, &b.cpus) {
+        (Some(x), Some(y)) if secs > 0.0 => cpus
+            .iter()
+            .map(|c| {
+                let d = y.get(c)?.softirq.saturating_sub(x.get(c)?.softirq);
+                Some((pct(d) * 10.0).round() / 10.0)
+            })
+            .collect(),
+        _ => None,
+    };
     let freq: Option<Vec<u64>> = cpus.iter().map(|c| freq_mhz(*c)).collect();
     NoiseInfo {
+        softirq_pct: softirq,
         cpus: cpus.to_vec(),
         foreign_cpu_pct: foreign.map(|f| (f * 10.0).round() / 10.0),
         steal_pct: steal.map(|s| (s * 10.0).round() / 10.0),

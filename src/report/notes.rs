@@ -18,6 +18,15 @@ pub fn verdict(s: &ScenarioResult) -> String {
         return "no ranking: fewer than two valid, unsaturated targets (baselines are not ranked)"
             .into();
     };
+    // An efficiency scenario ranks answers per CPU-second: its leader is the cheapest per
+    // request, its margin in answers per CPU-second.
+    let (best, per) = match s.by_kind.get(&crate::summary::efficiency::RATE) {
+        Some(r) => (
+            format!("cheapest per request at {} req/s", r.rate),
+            " answers per CPU-second",
+        ),
+        None => ("fastest".to_string(), ""),
+    };
     // A race's pair says how it was judged; a ranking from before races, by rounds at 95%.
     let raced = r.pairs.first().and_then(|p| p.race.as_ref());
     let ci = match raced {
@@ -33,14 +42,14 @@ pub fn verdict(s: &ScenarioResult) -> String {
     if r.significant {
         return match raced {
             Some(x) => format!(
-                "fastest: {}, {:+.1}% over {} ({ci}, {})",
+                "{best}: {}, {:+.1}%{per} over {} ({ci}, {})",
                 r.fastest,
                 r.margin_pct,
                 r.runner_up,
                 precision::judged(x)
             ),
             None => format!(
-                "fastest: {}, {:+.1}% over {} ({ci}, paired over {} rounds)",
+                "{best}: {}, {:+.1}%{per} over {} ({ci}, paired over {} rounds)",
                 r.fastest, r.margin_pct, r.runner_up, r.min_trials
             ),
         };
@@ -52,7 +61,7 @@ pub fn verdict(s: &ScenarioResult) -> String {
     };
     if too_few {
         format!(
-            "no fastest named: {} leads {} by {:+.1}%, but {} trial(s) are too few to judge; use --trials {} or more",
+            "no {best} named: {} leads {} by {:+.1}%{per}, but {} trial(s) are too few to judge; use --trials {} or more",
             r.fastest,
             r.runner_up,
             r.margin_pct,
@@ -61,7 +70,7 @@ pub fn verdict(s: &ScenarioResult) -> String {
         )
     } else if top == Some("equivalent") {
         format!(
-            "no fastest named: {} and {} are equivalent ({:+.1}%, {ci}: within ±{}%)",
+            "no {best} named: {} and {} are equivalent ({:+.1}%{per}, {ci}: within ±{}%)",
             r.fastest,
             r.runner_up,
             r.margin_pct,
@@ -74,7 +83,7 @@ pub fn verdict(s: &ScenarioResult) -> String {
         )
     } else {
         format!(
-            "no fastest named: {} leads {} by {:+.1}%, but the {ci} includes 0 (within noise)",
+            "no {best} named: {} leads {} by {:+.1}%{per}, but the {ci} includes 0 (within noise)",
             r.fastest, r.runner_up, r.margin_pct
         )
     }

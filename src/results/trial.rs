@@ -339,6 +339,10 @@ pub struct NoiseInfo {
     pub steal_pct: Option<f64>,
     /// Current frequency of each watched CPU at the window's end, MHz.
     pub freq_mhz: Option<Vec<u64>>,
+    /// Softirq time of each watched CPU (in `cpus`' order), % of one CPU over the window:
+    /// kernel work (loopback receive among it) that no process's counter may show.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub softirq_pct: Option<Vec<f64>>,
     /// Steal that a test added to this reading (`GQLBENCH_INJECT_STEAL`), included in
     /// `steal_pct`; absent on a real run.
     #[serde(default, skip_serializing_if = "Option::is_none")]

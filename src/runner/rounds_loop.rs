@@ -28,6 +28,7 @@ use crate::summary::rounds::{self, Row, StopReason};
 
 /// The rule's view of the scenario's rows: each target's counted samples by round.
 fn rows(s: &ScenarioResult) -> Vec<Row> {
+    let figure = crate::summary::efficiency::ranked_figure(s);
     s.targets
         .iter()
         .filter(|t| t.status == TargetStatus::Ok)
@@ -35,6 +36,7 @@ fn rows(s: &ScenarioResult) -> Vec<Row> {
             Row::of(
                 t,
                 summary::rankable(t) && t.kind != crate::catalog::TargetKind::Baseline,
+                &figure,
             )
         })
         .collect()

@@ -2,9 +2,12 @@
 //! percentiles come from the trials' histograms merged, never from averaged percentiles.
 //! What is checked of a closed-model row once its summary is made (its interval against
 //! the count's step, its req/s against Little's law) is in `checks`.
+//! What a trial at a fixed rate cost, the figure an efficiency scenario ranks, is in
+//! `efficiency`.
 pub mod ab;
 pub mod bound;
 pub mod checks;
+pub mod efficiency;
 pub mod little;
 pub mod race;
 pub mod resolution;
@@ -171,8 +174,10 @@ fn median_of(xs: impl Iterator<Item = f64>) -> Option<f64> {
 
 /// An open model at one rate (not a sweep of rates): every target that keeps up serves
 /// the rate, so throughput ranks nothing (latency and the overhead tables say what differs).
+/// Not an efficiency scenario's: it ranks the CPU each answer cost (`kinds::efficiency`).
 pub fn fixed_rate(s: &ScenarioResult) -> bool {
-    s.load.model == Model::Open
+    !s.by_kind.has(&efficiency::RATE)
+        && s.load.model == Model::Open
         && s.load.stages.is_empty()
         && s.targets
             .iter()

@@ -21,15 +21,20 @@ pub struct Row {
 }
 
 impl Row {
-    /// A target's row: its valid trials that count (not excluded), by round.
-    pub fn of(t: &crate::results::TargetResult, ranked: bool) -> Row {
+    /// A target's row: its valid trials that count (not excluded) and have the scenario's
+    /// figure (`kinds::efficiency::ranked_figure`), by round.
+    pub fn of(
+        t: &crate::results::TargetResult,
+        ranked: bool,
+        figure: &dyn Fn(&crate::results::TrialResult) -> Option<f64>,
+    ) -> Row {
         Row {
             name: t.name.clone(),
             samples: t
                 .trials
                 .iter()
                 .filter(|x| x.valid && x.excluded.is_none())
-                .map(|x| (x.trial, x.load.throughput_rps))
+                .filter_map(|x| Some((x.trial, figure(x)?)))
                 .collect(),
             ranked,
         }

@@ -51,9 +51,14 @@ pub fn block_rates(x: &TrialResult) -> BTreeMap<u64, f64> {
         .collect()
 }
 
-/// A target as the race sees it: its valid trials that count (not measured again), by
-/// round.
-pub fn entrant(t: &TargetResult, ranked: bool) -> Entrant {
+/// A target as the race sees it: its valid trials that count (not measured again) and
+/// have the scenario's figure (`figure`: its rate of answers, or an efficiency scenario's
+/// answers per CPU-second), by round.
+pub fn entrant(
+    t: &TargetResult,
+    ranked: bool,
+    figure: &dyn Fn(&TrialResult) -> Option<f64>,
+) -> Entrant {
     Entrant {
         name: t.name.clone(),
         ranked,
@@ -61,15 +66,15 @@ pub fn entrant(t: &TargetResult, ranked: bool) -> Entrant {
         rounds: t
             .trials
             .iter()
-            .filter(|x| x.valid && x.excluded.is_none() && x.load.throughput_rps > 0.0)
-            .map(|x| {
-                (
+            .filter(|x| x.valid && x.excluded.is_none())
+            .filter_map(|x| {
+                Some((
                     x.trial,
                     RoundObs {
-                        rate: x.load.throughput_rps,
+                        rate: figure(x)?,
                         blocks: block_rates(x),
                     },
-                )
+                ))
             })
             .collect(),
     }
@@ -78,9 +83,16 @@ pub fn entrant(t: &TargetResult, ranked: bool) -> Entrant {
 /// Every target of the scenario as the race sees it; ranked are the valid, unsaturated ones
 /// that are not baselines.
 pub fn entrants(s: &ScenarioResult) -> Vec<Entrant> {
+    let figure = crate::summary::efficiency::ranked_figure(s);
     s.targets
         .iter()
-        .map(|t| entrant(t, super::rankable(t) && t.kind != TargetKind::Baseline))
+        .map(|t| {
+            entrant(
+                t,
+                super::rankable(t) && t.kind != TargetKind::Baseline,
+                &figure,
+            )
+        })
         .collect()
 }
 

@@ -15,14 +15,16 @@ fn per_cpu_counters_are_read() {
         m[&0],
         CpuTicks {
             busy: 505,
-            steal: 1
+            steal: 1,
+            softirq: 3
         }
     );
     assert_eq!(
         m[&1],
         CpuTicks {
             busy: 705,
-            steal: 2
+            steal: 2,
+            softirq: 4
         }
     );
 }
@@ -41,6 +43,8 @@ fn foreign_time_is_busy_time_the_run_did_not_spend() {
                         CpuTicks {
                             busy: busy[c],
                             steal,
+                            // CPU 1 serves the softirqs: a tenth of the CPU a second.
+                            softirq: if c == 1 { busy[c] / 10 } else { 0 },
                         },
                     )
                 })
@@ -55,6 +59,7 @@ fn foreign_time_is_busy_time_the_run_did_not_spend() {
     let n = between(&a, &b, &[0, 1]);
     assert_eq!(n.foreign_cpu_pct, Some(50.0));
     assert_eq!(n.steal_pct, Some(20.0), "10% on each of two CPUs");
+    assert_eq!(n.softirq_pct, Some(vec![0.0, 10.0]), "each CPU's own share");
     let mut judge = Judge::new(FOREIGN_LIMIT_PCT, STEAL_LIMIT_PCT);
     assert!(matches!(judge.judge(&n), Verdict::Burst(w) if w.contains("other processes used 50%")));
     // Unreadable counters are unmeasured, not zero.
@@ -64,6 +69,7 @@ fn foreign_time_is_busy_time_the_run_did_not_spend() {
     };
     let n = between(&a, &blind, &[0, 1]);
     assert_eq!((n.foreign_cpu_pct, n.steal_pct), (None, None));
+    assert_eq!(n.softirq_pct, None);
     assert_eq!(Judge::new(10.0, 5.0).judge(&n), Verdict::Clean);
 }
 
@@ -73,6 +79,7 @@ fn reading(steal: f64) -> NoiseInfo {
         foreign_cpu_pct: Some(0.0),
         steal_pct: Some(steal),
         freq_mhz: None,
+        softirq_pct: None,
         injected_steal_pct: None,
     }
 }

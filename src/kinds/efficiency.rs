@@ -1,0 +1,218 @@
+//! Cost per request at a fixed rate: `[efficiency] rate = 20` sends every target the same
+//! arrival rate (the open model) and ranks them by the CPU each validated answer cost,
+//! read from the target's own counters (its cgroup's, or its process tree's) over the
+//! measured window: a gateway too fast for the generator and the subgraphs to saturate is
+//! ranked without saturating it (Grafbase's and HttpArena's method). The race ranks
+//! answers per CPU-second (the inverse of µs per request; higher is cheaper) with the
+//! throughput races' paired, sequential rule, round by round. A trial that served less than
+//! [`HELD`] of the offered rate gives no cost (a target that quietly serves less must not
+//! look cheap): its row is shown, not ranked. Beside the cost: latency (queueing can lower
+//! the CPU per request while raising latency), memory, the subgraphs' CPU per request and
+//! the softirq time of the target's CPUs, kernel work no process counter may show.
+use std::sync::Arc;
+
+use anyhow::Result;
+
+use crate::kind::{Kind, KindDef, ResolveCx, TrialCx};
+use crate::plan::Load;
+use crate::results::{now_rfc3339, ScenarioResult, TargetResult, TrialResult};
+pub use crate::summary::efficiency::{cost, Cost, Rate, HELD, RATE, SOFTIRQ};
+use crate::view::cells::{dash, not_installed};
+use crate::view::Table;
+
+pub const DEF: KindDef = KindDef {
+    tables: |s| table(s).into_iter().collect(),
+    list: |v, _, _| match toml::Value::try_into::<Rate>(v.clone()) {
+        Ok(r) => format!("open, {} req/s, ranked by CPU per request", r.rate),
+        Err(_) => "open, CPU per request at a fixed rate".into(),
+    },
+    not_in_k6: Some(
+        "its figure is the target's CPU per request, which k6 does not read: export a scenario whose [load] is model = \"open\" at that rate for the load alone",
+    ),
+    ..KindDef::base("efficiency", resolve)
+};
+
+fn resolve(cx: &ResolveCx<'_>, _: Option<Arc<dyn Kind>>) -> Result<Option<Arc<dyn Kind>>> {
+    let Some(r): Option<Rate> = cx.spec("efficiency")? else {
+        return Ok(None);
+    };
+    if !(r.rate.is_finite() && r.rate > 0.0) {
+        return Err(cx
+            .bad(format!(
+                "[efficiency]: rate must be above zero, e.g. rate = 20 (got {})",
+                r.rate
+            ))
+            .into());
+    }
+    Ok(Some(Arc::new(Efficiency(r))))
+}
+
+/// Trials at a fixed arrival rate, ranked by CPU per answer.
+#[derive(Debug)]
+pub struct Efficiency(pub Rate);
+
+impl Kind for Efficiency {
+    fn loads(&self, load: &Load) -> Vec<Load> {
+        vec![load.at_rate(self.0.rate)]
+    }
+
+    fn describe(&self, s: &mut ScenarioResult) {
+        s.load = super::latency_at_rate::at_rate_info(s, self.0.rate);
+        s.by_kind.set(&RATE, &self.0);
+    }
+
+    fn trial(&self, cx: &mut TrialCx<'_>) -> TrialResult {
+        let started_at = now_rfc3339();
+        let load = cx.sp.load.at_rate(self.0.rate);
+        let label = cx.label.to_string();
+        let m = cx.measure(&load, cx.sp.warmup, cx.sp.duration, &label);
+        let target_cpus = cx
+            .plan
+            .isolation
+            .target
+            .as_ref()
+            .map(|c| c.0.clone())
+            .unwrap_or_default();
+        let mut x = crate::kind::load::conclude(cx, started_at, m, None);
+        if let Some(s) = x.noise.as_ref().and_then(|n| softirq_of(n, &target_cpus)) {
+            x.by_kind.set(&SOFTIRQ, &s);
+        }
+        x
+    }
+
+    fn trial_line(&self, label: &str, t: &TrialResult) -> String {
+        let base = crate::kind::load::trial_line(label, t);
+        match cost(self.0.rate, t) {
+            Some(c) => format!("{base}, {:.0} µs CPU per request", c.us_per_request),
+            None => format!(
+                "{base}, no cost figure: served {:.0}% of the offered rate",
+                100.0 * t.load.throughput_rps / self.0.rate
+            ),
+        }
+    }
+}
+
+/// Softirq time of `target` CPUs (summed, % of one CPU) from the window's per-CPU reading;
+/// None when a CPU was not watched or unreadable, or none is named.
+fn softirq_of(n: &crate::results::NoiseInfo, target: &[usize]) -> Option<f64> {
+    let per = n.softirq_pct.as_ref()?;
+    if target.is_empty() {
+        return None;
+    }
+    target
+        .iter()
+        .map(|c| n.cpus.iter().position(|x| x == c).and_then(|i| per.get(i)))
+        .sum::<Option<f64>>()
+}
+
+/// The report's table: per target, what it achieved of the rate and what each answer cost.
+fn table(s: &ScenarioResult) -> Option<Table> {
+    let r = s.by_kind.get(&RATE)?;
+    let rows = s
+        .targets
+        .iter()
+        .filter(|t| !not_installed(t))
+        .map(|t| row(r.rate, t))
+        .collect();
+    Some(Table {
+        title: format!(
+            "CPU per request at {} req/s (each target's own CPU counter over the window, per validated answer; geometric mean and interval over the trials that held the rate; ranked by the race on answers per CPU-second)",
+            r.rate
+        ),
+        headers: [
+            "target",
+            "achieved / offered",
+            "CPU µs per request",
+            "requests per core-second",
+            "mean / p50 / p99 ms",
+            "RSS peak",
+            "subgraphs' CPU µs per request",
+            "softirq % of its CPUs",
+            "trials with a cost",
+        ]
+        .map(String::from)
+        .to_vec(),
+        rows,
+    })
+}
+
+fn row(rate: f64, t: &TargetResult) -> Vec<String> {
+    let trials: Vec<&TrialResult> = crate::summary::counted_trials(t)
+        .into_iter()
+        .filter(|x| x.valid)
+        .collect();
+    let costs: Vec<Cost> = trials.iter().filter_map(|x| cost(rate, x)).collect();
+    let med = |xs: Vec<f64>| (!xs.is_empty()).then(|| crate::stats::median(&xs));
+    let achieved = med(trials
+        .iter()
+        .map(|x| x.load.throughput_rps / rate)
+        .collect());
+    let us: Vec<f64> = costs.iter().map(|c| c.us_per_request).collect();
+    let interval = |xs: &[f64], digits: usize| match xs.len() {
+        0 => dash(),
+        1 => format!("{:.*}", digits, xs[0]),
+        _ => {
+            let (c, lo, hi) = crate::stats::center_interval(xs);
+            format!("{c:.digits$} [{lo:.digits$} – {hi:.digits$}]")
+        }
+    };
+    let per_core: Vec<f64> = costs.iter().map(|c| c.per_core_second).collect();
+    let sub = med(trials
+        .iter()
+        .filter(|x| rate > 0.0 && x.load.throughput_rps > 0.0)
+        .filter_map(|x| {
+            let p = x.upstream.as_ref()?.subgraph_cpu_pct?;
+            Some(p / 100.0 / x.load.throughput_rps * 1e6)
+        })
+        .collect());
+    let softirq = med(trials
+        .iter()
+        .filter_map(|x| x.by_kind.get(&SOFTIRQ))
+        .collect());
+    let sum = t.summary.as_ref();
+    let ms = |us: f64| format!("{:.1}", us / 1000.0);
+    vec![
+        t.name.clone(),
+        achieved.map_or_else(dash, |a| {
+            let held = if a < HELD {
+                " (below 0.98: not ranked)"
+            } else {
+                ""
+            };
+            format!("{a:.3}{held}")
+        }),
+        interval(&us, 0),
+        interval(&per_core, 0),
+        sum.map_or_else(dash, |x| {
+            format!(
+                "{} / {} / {}",
+                ms(x.latency.mean_us),
+                ms(x.latency.p50_us as f64),
+                ms(x.latency.p99_us as f64)
+            )
+        }),
+        sum.and_then(|x| x.rss_peak_bytes)
+            .map_or_else(dash, crate::units::fmt_bytes),
+        sub.map_or_else(dash, |x| format!("{x:.0}")),
+        softirq.map_or_else(dash, |x| format!("{x:.1}")),
+        format!("{} of {}", costs.len(), trials.len()),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_targets_softirq_is_read_from_its_own_cpus() {
+        let n = crate::results::NoiseInfo {
+            cpus: vec![0, 1],
+            softirq_pct: Some(vec![12.0, 3.5]),
+            ..Default::default()
+        };
+        assert_eq!(softirq_of(&n, &[1]), Some(3.5));
+        assert_eq!(softirq_of(&n, &[0, 1]), Some(15.5));
+        assert_eq!(softirq_of(&n, &[2]), None, "a CPU not watched");
+        assert_eq!(softirq_of(&n, &[]), None);
+    }
+}

@@ -1,0 +1,86 @@
+//! What a trial at a fixed rate cost (`kinds::efficiency`, `[efficiency]`): the target's
+//! CPU time per validated answer over the window, and its answers per CPU-second, the
+//! figure an efficiency scenario's race ranks by (higher is cheaper). A trial that served
+//! less than [`HELD`] of the offered rate has no cost: a target that quietly serves less must
+//! not look cheap.
+use serde::{Deserialize, Serialize};
+
+use crate::results::{Key, ScenarioResult, TrialResult};
+
+/// `efficiency` of a scenario: the rate its trials were sent.
+pub const RATE: Key<Rate> = Key::new("efficiency");
+/// `efficiency` of a trial: softirq time of the target's CPUs over the window, % of one
+/// CPU (absent where /proc/stat could not be read).
+pub const SOFTIRQ: Key<f64> = Key::new("target_softirq_pct");
+
+/// Achieved over offered rate below which a trial gives no cost figure.
+pub const HELD: f64 = 0.98;
+
+/// `[efficiency]`: the arrival rate every target is sent.
+#[derive(Deserialize, Serialize, Debug, Clone, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Rate {
+    /// Requests per second, sent on schedule.
+    pub rate: f64,
+}
+
+/// A trial's cost figures.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Cost {
+    /// The target's CPU time per validated answer, µs.
+    pub us_per_request: f64,
+    /// Validated answers per CPU-second of the target (1e6 / µs per request).
+    pub per_core_second: f64,
+}
+
+/// The cost of a valid trial that held the offered `rate` (at least [`HELD`] of it) and
+/// whose CPU was measured; None otherwise.
+pub fn cost(rate: f64, x: &TrialResult) -> Option<Cost> {
+    let rps = x.load.throughput_rps;
+    let cpu = x.vitals.cpu_avg_pct?;
+    if !x.valid || rate <= 0.0 || rps / rate < HELD || cpu <= 0.0 {
+        return None;
+    }
+    let us = cpu / 100.0 / rps * 1e6;
+    Some(Cost {
+        us_per_request: us,
+        per_core_second: 1e6 / us,
+    })
+}
+
+/// The figure a race ranks a trial of scenario `s` by: answers per CPU-second for an
+/// efficiency scenario (None for a trial without a cost), its rate of answers otherwise.
+pub fn ranked_figure(s: &ScenarioResult) -> impl Fn(&TrialResult) -> Option<f64> {
+    let rate = s.by_kind.get(&RATE).map(|r| r.rate);
+    move |x| match rate {
+        Some(r) => cost(r, x).map(|c| c.per_core_second),
+        None => (x.load.throughput_rps > 0.0).then_some(x.load.throughput_rps),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn trial(rps: f64, cpu: Option<f64>, valid: bool) -> TrialResult {
+        let mut x = TrialResult::of_load(1, String::new(), Default::default());
+        x.valid = valid;
+        x.load.throughput_rps = rps;
+        x.vitals.cpu_avg_pct = cpu;
+        x
+    }
+
+    #[test]
+    fn a_trial_costs_its_cpu_over_its_answers_only_when_it_held_the_rate() {
+        // 25% of a CPU at 500 answers a second: 500 µs each, 2,000 per CPU-second.
+        let c = cost(500.0, &trial(500.0, Some(25.0), true)).unwrap();
+        assert!((c.us_per_request - 500.0).abs() < 1e-9, "{c:?}");
+        assert!((c.per_core_second - 2000.0).abs() < 1e-9, "{c:?}");
+        // 98% of the rate holds; 97% does not (a target serving less must not look cheap).
+        assert!(cost(500.0, &trial(490.0, Some(25.0), true)).is_some());
+        assert!(cost(500.0, &trial(485.0, Some(25.0), true)).is_none());
+        // No CPU reading, an invalid trial: no cost, never a zero one.
+        assert!(cost(500.0, &trial(500.0, None, true)).is_none());
+        assert!(cost(500.0, &trial(500.0, Some(25.0), false)).is_none());
+    }
+}
