@@ -85,7 +85,7 @@ fn static_op() -> Operation {
 }
 
 pub fn run(a: &CalibrateArgs) -> Result<ExitCode> {
-    let iso = resolve_isolation(&super::run::isolation_options(&a.isolation))?;
+    let iso = resolve_isolation(&super::run::isolation_options(&a.isolation), false)?;
     let _locks = crate::sys::lock::lock_cpus(&iso, a.isolation.force_concurrent)?;
     crate::measure::leftovers::sweep_and_report(&crate::db::DbOptions::default().base_dir());
     let gen = iso

@@ -147,7 +147,7 @@ pub fn run(root: &Path, a: &CheckArgs) -> Result<ExitCode> {
         cat.target(t)?;
     }
     let (per_target, ops) = what_to_check(&cat, a)?;
-    let iso = resolve_isolation(&super::run::isolation_options(&a.isolation))?;
+    let iso = resolve_isolation(&super::run::isolation_options(&a.isolation), false)?;
     let _locks = crate::sys::lock::lock_cpus(&iso, a.isolation.force_concurrent)?;
     crate::measure::leftovers::sweep_and_report(&crate::db::DbOptions::default().base_dir());
     let progress = Progress::new(0.0, true);

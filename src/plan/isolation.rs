@@ -8,7 +8,10 @@ use crate::sys::cpus::CpuSet;
 
 pub use crate::sys::cpus::IsolationPlan;
 
-pub fn resolve_isolation(args: &IsolationOptions) -> Result<IsolationPlan> {
+/// The CPU sets as asked, or by default: half and half, or, for a run that fronts gateways
+/// (`gateways`: their subgraphs share the generator's CPUs), one CPU for the gateway and the
+/// rest for the generator and subgraphs where there are 4 or more (`cpus::gateway_split`).
+pub fn resolve_isolation(args: &IsolationOptions, gateways: bool) -> Result<IsolationPlan> {
     let mut notes = Vec::new();
     if args.no_pin {
         notes.push("CPU pinning disabled (--no-pin): generator and targets share CPUs".into());
@@ -20,7 +23,19 @@ pub fn resolve_isolation(args: &IsolationOptions) -> Result<IsolationPlan> {
         });
     }
     let allowed = crate::sys::cpus::allowed_cpus();
-    let (dg, dt) = crate::sys::cpus::default_split(&allowed);
+    let split = gateways
+        .then(|| crate::sys::cpus::gateway_split(&allowed))
+        .flatten()
+        .filter(|_| args.generator_cpus.is_none() && args.target_cpus.is_none());
+    if let Some((g, t)) = &split {
+        notes.push(format!(
+            "CPU split for gateways ({} CPUs): the gateway on CPU {}, the generator and the subgraphs on CPUs {} (--generator-cpus and --target-cpus change it)",
+            allowed.len(),
+            t.display(),
+            g.display()
+        ));
+    }
+    let (dg, dt) = split.unwrap_or_else(|| crate::sys::cpus::default_split(&allowed));
     let parse = |flag: &'static str, v: &Option<String>, default: CpuSet| -> Result<CpuSet> {
         let Some(s) = v else { return Ok(default) };
         let set = CpuSet::parse(s).map_err(|e| PlanError::Flag {

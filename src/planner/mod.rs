@@ -90,12 +90,13 @@ pub fn resolve_run(cat: &Catalog, args: &RunOptions, registry: &[&KindDef]) -> R
         flag: "--out",
         message: format!("{}: {e}", out_dir.display()),
     })?;
+    let isolation = resolve_isolation(&args.isolation, fronts_gateways(&scenarios))?;
     Ok(RunPlan {
         suite: args.suite.clone(),
         profile: args.profile.clone(),
         scenarios,
         out_dir,
-        isolation: resolve_isolation(&args.isolation)?,
+        isolation,
         json: args.json,
         database,
         budget,
@@ -111,6 +112,16 @@ pub fn resolve_run(cat: &Catalog, args: &RunOptions, registry: &[&KindDef]) -> R
 
 /// The run's database, when a scenario needs one: its scale checked against the disk
 /// before anything starts.
+/// Whether the run fronts gateways: their subgraphs run on the generator's CPUs, which
+/// decides the default CPU split (`plan::resolve_isolation`).
+fn fronts_gateways(scenarios: &[crate::kind::ScenarioPlan]) -> bool {
+    scenarios.iter().any(|s| {
+        s.targets
+            .iter()
+            .any(|t| t.kind == crate::catalog::TargetKind::Gateway)
+    })
+}
+
 fn database(
     scenarios: &[crate::kind::ScenarioPlan],
     args: &RunOptions,

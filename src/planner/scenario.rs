@@ -291,7 +291,8 @@ fn preflight(
     } else {
         operations.iter().map(|(o, w)| o.to_engine(*w)).collect()
     };
-    let generator = resolve_isolation(&args.isolation)?.generator;
+    // The default split's generator: the fewest CPUs a run gives it.
+    let generator = resolve_isolation(&args.isolation, false)?.generator;
     for l in kind.loads(load) {
         let stop = gqlbench_engine::Stop {
             duration: Some(duration),
