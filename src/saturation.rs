@@ -18,8 +18,23 @@ pub fn is_caveat(f: &SaturationFlag) -> bool {
 
 /// Generator CPU above this share of its cores means it may be the bottleneck.
 pub const GENERATOR_CPU_LIMIT: f64 = 0.80;
-/// Open model: send lag p99 above this means requests did not leave on time.
+/// Open model: send lag p99 above this means requests did not leave on time (or above a
+/// quarter of the gap between two sends at a fixed rate, when that is longer:
+/// `send_lag_limit_us`).
 pub const SEND_LAG_P99_LIMIT_US: u64 = 5_000;
+
+/// The send lag a trial of `load` may show: [`SEND_LAG_P99_LIMIT_US`], or at a fixed rate a
+/// quarter of the gap between two sends when that is longer. At 20 req/s a send 9 ms late
+/// still leaves 41 ms before the next: no requests bunch up and the target sees the rate
+/// asked, while a 60-request window's p99 is its one or two latest sends.
+fn send_lag_limit_us(load: &Load) -> u64 {
+    match load.arrival {
+        Arrival::Open { rate, .. } if rate > 0.0 && load.stages.is_empty() => {
+            SEND_LAG_P99_LIMIT_US.max((0.25e6 / rate) as u64)
+        }
+        _ => SEND_LAG_P99_LIMIT_US,
+    }
+}
 /// Open model: achieved below this share of the intended rate.
 pub const RATE_SHORTFALL: f64 = 0.95;
 /// Closed model: measured throughput at or above this share of the think-time cap
@@ -41,7 +56,7 @@ pub fn check(load: &Load, r: &LoadResult, g: &GeneratorUsage) -> Vec<SaturationF
     }
     if load.is_open() {
         if let Some(lag) = &r.send_lag {
-            if lag.p99_us > SEND_LAG_P99_LIMIT_US {
+            if lag.p99_us > send_lag_limit_us(load) {
                 flags.push(SaturationFlag {
                     kind: crate::results::FlagKind::SendLag,
                     detail: format!(
@@ -234,6 +249,30 @@ mod tests {
         assert_eq!(
             kinds(check(&load("open", 10, 0.0), &open, &usage(0.5))),
             ["send_lag", "unsent", "rate_shortfall"]
+        );
+        // At 20 req/s (50 ms between sends) a send 9 ms late bunches nothing; 15 ms is
+        // over a quarter of the gap.
+        let mut slow = load("open", 10, 0.0);
+        slow.arrival = Arrival::Open {
+            rate: 20.0,
+            max_connections: 10,
+        };
+        let lag = |ms: u64| LoadResult {
+            requests: 60,
+            intended_requests: 60,
+            elapsed_s: 3.0,
+            send_lag: Some(gqlbench_engine::LatencySummary {
+                p99_us: ms * 1000,
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        assert!(check(&slow, &lag(9), &usage(0.1)).is_empty());
+        assert_eq!(kinds(check(&slow, &lag(15), &usage(0.1))), ["send_lag"]);
+        assert_eq!(
+            kinds(check(&load("open", 10, 0.0), &lag(9), &usage(0.1))),
+            ["send_lag"],
+            "at 100 req/s the limit stays 5 ms"
         );
         let edge = LoadResult {
             requests: 1_000,

@@ -262,9 +262,10 @@ pub fn sentinel_note(s: &ScenarioResult) -> Option<String> {
 }
 
 /// The run's precision in one line, counted over its throughput scenarios (those whose
-/// rounds aim at a precision): rows whose interval is within it, scenarios that named a
-/// fastest target, and adjacent pairs of the rankings decided (faster or equivalent). None
-/// when the run has no such scenario.
+/// rounds aim at a precision): rows whose interval is within it (not an efficiency
+/// scenario's, whose req/s is the rate sent), scenarios that named a fastest (or cheapest)
+/// target, and adjacent pairs of the rankings decided (faster or equivalent). None when the
+/// run has no such scenario.
 pub fn run_line(r: &crate::results::RunResults) -> Option<String> {
     let (mut rows, mut within, mut scenarios, mut named, mut pairs, mut decided) =
         (0, 0, 0, 0, 0, 0);
@@ -280,7 +281,10 @@ pub fn run_line(r: &crate::results::RunResults) -> Option<String> {
             wanted.push(pct(p));
         }
         scenarios += 1;
-        for t in &s.targets {
+        // An efficiency scenario's req/s is the rate it sent: its rows are ranked by their
+        // cost, and only its ranking counts here.
+        let rows_count = !s.by_kind.has(&crate::summary::efficiency::RATE);
+        for t in s.targets.iter().filter(|_| rows_count) {
             if let Some(hw) = half_width_pct(t) {
                 rows += 1;
                 within += usize::from(hw <= p);
