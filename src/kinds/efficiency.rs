@@ -15,7 +15,7 @@ use anyhow::Result;
 
 use crate::kind::{Kind, KindDef, ResolveCx, TrialCx};
 use crate::plan::Load;
-use crate::results::{now_rfc3339, ScenarioResult, TargetResult, TrialResult};
+use crate::results::{now_rfc3339, ScenarioResult, TargetResult, TargetStatus, TrialResult};
 pub use crate::summary::efficiency::{cost, Cost, Rate, HELD, RATE, SOFTIRQ};
 use crate::view::cells::{dash, not_installed};
 use crate::view::Table;
@@ -111,7 +111,9 @@ fn table(s: &ScenarioResult) -> Option<Table> {
     let rows = s
         .targets
         .iter()
-        .filter(|t| !not_installed(t))
+        // Targets that never ran here (not installed, or skipped: a gateway that cannot
+        // front the graph) are named under the main table, not given an empty row.
+        .filter(|t| !not_installed(t) && t.status != TargetStatus::Skipped)
         .map(|t| row(r.rate, t))
         .collect();
     Some(Table {

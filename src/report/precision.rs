@@ -297,9 +297,17 @@ pub fn run_line(r: &crate::results::RunResults) -> Option<String> {
         }
     }
     (scenarios > 0).then(|| {
+        // A run of efficiency scenarios alone has no rows to count.
+        let rows = if rows > 0 {
+            format!(
+                "{within} of {rows} throughput rows within ±{}%; ",
+                wanted.join("% or ±")
+            )
+        } else {
+            String::new()
+        };
         format!(
-            "precision: {within} of {rows} throughput rows within ±{}%; a fastest target named in {named} of {scenarios} throughput scenarios; {decided} of {pairs} adjacent pairs decided (faster or equivalent)",
-            wanted.join("% or ±")
+            "precision: {rows}a fastest target named in {named} of {scenarios} throughput scenarios; {decided} of {pairs} adjacent pairs decided (faster or equivalent)"
         )
     })
 }

@@ -386,6 +386,19 @@ fn the_run_lines_count_rows_within_fastest_named_pairs_decided_and_what_the_budg
         precision::run_line(&r).unwrap(),
         "precision: 2 of 4 throughput rows within ±5%; a fastest target named in 1 of 2 throughput scenarios; 1 of 2 adjacent pairs decided (faster or equivalent)"
     );
+    // Efficiency scenarios' req/s is the rate they sent: their rows are not counted, their
+    // rankings are; with no other rows, the line has no rows' part.
+    let mut cost = r.clone();
+    for s in &mut cost.scenarios {
+        s.by_kind.set(
+            &crate::summary::efficiency::RATE,
+            &crate::summary::efficiency::Rate { rate: 20.0 },
+        );
+    }
+    assert_eq!(
+        precision::run_line(&cost).unwrap(),
+        "precision: a fastest target named in 1 of 2 throughput scenarios; 1 of 2 adjacent pairs decided (faster or equivalent)"
+    );
     r.budget = Some(BudgetInfo {
         max_s: 540.0,
         used_s: 579.0,

@@ -62,6 +62,46 @@ pub fn ranked_figure(s: &ScenarioResult) -> impl Fn(&TrialResult) -> Option<f64>
 mod tests {
     use super::*;
 
+    #[test]
+    fn an_efficiency_scenario_ranks_answers_per_cpu_second_on_each_pairs_own_rounds() {
+        let mut s = ScenarioResult {
+            rounds: Some(crate::results::RoundsInfo {
+                run: 2,
+                min: 2,
+                max: 10,
+                target_pct: Some(5.0),
+                stop: crate::results::StopReason::Decided,
+                canary: Vec::new(),
+                slices: None,
+                race: Some(crate::results::RaceInfo {
+                    rule: crate::summary::race::RULE,
+                    ..Default::default()
+                }),
+            }),
+            ..Default::default()
+        };
+        let plain = trial(500.0, Some(25.0), true);
+        // A throughput scenario ranks answers per second, and pools its rounds' noise.
+        assert_eq!(ranked_figure(&s)(&plain), Some(500.0));
+        assert!(crate::summary::standing::rule(&s).pooled);
+        s.by_kind.set(&RATE, &Rate { rate: 500.0 });
+        let f = ranked_figure(&s);
+        assert!(
+            (f(&plain).unwrap() - 2000.0).abs() < 1e-9,
+            "answers per CPU-second"
+        );
+        assert_eq!(
+            f(&trial(400.0, Some(25.0), true)),
+            None,
+            "fell behind the rate"
+        );
+        assert!(
+            !crate::summary::standing::rule(&s).pooled,
+            "pairs on their own rounds"
+        );
+        assert!(!crate::summary::fixed_rate(&s), "a fixed rate that ranks");
+    }
+
     fn trial(rps: f64, cpu: Option<f64>, valid: bool) -> TrialResult {
         let mut x = TrialResult::of_load(1, String::new(), Default::default());
         x.valid = valid;
