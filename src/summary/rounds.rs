@@ -22,7 +22,7 @@ pub struct Row {
 
 impl Row {
     /// A target's row: its valid trials that count (not excluded) and have the scenario's
-    /// figure (`kinds::efficiency::ranked_figure`), by round.
+    /// figure (`summary::efficiency::ranked_figure`), by round.
     pub fn of(
         t: &crate::results::TargetResult,
         ranked: bool,
