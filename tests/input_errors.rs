@@ -59,7 +59,7 @@ fn unknown_target_and_scenario_list_the_valid_ones() {
     let out = e2e().scenarios("nope").go();
     assert!(out
         .stderr
-        .contains("unknown scenario 'nope'; valid scenarios: batching, cold, cold-small, defer, defer-sse, depth, distinct, documents, hello"));
+        .contains("unknown scenario 'nope'; valid scenarios: batching, cold, cold-small, defer, defer-sse, depth, distinct, documents, efficiency, hello"));
 
     let out = Gqlbench::run("nosuite").root(fixtures()).go();
     assert!(
