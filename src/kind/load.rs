@@ -17,9 +17,15 @@ impl Kind for Load {
 
 /// One trial: a warm-up and a measured window at the scenario's load.
 pub fn trial(cx: &mut TrialCx<'_>) -> TrialResult {
+    let load = cx.sp.load.clone();
+    trial_of(cx, &load)
+}
+
+/// One trial at `load`, the scenario's or one its kind sends instead (a fixed rate).
+pub fn trial_of(cx: &mut TrialCx<'_>, load: &crate::plan::Load) -> TrialResult {
     let started_at = now_rfc3339();
-    let (load, label) = (cx.sp.load.clone(), cx.label.to_string());
-    let m = cx.measure(&load, cx.sp.warmup, cx.sp.duration, &label);
+    let label = cx.label.to_string();
+    let m = cx.measure(load, cx.sp.warmup, cx.sp.duration, &label);
     conclude(cx, started_at, m, None)
 }
 

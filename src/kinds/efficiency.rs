@@ -13,11 +13,13 @@ use std::sync::Arc;
 
 use anyhow::Result;
 
+use super::overhead::median_of;
 use crate::kind::{Kind, KindDef, ResolveCx, TrialCx};
 use crate::plan::Load;
-use crate::results::{now_rfc3339, ScenarioResult, TargetResult, TargetStatus, TrialResult};
+use crate::results::{ScenarioResult, TargetResult, TargetStatus, TrialResult};
+use crate::summary::efficiency::cpu_us_per_request;
 pub use crate::summary::efficiency::{cost, Cost, Rate, HELD, RATE, SOFTIRQ};
-use crate::view::cells::{dash, not_installed};
+use crate::view::cells::{dash, est, not_installed};
 use crate::view::Table;
 
 pub const DEF: KindDef = KindDef {
@@ -62,10 +64,7 @@ impl Kind for Efficiency {
     }
 
     fn trial(&self, cx: &mut TrialCx<'_>) -> TrialResult {
-        let started_at = now_rfc3339();
         let load = cx.sp.load.at_rate(self.0.rate);
-        let label = cx.label.to_string();
-        let m = cx.measure(&load, cx.sp.warmup, cx.sp.duration, &label);
         let target_cpus = cx
             .plan
             .isolation
@@ -73,7 +72,7 @@ impl Kind for Efficiency {
             .as_ref()
             .map(|c| c.0.clone())
             .unwrap_or_default();
-        let mut x = crate::kind::load::conclude(cx, started_at, m, None);
+        let mut x = crate::kind::load::trial_of(cx, &load);
         if let Some(s) = x.noise.as_ref().and_then(|n| softirq_of(n, &target_cpus)) {
             x.by_kind.set(&SOFTIRQ, &s);
         }
@@ -144,33 +143,18 @@ fn row(rate: f64, t: &TargetResult) -> Vec<String> {
         .filter(|x| x.valid)
         .collect();
     let costs: Vec<Cost> = trials.iter().filter_map(|x| cost(rate, x)).collect();
-    let med = |xs: Vec<f64>| (!xs.is_empty()).then(|| crate::stats::median(&xs));
-    let achieved = med(trials
-        .iter()
-        .map(|x| x.load.throughput_rps / rate)
-        .collect());
-    let us: Vec<f64> = costs.iter().map(|c| c.us_per_request).collect();
-    let interval = |xs: &[f64], digits: usize| match xs.len() {
-        0 => dash(),
-        1 => format!("{:.*}", digits, xs[0]),
-        _ => {
-            let (c, lo, hi) = crate::stats::center_interval(xs);
-            format!("{c:.digits$} [{lo:.digits$} – {hi:.digits$}]")
-        }
-    };
-    let per_core: Vec<f64> = costs.iter().map(|c| c.per_core_second).collect();
-    let sub = med(trials
-        .iter()
-        .filter(|x| rate > 0.0 && x.load.throughput_rps > 0.0)
-        .filter_map(|x| {
-            let p = x.upstream.as_ref()?.subgraph_cpu_pct?;
-            Some(p / 100.0 / x.load.throughput_rps * 1e6)
-        })
-        .collect());
-    let softirq = med(trials
-        .iter()
-        .filter_map(|x| x.by_kind.get(&SOFTIRQ))
-        .collect());
+    let achieved = median_of(t, |x| Some(x.load.throughput_rps / rate));
+    let us = crate::stats::estimate(&costs.iter().map(|c| c.us_per_request).collect::<Vec<_>>());
+    let per_core =
+        crate::stats::estimate(&costs.iter().map(|c| c.per_core_second).collect::<Vec<_>>());
+    let whole = |x: f64| format!("{x:.0}");
+    let sub = median_of(t, |x| {
+        cpu_us_per_request(
+            x.upstream.as_ref()?.subgraph_cpu_pct?,
+            x.load.throughput_rps,
+        )
+    });
+    let softirq = median_of(t, |x| x.by_kind.get(&SOFTIRQ));
     let sum = t.summary.as_ref();
     let ms = |us: f64| format!("{:.1}", us / 1000.0);
     vec![
@@ -183,8 +167,8 @@ fn row(rate: f64, t: &TargetResult) -> Vec<String> {
             };
             format!("{a:.3}{held}")
         }),
-        interval(&us, 0),
-        interval(&per_core, 0),
+        est(&us, whole),
+        est(&per_core, whole),
         sum.map_or_else(dash, |x| {
             format!(
                 "{} / {} / {}",

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::kind::{Kind, KindDef, ResolveCx, TrialCx};
 use crate::plan::Load;
-use crate::results::{now_rfc3339, Key, ScenarioResult, TargetResult, TrialResult};
+use crate::results::{Key, ScenarioResult, TargetResult, TrialResult};
 use crate::view::cells::{dash, not_installed};
 use crate::view::Table;
 
@@ -85,11 +85,8 @@ impl Kind for LatencyAtRate {
     }
 
     fn trial(&self, cx: &mut TrialCx<'_>) -> TrialResult {
-        let started_at = now_rfc3339();
         let load = self.load(&cx.sp.load);
-        let label = cx.label.to_string();
-        let m = cx.measure(&load, cx.sp.warmup, cx.sp.duration, &label);
-        crate::kind::load::conclude(cx, started_at, m, None)
+        crate::kind::load::trial_of(cx, &load)
     }
 }
 

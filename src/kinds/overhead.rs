@@ -199,11 +199,7 @@ pub fn fmt_added(d: Option<&Difference>) -> String {
     }
 }
 
-/// CPU time per request in µs: the process's average CPU share over the window divided by
-/// the requests answered per second.
-fn cpu_us_per_request(cpu_pct: f64, rps: f64) -> Option<f64> {
-    (rps > 0.0 && cpu_pct.is_finite()).then(|| cpu_pct / 100.0 / rps * 1e6)
-}
+use crate::summary::efficiency::cpu_us_per_request;
 
 /// The median over a target's valid, counted trials of a figure they have.
 pub fn median_of(t: &TargetResult, f: impl Fn(&TrialResult) -> Option<f64>) -> Option<f64> {

@@ -10,7 +10,7 @@
 //! table. Instances for a traffic, and their month, are shown only when `--traffic` gives
 //! one: no default traffic sizes the targets apart (docs/cost.md).
 use crate::cost::{self, seed, sizing, Efficiency, Pricing};
-use crate::results::{Estimate, RunResults, ScenarioResult};
+use crate::results::{RunResults, ScenarioResult};
 
 use super::{fmt_bytes, fmt_rps, ExtraTable};
 
@@ -75,19 +75,7 @@ pub fn money(currency: &str, v: f64) -> String {
     }
 }
 
-/// "c [lo – hi]", or "c (1 trial)".
-fn est(e: &Estimate, f: impl Fn(f64) -> String) -> String {
-    if e.n >= 2 {
-        format!(
-            "{} [{} – {}]",
-            f(e.center_or_median()),
-            f(e.ci_low),
-            f(e.ci_high)
-        )
-    } else {
-        format!("{} (1 trial)", f(e.center_or_median()))
-    }
-}
+use crate::view::cells::est;
 
 fn range<T: PartialEq + std::fmt::Display>(
     c: &T,

@@ -89,9 +89,9 @@ fn cpu_per_request(t: &TargetResult) -> String {
         return "-".into();
     };
     let rps = s.rps.center_or_median();
-    let per = |pct: Option<f64>| match pct {
-        Some(p) if rps > 0.0 => format!("{:.0}", p / 100.0 / rps * 1e6),
-        _ => "-".into(),
+    let per = |pct: Option<f64>| {
+        pct.and_then(|p| crate::summary::efficiency::cpu_us_per_request(p, rps))
+            .map_or_else(|| "-".into(), |us| format!("{us:.0}"))
     };
     format!("{} / {}", per(s.cpu_avg_pct), per(s.subgraph_cpu_pct))
 }

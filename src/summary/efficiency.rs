@@ -24,6 +24,12 @@ pub struct Rate {
     pub rate: f64,
 }
 
+/// CPU time per request in µs: a process's average CPU share over the window (% of one
+/// core) divided by the requests answered per second.
+pub fn cpu_us_per_request(cpu_pct: f64, rps: f64) -> Option<f64> {
+    (rps > 0.0 && cpu_pct.is_finite()).then(|| cpu_pct / 100.0 / rps * 1e6)
+}
+
 /// A trial's cost figures.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Cost {
@@ -41,7 +47,7 @@ pub fn cost(rate: f64, x: &TrialResult) -> Option<Cost> {
     if !x.valid || rate <= 0.0 || rps / rate < HELD || cpu <= 0.0 {
         return None;
     }
-    let us = cpu / 100.0 / rps * 1e6;
+    let us = cpu_us_per_request(cpu, rps)?;
     Some(Cost {
         us_per_request: us,
         per_core_second: 1e6 / us,

@@ -1,5 +1,6 @@
 //! Cells shared by the report tables of several kinds: a dash for a missing figure, an
-//! estimate in milliseconds with its spread, a row's validity, a target not installed.
+//! estimate with its interval, or in milliseconds with its spread, a row's validity, a
+//! target not installed.
 use crate::results::{Estimate, TargetResult};
 
 pub fn dash() -> String {
@@ -17,6 +18,21 @@ pub fn est_ms(e: &Estimate) -> String {
         e.min * 1000.0,
         e.max * 1000.0
     )
+}
+
+/// An estimate as "c [lo – hi]" (its center and interval), "c (1 trial)", or a dash
+/// without trials; `f` writes each figure.
+pub fn est(e: &Estimate, f: impl Fn(f64) -> String) -> String {
+    match e.n {
+        0 => dash(),
+        1 => format!("{} (1 trial)", f(e.center_or_median())),
+        _ => format!(
+            "{} [{} – {}]",
+            f(e.center_or_median()),
+            f(e.ci_low),
+            f(e.ci_high)
+        ),
+    }
 }
 
 /// A target that did not run because its native build is not installed. Reports say so
