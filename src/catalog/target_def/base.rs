@@ -9,7 +9,10 @@ use crate::error::CatalogError;
 
 /// A manifest with `base = "<target>"`: the base's table with this one's fields laid over
 /// it (a table field merged key by key, one level deep), and whether it gives its own
-/// `[install]`. None when there is no base.
+/// `[install]`. None when there is no base. A variant starts in its own folder, so a
+/// relative `start.config` it inherits is rewritten to the base's file
+/// (`../<base>/<file>`): a variant that only renames its base (an A/A twin) starts as the
+/// base does instead of looking for the file in its own, empty folder.
 pub(super) fn merged_with_base(manifest: &Path) -> Result<Option<(toml::Table, bool)>> {
     let own: toml::Table = parse_toml(manifest)?;
     let own_install = own.contains_key("install");
@@ -47,6 +50,13 @@ pub(super) fn merged_with_base(manifest: &Path) -> Result<Option<(toml::Table, b
         ))
         .into());
     }
+    let own_config = own
+        .get("start")
+        .and_then(toml::Value::as_table)
+        .is_some_and(|s| s.contains_key("config"));
+    if !own_config {
+        inherit_config(&mut merged, base);
+    }
     for (k, v) in own {
         match (merged.get_mut(&k), v) {
             (Some(toml::Value::Table(into)), toml::Value::Table(from)) => into.extend(from),
@@ -56,4 +66,65 @@ pub(super) fn merged_with_base(manifest: &Path) -> Result<Option<(toml::Table, b
         }
     }
     Ok(Some((merged, own_install)))
+}
+
+/// The base's relative `start.config`, as seen from a variant's folder beside it.
+fn inherit_config(merged: &mut toml::Table, base: &str) {
+    let Some(start) = merged.get_mut("start").and_then(toml::Value::as_table_mut) else {
+        return;
+    };
+    let Some(config) = start.get("config").and_then(toml::Value::as_str) else {
+        return;
+    };
+    if Path::new(config).is_absolute() {
+        return;
+    }
+    let from_variant = Path::new("..").join(base).join(config);
+    start.insert(
+        "config".into(),
+        toml::Value::String(from_variant.display().to_string()),
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn catalogue(variant: &str) -> (tempfile::TempDir, std::path::PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let base = dir.path().join("router");
+        std::fs::create_dir(&base).unwrap();
+        std::fs::write(
+            base.join("target.toml"),
+            "name = \"router\"\nkind = \"gateway\"\n[start]\ncommand = [\"r\", \"{config}\"]\nconfig = \"router.yaml\"\n",
+        )
+        .unwrap();
+        let twin = dir.path().join("router-twin");
+        std::fs::create_dir(&twin).unwrap();
+        std::fs::write(twin.join("target.toml"), variant).unwrap();
+        (dir, twin.join("target.toml"))
+    }
+
+    fn config_of(merged: &toml::Table) -> &str {
+        merged["start"]["config"].as_str().unwrap()
+    }
+
+    #[test]
+    fn an_inherited_config_is_the_bases_file() {
+        let (_dir, twin) = catalogue("name = \"router-twin\"\nbase = \"router\"\n");
+        let (merged, _) = merged_with_base(&twin).unwrap().unwrap();
+        assert_eq!(config_of(&merged), "../router/router.yaml");
+        assert_eq!(merged["name"].as_str(), Some("router-twin"));
+    }
+
+    #[test]
+    fn a_variants_own_config_is_kept() {
+        let (_dir, twin) = catalogue(
+            "name = \"router-twin\"\nbase = \"router\"\n[start]\nconfig = \"mine.yaml\"\n",
+        );
+        let (merged, _) = merged_with_base(&twin).unwrap().unwrap();
+        assert_eq!(config_of(&merged), "mine.yaml");
+        // The rest of the base's start table is still there.
+        assert!(merged["start"].get("command").is_some());
+    }
 }

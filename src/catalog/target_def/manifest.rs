@@ -43,7 +43,8 @@ pub struct TargetFile {
     pub name: String,
     /// A variant of another target (a gateway with a customization): every field not
     /// given here is the base's (tables merged field by field), and it starts in its own
-    /// folder, so a relative config file there is its own.
+    /// folder, so a relative config file it gives is its own (one it inherits stays the
+    /// base's: `base::merged_with_base`).
     pub base: Option<String>,
     pub kind: TargetKind,
     #[serde(default)]
