@@ -124,17 +124,18 @@ fn round_secs(
 }
 
 /// The rounds a race's share of the budget holds, from its deadline at the run's pace:
-/// a first round of every target, then rounds of every target on fresh processes (those
-/// that may restart), at the profile's window; within [min, most] rounds. None without a
-/// deadline.
-fn planned_looks(cx: &ScenarioCx<'_>, may_restart: &[bool]) -> Option<u32> {
+/// a first round of every target that started (`running`: one skipped, e.g. on a graph of
+/// one's own, takes no time; counted, it cost the chain graph's efficiency-20 two rounds of
+/// six gateways), then rounds of them on fresh processes (those that may restart), at the
+/// profile's window; within [min, most] rounds. None without a deadline.
+fn planned_looks(cx: &ScenarioCx<'_>, may_restart: &[bool], running: &[usize]) -> Option<u32> {
     let p = cx.sp.precision;
     let deadline = cx.deadline?;
-    let all: Vec<usize> = (0..cx.sp.targets.len()).collect();
+    let all = running;
     let blocks = super::alternating::planned(cx.plan, cx.sp).map(|a| a.blocks_for(cx.sp.duration));
     let restart = may_restart.iter().any(|&x| x);
-    let first = round_secs(cx, &all, false, true, blocks);
-    let later = round_secs(cx, &all, restart, restart, blocks);
+    let first = round_secs(cx, all, false, true, blocks);
+    let later = round_secs(cx, all, restart, restart, blocks);
     let left = deadline
         .saturating_duration_since(Instant::now())
         .as_secs_f64();
@@ -164,7 +165,10 @@ pub fn run(
         .iter()
         .map(|s| racing && s.as_ref().is_some_and(restartable))
         .collect();
-    let mut info = first_info(cx, racing, &may_restart);
+    let running: Vec<usize> = (0..sessions.len())
+        .filter(|&i| sessions[i].is_some())
+        .collect();
+    let mut info = first_info(cx, racing, &may_restart, &running);
     let looks = info.race.as_ref().and_then(|r| r.looks);
     let most = looks.unwrap_or(p.max_rounds);
     // Whose process has served no load yet (its warm-up is a first one).
@@ -286,7 +290,12 @@ pub fn run(
 
 /// The rounds' record before the first round: the limits, the first canary, and for a
 /// race the looks it spreads its error rate over.
-fn first_info(cx: &ScenarioCx<'_>, racing: bool, may_restart: &[bool]) -> RoundsInfo {
+fn first_info(
+    cx: &ScenarioCx<'_>,
+    racing: bool,
+    may_restart: &[bool],
+    running: &[usize],
+) -> RoundsInfo {
     let p = cx.sp.precision;
     let mut info = RoundsInfo {
         run: 0,
@@ -304,7 +313,7 @@ fn first_info(cx: &ScenarioCx<'_>, racing: bool, may_restart: &[bool]) -> Rounds
     // machine's pace. Planned over the profile's most rounds instead, a race the budget
     // stops after two would decide at a tenth of its error rate (α·t² at t = 2/10).
     let looks = if racing {
-        planned_looks(cx, may_restart)
+        planned_looks(cx, may_restart, running)
     } else {
         None
     };
