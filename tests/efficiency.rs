@@ -67,8 +67,7 @@ fn targets_at_one_rate_are_ranked_by_cpu_per_answer_and_one_that_falls_behind_is
     // The two servers differ only by 2,000 µs of spinning per answer: the figure finds it
     // within 10% (the median of the rounds; each server's own overhead cancels, and its
     // noise, about ±100 µs a round, is a twentieth of the difference).
-    extra.sort_by(f64::total_cmp);
-    let median = extra[extra.len() / 2];
+    let median = gqlbench::stats::median(&extra);
     assert!(
         (1800.0..=2200.0).contains(&median),
         "heavy minus light per answer: {extra:?} µs, median {median:.0}"

@@ -17,8 +17,8 @@ impl Kind for Load {
 
 /// One trial: a warm-up and a measured window at the scenario's load.
 pub fn trial(cx: &mut TrialCx<'_>) -> TrialResult {
-    let load = cx.sp.load.clone();
-    trial_of(cx, &load)
+    let sp = cx.sp;
+    trial_of(cx, &sp.load)
 }
 
 /// One trial at `load`, the scenario's or one its kind sends instead (a fixed rate).

@@ -17,6 +17,7 @@ use crate::catalog::scenario::Model;
 use crate::kind::{Kind, KindDef, ResolveCx};
 use crate::results::{Key, ScenarioResult, TargetResult, TrialResult};
 use crate::stats::{paired_difference, Difference};
+use crate::summary::efficiency::cpu_us_per_request;
 use crate::view::cells::dash;
 use crate::view::Table;
 
@@ -198,8 +199,6 @@ pub fn fmt_added(d: Option<&Difference>) -> String {
         format!("{core}: below resolution (±{:.0} µs)", d.resolution())
     }
 }
-
-use crate::summary::efficiency::cpu_us_per_request;
 
 /// The median over a target's valid, counted trials of a figure they have.
 pub fn median_of(t: &TargetResult, f: impl Fn(&TrialResult) -> Option<f64>) -> Option<f64> {

@@ -11,6 +11,7 @@
 //! one: no default traffic sizes the targets apart (docs/cost.md).
 use crate::cost::{self, seed, sizing, Efficiency, Pricing};
 use crate::results::{RunResults, ScenarioResult};
+use crate::view::cells::est;
 
 use super::{fmt_bytes, fmt_rps, ExtraTable};
 
@@ -74,8 +75,6 @@ pub fn money(currency: &str, v: f64) -> String {
         format!("{n} {currency}")
     }
 }
-
-use crate::view::cells::est;
 
 fn range<T: PartialEq + std::fmt::Display>(
     c: &T,

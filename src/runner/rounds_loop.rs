@@ -131,11 +131,10 @@ fn round_secs(
 fn planned_looks(cx: &ScenarioCx<'_>, may_restart: &[bool], running: &[usize]) -> Option<u32> {
     let p = cx.sp.precision;
     let deadline = cx.deadline?;
-    let all = running;
     let blocks = super::alternating::planned(cx.plan, cx.sp).map(|a| a.blocks_for(cx.sp.duration));
     let restart = may_restart.iter().any(|&x| x);
-    let first = round_secs(cx, all, false, true, blocks);
-    let later = round_secs(cx, all, restart, restart, blocks);
+    let first = round_secs(cx, running, false, true, blocks);
+    let later = round_secs(cx, running, restart, restart, blocks);
     let left = deadline
         .saturating_duration_since(Instant::now())
         .as_secs_f64();
