@@ -150,6 +150,21 @@ fn bad_flags_are_named() {
         out.stderr
     );
 
+    // One of the named targets runs nowhere: refused, not left out in silence.
+    let out = Gqlbench::run("servers")
+        .root(repo())
+        .scenarios("batching")
+        .targets("apollo-server,graphql-jit")
+        .go();
+    out.assert_exit(2);
+    assert!(
+        out.stderr.contains("--targets")
+            && out.stderr.contains("graphql-jit is in no chosen scenario")
+            && out.stderr.contains("batching runs apollo-server"),
+        "{}",
+        out.stderr
+    );
+
     // A sweep's level twice, or -c beside a sweep (which sets the connections itself).
     let out = Gqlbench::run("e2e")
         .root(fixtures())

@@ -259,6 +259,22 @@ pub trait Kind: std::fmt::Debug + Send + Sync {
         }
     }
 
+    /// With every target started and checked, before the first round: what the kind
+    /// measures once for the whole scenario (an efficiency scenario's rate, when it is a
+    /// share of what the targets serve). It may stop a session (`None`) after recording
+    /// why in the target's row.
+    fn before_rounds(
+        &self,
+        cx: &mut ScenarioCx<'_>,
+        sessions: &mut [Option<Session>],
+        ops: &[gqlbench_engine::Operation],
+    ) -> Result<()> {
+        match self.inner() {
+            Some(k) => k.before_rounds(cx, sessions, ops),
+            None => Ok(()),
+        }
+    }
+
     /// Runs the whole scenario itself, instead of trials over targets started once.
     fn run_alone(&self, cx: &mut ScenarioCx<'_>) -> Option<Result<()>> {
         self.inner().and_then(|k| k.run_alone(cx))

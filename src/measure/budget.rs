@@ -144,7 +144,7 @@ impl Budget {
     }
 
     /// The least time `sp` takes at the pace measured so far: its minimum rounds of every
-    /// target, each target started (for every round, when the rounds race and start fresh
+    /// target that starts (`ScenarioPlan::running_targets`), each target started (for every round, when the rounds race and start fresh
     /// processes) and, alternating, each round its warm-up (fresh processes) and window in
     /// whole blocks of every target's slices.
     pub fn minimum_s<K: ?Sized>(&self, sp: &ScenarioPlan<K>) -> f64 {
@@ -153,7 +153,7 @@ impl Budget {
 
     /// `minimum_s` from the trials' pace and the starts alone.
     pub fn estimate_s<K: ?Sized>(&self, sp: &ScenarioPlan<K>) -> f64 {
-        let n = sp.targets.len();
+        let n = sp.running_targets();
         let rounds = sp.needs.budget_trials.max(1);
         let races = sp.races();
         let starts = if races { rounds } else { 1 };

@@ -1,7 +1,8 @@
 //! Which scenarios a run plans: those named (else the suite's, an optional one only when
 //! named or with --all; on a user's graph only those that run on one), each resolved. A
-//! run where none keeps a target is refused, blamed on the flag that chose them, and so is
-//! a user's graph that no chosen gateway can front.
+//! run where none keeps a target is refused, blamed on the flag that chose them, and so are
+//! a target named in --targets that no chosen scenario runs and a user's graph that no
+//! chosen gateway can front.
 use anyhow::Result;
 
 use super::scenario;
@@ -68,10 +69,57 @@ pub fn scenarios(
         }
         .into());
     }
+    every_target_runs(args, &scenarios)?;
     if let Some(g) = &own {
         some_target_serves(cat, &scenarios, g)?;
     }
     Ok(scenarios)
+}
+
+/// A target named in `--targets` that no chosen scenario runs is refused: left out in
+/// silence, a comparison the user asked for would quietly not happen.
+fn every_target_runs(args: &RunOptions, scenarios: &[ScenarioPlan]) -> Result<()> {
+    let runs = |t: &String| {
+        scenarios
+            .iter()
+            .any(|sp| sp.targets.iter().any(|x| &x.name == t))
+    };
+    let missing: Vec<&String> = args.targets.iter().filter(|t| !runs(t)).collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    let lists: Vec<String> = scenarios
+        .iter()
+        .map(|sp| {
+            let not: Vec<String> = sp
+                .not_supported
+                .iter()
+                .filter(|(t, _)| missing.contains(&t))
+                .map(|(t, why)| format!("{t} does not serve it: {why}"))
+                .collect();
+            let names: Vec<&str> = sp.targets.iter().map(|t| t.name.as_str()).collect();
+            let mut line = format!("{} runs {}", sp.name, names.join(", "));
+            if !not.is_empty() {
+                line.push_str(&format!(" ({})", not.join("; ")));
+            }
+            line
+        })
+        .collect();
+    Err(PlanError::Flag {
+        flag: "--targets",
+        message: format!(
+            "{} {} in no chosen scenario ({}): choose a scenario that runs it (`gqlbench list {}` shows each scenario's targets) or leave it out",
+            missing
+                .iter()
+                .map(|t| t.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
+            if missing.len() == 1 { "is" } else { "are" },
+            lists.join("; "),
+            args.suite
+        ),
+    }
+    .into())
 }
 
 /// Why scenario `sp` kept no target: what the chosen targets' target.toml say of its

@@ -392,7 +392,10 @@ fn the_run_lines_count_rows_within_fastest_named_pairs_decided_and_what_the_budg
     for s in &mut cost.scenarios {
         s.by_kind.set(
             &crate::summary::efficiency::RATE,
-            &crate::summary::efficiency::Rate { rate: 20.0 },
+            &crate::summary::efficiency::Rate {
+                rate: 20.0,
+                share: None,
+            },
         );
     }
     assert_eq!(

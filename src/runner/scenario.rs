@@ -100,6 +100,9 @@ fn run_trials(cx: &mut ScenarioCx<'_>) -> Result<()> {
         .iter()
         .map(|(o, w)| o.to_engine(*w))
         .collect();
+    let kind = cx.sp.kind.clone();
+    kind.before_rounds(cx, &mut sessions, &engine_ops)?;
+    cx.results.save(&cx.plan.out_dir)?;
     super::rounds_loop::run(cx, &mut sessions, &engine_ops)?;
     stop_sessions(cx, &mut sessions);
     Ok(())

@@ -9,6 +9,9 @@ use crate::results::{Key, ScenarioResult, TrialResult};
 
 /// `efficiency` of a scenario: the rate its trials were sent.
 pub const RATE: Key<Rate> = Key::new("efficiency");
+/// `efficiency_probe` of a scenario whose rate is a share of what its targets served: the
+/// probe of each started target at the start, before its rounds.
+pub const PROBE: Key<Vec<Probe>> = Key::new("efficiency_probe");
 /// `efficiency` of a trial: softirq time of the target's CPUs over the window, % of one
 /// CPU (absent where /proc/stat could not be read).
 pub const SOFTIRQ: Key<f64> = Key::new("target_softirq_pct");
@@ -16,12 +19,43 @@ pub const SOFTIRQ: Key<f64> = Key::new("target_softirq_pct");
 /// Achieved over offered rate below which a trial gives no cost figure.
 pub const HELD: f64 = 0.98;
 
-/// `[efficiency]`: the arrival rate every target is sent.
+/// The arrival rate every target of an efficiency scenario is sent.
 #[derive(Deserialize, Serialize, Debug, Clone, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct Rate {
-    /// Requests per second, sent on schedule.
+    /// Requests per second, sent on schedule; 0 while a measured rate is not known (its
+    /// probe found no target that answered).
     pub rate: f64,
+    /// `[efficiency] share`: the rate is this share of the least any target served in the
+    /// probe at the start ([`PROBE`]); None for a rate the file gives.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub share: Option<f64>,
+}
+
+/// One target's probe: a short closed-model run at the start of a scenario whose rate is
+/// measured, saturating whichever of the gateway and the CPUs the generator shares with
+/// the subgraphs binds first.
+#[derive(Deserialize, Serialize, Debug, Clone, PartialEq)]
+pub struct Probe {
+    pub target: String,
+    /// Validated answers per second over the probe's window.
+    pub rps: f64,
+    /// No failed response and the target stayed up: only valid probes set the rate.
+    pub valid: bool,
+    /// What bound it (`summary::bound`'s label: "gateway (CPU 97%)", "subgraphs (...)").
+    pub bound: Option<String>,
+    /// The generator's and the subgraphs' CPU over the window, each a fraction of the CPUs
+    /// they share (the subgraphs' None where not measured, or not a federation target).
+    pub generator_share: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subgraphs_share: Option<f64>,
+    /// Subgraph requests per client request (warm-up included): below the plan's count
+    /// where the gateway merged identical subgraph fetches in flight, which a saturating
+    /// probe's concurrency allows and a lower rate's trials hardly do.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub calls_per_request: Option<f64>,
+    /// Why it is not valid.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub problems: Vec<String>,
 }
 
 /// CPU time per request in µs: a process's average CPU share over the window (% of one
@@ -90,7 +124,13 @@ mod tests {
         // A throughput scenario ranks answers per second, and pools its rounds' noise.
         assert_eq!(ranked_figure(&s)(&plain), Some(500.0));
         assert!(crate::summary::standing::rule(&s).pooled);
-        s.by_kind.set(&RATE, &Rate { rate: 500.0 });
+        s.by_kind.set(
+            &RATE,
+            &Rate {
+                rate: 500.0,
+                share: None,
+            },
+        );
         let f = ranked_figure(&s);
         assert!(
             (f(&plain).unwrap() - 2000.0).abs() < 1e-9,
