@@ -10,7 +10,7 @@ fn check_finds_every_answer_right_on_every_node_target() {
     let stdout = &out.stdout;
     assert!(out.success(), "{stdout}");
     assert!(
-        stdout.contains("22 target(s) checked, 0 problem(s)"),
+        stdout.contains("24 target(s) checked, 0 problem(s)"),
         "{stdout}"
     );
     assert!(!stdout.contains("WRONG"));
@@ -128,6 +128,19 @@ fn two_round_run(scenario: &str) -> (tempfile::TempDir, RunResults) {
     servers_run(scenario, 2, "500ms")
 }
 
+/// Each (target, base) of a two-round run: measured in both rounds, every answer right, and
+/// set against the base its target.toml names.
+fn every_row_valid_over_its_base(r: &RunResults, bases: &[(&str, Option<&str>)]) {
+    for &(name, base) in bases {
+        let t = target(r, 0, name);
+        assert_eq!(t.status, TargetStatus::Ok, "{name}: {:?}", t.problem);
+        assert_eq!(t.base.as_deref(), base, "{name}");
+        let summary = t.summary.as_ref().unwrap();
+        assert!(summary.valid && summary.failures == 0, "{name}");
+        assert_eq!(counted_trials(t).len(), 2, "{name}: both rounds");
+    }
+}
+
 /// The integrations scenario: Apollo Server standalone, on Express 4 (its own install) and
 /// on Fastify, Mercurius without JIT, and graphyne-server on Express, Fastify and micro
 /// (optional targets, named by the scenario), each answering right and set against its base
@@ -149,14 +162,7 @@ fn every_integration_of_a_server_is_measured_against_its_base() {
         ("graphyne-server-micro", Some("graphyne-server")),
     ];
     assert_eq!(s.targets.len(), bases.len());
-    for (name, base) in bases {
-        let t = target(&r, 0, name);
-        assert_eq!(t.status, TargetStatus::Ok, "{name}: {:?}", t.problem);
-        assert_eq!(t.base.as_deref(), base, "{name}");
-        let summary = t.summary.as_ref().unwrap();
-        assert!(summary.valid && summary.failures == 0, "{name}");
-        assert_eq!(counted_trials(t).len(), 2, "{name}: both rounds");
-    }
+    every_row_valid_over_its_base(&r, &bases);
     // Express 4's own lockfile pins the same Apollo Server as the base's.
     assert_eq!(
         target(&r, 0, "apollo-server-express4").version,
@@ -182,6 +188,67 @@ fn every_integration_of_a_server_is_measured_against_its_base() {
             "no row '{row}' in report.md: {md}"
         );
     }
+}
+
+/// The builders scenario: the same server and resolvers with the schema built by Pothos and
+/// by Nexus, answering right and set against their SDL-first base; and a built schema is
+/// held to the suite's SDL: one that prints differently is refused, naming the line.
+#[test]
+fn code_first_schemas_are_measured_against_the_same_schema_from_sdl() {
+    let (out_dir, r) = two_round_run("builders");
+    every_row_valid_over_its_base(
+        &r,
+        &[
+            ("graphql-http", None),
+            ("graphql-http-pothos", Some("graphql-http")),
+            ("graphql-http-nexus", Some("graphql-http")),
+        ],
+    );
+    for (name, version) in [
+        ("graphql-http-pothos", "4.15.1"),
+        ("graphql-http-nexus", "1.3.0"),
+    ] {
+        assert_eq!(
+            target(&r, 0, name).version.as_deref(),
+            Some(version),
+            "the builder's version from the base's lockfile"
+        );
+    }
+    let md = std::fs::read_to_string(out_dir.path().join("report.md")).unwrap();
+    for variant in ["graphql-http-pothos", "graphql-http-nexus"] {
+        let row = format!("| {variant} | graphql-http |");
+        assert!(md.lines().any(|l| l.starts_with(&row)), "{row}: {md}");
+    }
+    // The run installed the base's packages: the check itself, on the built schema and on
+    // one whose field is nullable where the SDL says it is not.
+    let script = r#"
+        import { buildSchema } from 'graphql';
+        import { sameAsSdl } from './same-as-sdl.mjs';
+        import { pothosSchema } from './pothos-schema.mjs';
+        import { nexusSchema } from './nexus-schema.mjs';
+        import { resolvers, typeDefs } from '../_node/index.mjs';
+        import { SUBSCRIPTION_TYPES } from '../_node/subscriptions.mjs';
+        sameAsSdl(pothosSchema(resolvers), 'Pothos');
+        sameAsSdl(nexusSchema(resolvers), 'Nexus');
+        const sdl = typeDefs.replace(SUBSCRIPTION_TYPES, '').replace('  email: String!', '  email: String');
+        try { sameAsSdl(buildSchema(sdl), 'Edited'); console.log('accepted'); } catch (e) { console.log(e.message); }
+    "#;
+    let out = std::process::Command::new("node")
+        .args(["--input-type=module", "-e", script])
+        .current_dir(repo().join("targets/graphql-http"))
+        .output()
+        .expect("node runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("the Edited schema differs from the suite's SDL at line")
+            && stdout.contains("email: String"),
+        "{stdout}"
+    );
 }
 
 /// The runtimes scenario: the same Yoga on Node, Bun and Deno (both from the npm registry),

@@ -21,7 +21,22 @@ const data = await dataSourceFromEnv({
   name: 'graphql-http',
   load: async () => ({ pg: (await import('pg')).default, DataLoader: (await import('dataloader')).default }),
 });
-const schema = attachResolvers(buildSchema(typeDefs), data.resolvers);
+// GQLBENCH_SCHEMA_BUILDER=pothos|nexus (the graphql-http-pothos and -nexus variants): the
+// same schema built code first over the same resolvers, held to the SDL before it serves.
+const BUILDERS = {
+  pothos: ['Pothos', './pothos-schema.mjs', 'pothosSchema'],
+  nexus: ['Nexus', './nexus-schema.mjs', 'nexusSchema'],
+};
+async function codeFirstSchema(name) {
+  const [label, file, build] = BUILDERS[name] ?? [];
+  if (!label) throw new Error(`GQLBENCH_SCHEMA_BUILDER=${name}: not one of ${Object.keys(BUILDERS).join(', ')}`);
+  const { sameAsSdl } = await import('./same-as-sdl.mjs');
+  return sameAsSdl((await import(file))[build](data.resolvers), label);
+}
+const builder = process.env.GQLBENCH_SCHEMA_BUILDER;
+const schema = builder
+  ? await codeFirstSchema(builder)
+  : attachResolvers(buildSchema(typeDefs), data.resolvers);
 
 const handler = createHandler({
   schema,

@@ -110,8 +110,10 @@ pub fn run(
 }
 
 /// No probe was valid, so there is no rate to send: every target still running is
-/// stopped, its row saying why (its own probe's problems).
+/// stopped, its row saying why (its own probe's problems, or the interruption that cut
+/// the probes short).
 pub fn no_rate(cx: &mut ScenarioCx<'_>, sessions: &mut [Option<Session>]) {
+    let interrupted = cx.ctx.cancelled();
     let probes = cx.results.scenarios[cx.si]
         .by_kind
         .get(&PROBE)
@@ -125,6 +127,13 @@ pub fn no_rate(cx: &mut ScenarioCx<'_>, sessions: &mut [Option<Session>]) {
         let why = own.map_or_else(|| "not probed".to_string(), |p| p.problems.join("; "));
         // A probe that got answers but failed some was answered wrong under load; one
         // that got none timed out.
+        if interrupted {
+            tr.status = TargetStatus::Interrupted;
+            tr.problem = Some("run interrupted during the rate probe".into());
+            sess.stop();
+            *slot = None;
+            continue;
+        }
         tr.status = match own {
             Some(p) if p.rps > 0.0 => TargetStatus::WrongAnswers,
             _ => TargetStatus::TimedOut,
