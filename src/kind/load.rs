@@ -63,6 +63,31 @@ pub fn trial_line(label: &str, t: &TrialResult) -> String {
     )
 }
 
+/// A run's problems, its own and what its figures say (failed responses, a target that
+/// exited, an interruption, nothing answered): none means valid.
+pub fn problems_of(
+    mut problems: Vec<String>,
+    load: &gqlbench_engine::LoadResult,
+    exited: Option<std::process::ExitStatus>,
+) -> Vec<String> {
+    if load.failed > 0 {
+        problems.push(format!("{} failed responses", load.failed));
+    }
+    if let Some(st) = exited {
+        problems.push(format!("target exited ({st})"));
+    }
+    if load.interrupted {
+        problems.push("interrupted".into());
+    }
+    if load.requests == 0 && problems.is_empty() {
+        problems.push(
+            "no request was sent and answered within the measured window: the target may be slower than the window is long (raise --duration)"
+                .into(),
+        );
+    }
+    problems
+}
+
 /// The trial made of what was measured: its problems (failed responses, a target that
 /// exited, nothing answered) decide its validity. `started_at` is when the trial began.
 pub fn conclude(
@@ -71,23 +96,8 @@ pub fn conclude(
     m: Measured,
     sweep: Option<Vec<SweepStep>>,
 ) -> TrialResult {
-    let mut problems = m.problems;
-    let failed = m.load.failed;
-    if failed > 0 {
-        problems.push(format!("{failed} failed responses"));
-    }
-    if let Some(st) = cx.sess.process.exited() {
-        problems.push(format!("target exited ({st})"));
-    }
-    if m.load.interrupted {
-        problems.push("interrupted".into());
-    }
-    if m.load.requests == 0 && problems.is_empty() {
-        problems.push(
-            "no request was sent and answered within the measured window: the target may be slower than the window is long (raise --duration)"
-                .into(),
-        );
-    }
+    let exited = cx.sess.process.exited();
+    let problems = problems_of(m.problems, &m.load, exited);
     TrialResult {
         trial: cx.trial,
         position: cx.position,

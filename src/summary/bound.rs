@@ -36,17 +36,32 @@ impl Bound {
         // The cores are the run's: the same in every trial.
         let up = trials.last()?.upstream.as_ref()?;
         let utilization: Vec<f64> = trials.iter().map(|x| x.generator.utilization).collect();
-        Some(Bound {
-            gateway: s
-                .cpu_avg_pct
+        Some(Bound::of_shares(
+            s.cpu_avg_pct,
+            s.subgraph_cpu_pct,
+            median(&utilization),
+            up,
+            trials.iter().all(|x| x.load.model == "open"),
+        ))
+    }
+
+    /// From one reading: the gateway's and the subgraphs' CPU (% of one core) over the
+    /// cores `up` says each had, and the generator's utilization.
+    pub fn of_shares(
+        gateway_pct: Option<f64>,
+        subgraph_pct: Option<f64>,
+        generator: f64,
+        up: &crate::results::UpstreamUsage,
+        open: bool,
+    ) -> Bound {
+        Bound {
+            gateway: gateway_pct
                 .zip(up.gateway_cores)
                 .map(|(pct, cores)| pct / 100.0 / cores.max(1) as f64),
-            generator: median(&utilization),
-            subgraphs: s
-                .subgraph_cpu_pct
-                .map(|pct| pct / 100.0 / up.subgraph_cores.max(1) as f64),
-            open: trials.iter().all(|x| x.load.model == "open"),
-        })
+            generator,
+            subgraphs: subgraph_pct.map(|pct| pct / 100.0 / up.subgraph_cores.max(1) as f64),
+            open,
+        }
     }
 
     /// The generator's and the subgraphs' CPU together, on the cores they share.

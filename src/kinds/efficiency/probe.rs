@@ -67,21 +67,20 @@ pub fn run(
             WINDOW,
             &label,
         );
-        let mut problems = m.problems.clone();
-        if m.load.failed > 0 {
-            problems.push(format!("{} failed responses", m.load.failed));
-        }
         let exited = sess.process.exited();
-        if let Some(st) = exited {
-            problems.push(format!("target exited ({st})"));
-        }
-        if m.load.requests == 0 && problems.is_empty() {
-            problems.push("no answer".into());
-        }
         let rps = m.load.throughput_rps;
-        let bound = bound(&m);
+        let bound = m.upstream.as_ref().map(|up| {
+            Bound::of_shares(
+                m.vitals.cpu_avg_pct,
+                up.subgraph_cpu_pct,
+                m.generator.utilization,
+                up,
+                false,
+            )
+        });
+        let problems = crate::kind::load::problems_of(m.problems, &m.load, exited);
         let p = Probe {
-            target: name.clone(),
+            target: name,
             rps,
             valid: problems.is_empty() && rps > 0.0,
             bound: bound.map(|b| b.label()),
@@ -146,23 +145,6 @@ pub fn no_rate(cx: &mut ScenarioCx<'_>, sessions: &mut [Option<Session>]) {
         sess.stop();
         *slot = None;
     }
-}
-
-/// What bound the probe, from its own figures (`summary::bound`'s reading of a row).
-fn bound(m: &crate::measure::trial::Measured) -> Option<Bound> {
-    let up = m.upstream.as_ref()?;
-    Some(Bound {
-        gateway: m
-            .vitals
-            .cpu_avg_pct
-            .zip(up.gateway_cores)
-            .map(|(pct, cores)| pct / 100.0 / cores.max(1) as f64),
-        generator: m.generator.utilization,
-        subgraphs: up
-            .subgraph_cpu_pct
-            .map(|pct| pct / 100.0 / up.subgraph_cores.max(1) as f64),
-        open: false,
-    })
 }
 
 /// "  efficiency-high probe hive-router: 612 req/s, bound by gateway (CPU 97%)".
