@@ -57,6 +57,12 @@ fn one_second_run_of_each_node_target_is_valid_and_measured() {
             assert_eq!(summary.failures, 0, "{name}");
             assert!(summary.rps.median > 50.0, "{name}");
             assert!(t.version.is_some(), "{name}: version from the lockfile");
+            // Read from /proc: Node runs V8's platform threads beside its main one.
+            assert!(
+                summary.threads_peak.is_some_and(|n| n > 1),
+                "{name}: {:?}",
+                summary.threads_peak
+            );
             let trial = &t.trials[0];
             let Some(gc) = &trial.vitals.gc else {
                 panic!("{name}: GC probe read")

@@ -117,7 +117,7 @@ fn ready(
     if !o.cold {
         std::thread::sleep(Duration::from_millis(200));
     }
-    let (_, rss, _) = vitals::read(process.pid, cgroup);
+    let rss = vitals::read(process.pid, cgroup).rss;
     let verified_cpus = procfs::session_members(process.pid)
         .iter()
         .filter_map(|m| crate::sys::cpus::process_cpus(m.pid))

@@ -22,20 +22,42 @@ pub struct Sampler {
     handle: Option<JoinHandle<Vitals>>,
 }
 
-/// CPU seconds and RSS bytes of the target right now. RSS is None once no process of the
-/// target is left (it exited): a dead target has no memory figure, not a zero one.
-pub fn read(sid: i32, cgroup: Option<&Cgroup>) -> (Option<f64>, Option<u64>, &'static str) {
+/// One reading of a target's processes.
+#[derive(Debug, Clone, Copy)]
+pub struct Reading {
+    pub cpu_s: Option<f64>,
+    /// None once no process of the target is left (it exited): a dead target has no
+    /// memory figure, not a zero one.
+    pub rss: Option<u64>,
+    /// Threads of every process of the target; None, as RSS, when none is left.
+    pub threads: Option<u32>,
+    /// "cgroup" or "proc": where the CPU figure came from.
+    pub source: &'static str,
+}
+
+/// CPU seconds, RSS bytes and threads of the target right now.
+pub fn read(sid: i32, cgroup: Option<&Cgroup>) -> Reading {
     let members = procfs::session_members(sid);
-    let rss = (!members.is_empty())
-        .then(|| members.iter().map(|m| m.rss_pages).sum::<u64>() * procfs::page_size());
-    if let Some(cpu) = cgroup.and_then(|c| c.cpu_seconds()) {
-        return (Some(cpu), rss, "cgroup");
+    let alive = !members.is_empty();
+    let rss = alive.then(|| members.iter().map(|m| m.rss_pages).sum::<u64>() * procfs::page_size());
+    let threads = alive.then(|| {
+        let n: u64 = members.iter().map(|m| m.threads).sum();
+        u32::try_from(n).unwrap_or(u32::MAX)
+    });
+    let (cpu_s, source) = match cgroup.and_then(|c| c.cpu_seconds()) {
+        Some(cpu) => (Some(cpu), "cgroup"),
+        None if alive => {
+            let ticks: u64 = members.iter().map(|m| m.cpu_ticks).sum();
+            (Some(ticks as f64 / procfs::clock_ticks()), "proc")
+        }
+        None => (None, "proc"),
+    };
+    Reading {
+        cpu_s,
+        rss,
+        threads,
+        source,
     }
-    if members.is_empty() {
-        return (None, None, "proc");
-    }
-    let ticks: u64 = members.iter().map(|m| m.cpu_ticks).sum();
-    (Some(ticks as f64 / procfs::clock_ticks()), rss, "proc")
 }
 
 impl Sampler {
@@ -101,7 +123,9 @@ fn sample_loop(
     gc_now: &mut dyn FnMut() -> Option<GcStats>,
 ) -> Vitals {
     let t0 = Instant::now();
-    let (cpu0, rss0, source) = read(sid, cgroup);
+    let first = read(sid, cgroup);
+    let (cpu0, rss0, source) = (first.cpu_s, first.rss, first.source);
+    let mut threads_peak = first.threads;
     let mut last = (t0, cpu0);
     let mut peak_pct: Option<f64> = None;
     // Memory figures come from samples taken while the target was alive.
@@ -122,7 +146,9 @@ fn sample_loop(
             std::thread::sleep(Duration::from_millis(5).min(interval));
         }
         let now = Instant::now();
-        let (cpu, rss, _) = read(sid, cgroup);
+        let now_read = read(sid, cgroup);
+        let (cpu, rss) = (now_read.cpu_s, now_read.rss);
+        threads_peak = threads_peak.max(now_read.threads);
         let dt = now.duration_since(last.0).as_secs_f64();
         if let (Some(c), Some(p)) = (cpu, last.1) {
             // Only full intervals count for the peak: a short last slice is too noisy.
@@ -178,6 +204,7 @@ fn sample_loop(
             rss_sum,
             rss_peak,
             samples,
+            threads_peak,
         },
         series,
         memory_trend(&rss_samples),
@@ -195,6 +222,8 @@ struct Window {
     rss_peak: Option<u64>,
     /// Samples whose RSS could be read.
     samples: u32,
+    /// The most threads of the target's processes at one sample.
+    threads_peak: Option<u32>,
 }
 
 /// The window's figures: each one None ("unmeasured") when nothing of it could be read,
@@ -219,6 +248,7 @@ fn vitals_of(
         },
         rss_avg_bytes: (w.samples > 0).then(|| (w.rss_sum / w.samples as u128) as u64),
         rss_peak_bytes: w.rss_peak,
+        threads_peak: w.threads_peak,
         samples: w.samples,
         interval_s: interval.as_secs_f64(),
         gc: None,
@@ -304,6 +334,19 @@ mod tests {
             "{:?}",
             v.series
         );
+    }
+
+    #[test]
+    fn threads_are_counted_over_every_process_of_the_session() {
+        let dir = tempfile::tempdir().unwrap();
+        // The shell and two children, one thread each: three, where the leader alone
+        // would be one.
+        let mut p = spawn_sh("sleep 2 & sleep 2 & wait", dir.path());
+        let v = sampled(p.pid, 50, 400);
+        p.stop(Duration::from_millis(200));
+        assert_eq!(v.threads_peak, Some(3), "{v:?}");
+        // Gone: no threads read, not zero.
+        assert_eq!(read(p.pid, None).threads, None);
     }
 
     #[test]

@@ -1,11 +1,12 @@
 //! The extra tables of a scenario beyond its main table: the kind's own tables
-//! (`kinds::tables`), then for gateways the federation upstream table (calls to subgraphs,
+//! (`kinds::tables`), the servers grouped by language (`languages`), then for gateways the federation upstream table (calls to subgraphs,
 //! their CPU and memory, what bound the row: `summary::bound`) and the first-request table (what a cold query-plan cache costs).
 use crate::results::{ScenarioResult, TargetResult};
 use crate::view::Table as ExtraTable;
 
 pub fn extra_tables(s: &ScenarioResult) -> Vec<ExtraTable> {
     let mut out = crate::kinds::tables(s);
+    out.extend(super::languages::table(s));
     out.extend(upstream_table(s));
     if let Some(t) = first_request_table(s) {
         out.push(t);

@@ -18,6 +18,7 @@ mod extras;
 mod forecast;
 pub mod html;
 pub mod json;
+pub mod languages;
 pub mod markdown;
 mod notes;
 pub mod precision;

@@ -39,6 +39,9 @@ pub struct TargetSummary {
     pub cpu_avg_pct: Option<f64>,
     pub rss_peak_bytes: Option<u64>,
     pub rss_avg_bytes: Option<u64>,
+    /// The most threads the target had at one sample, over the counted trials (/proc).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub threads_peak: Option<u32>,
     pub gc: Option<GcStats>,
     pub generator_utilization_max: f64,
     /// Federation: median subgraph requests per client request.

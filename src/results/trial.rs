@@ -213,6 +213,10 @@ pub struct Vitals {
     pub rss_avg_bytes: Option<u64>,
     #[serde(default)]
     pub rss_peak_bytes: Option<u64>,
+    /// The most threads the target's processes had at one sample of the window (what its
+    /// runtime started: workers, GC and JIT threads, pools), read from /proc.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub threads_peak: Option<u32>,
     pub samples: u32,
     /// Sampling interval in seconds.
     pub interval_s: f64,

@@ -64,6 +64,7 @@ pub fn summarize(t: &TargetResult) -> Option<TargetSummary> {
         // Over the trials where each figure was read: an unread one is not a zero.
         cpu_avg_pct: median_of(used.iter().filter_map(|x| x.vitals.cpu_avg_pct)),
         rss_peak_bytes: used.iter().filter_map(|x| x.vitals.rss_peak_bytes).max(),
+        threads_peak: used.iter().filter_map(|x| x.vitals.threads_peak).max(),
         rss_avg_bytes: median_of(
             used.iter()
                 .filter_map(|x| x.vitals.rss_avg_bytes.map(|b| b as f64)),

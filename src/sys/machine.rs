@@ -111,6 +111,46 @@ pub fn python_version(python: &Path) -> Option<String> {
     out.status.success().then(|| v.to_string())
 }
 
+/// The version of a compiled target's toolchain, run in the target's folder (where a
+/// go.mod `toolchain` line or a rust-toolchain file picks it): "1.26.8" for `go`, "1.95.0"
+/// for `rust` (rustc), "17.0.15" for `java` (the JVM that starts it). None when the program
+/// is missing or says something else.
+pub fn toolchain_version(runtime: &str, dir: &Path) -> Option<String> {
+    let (program, args): (&str, &[&str]) = match runtime {
+        "go" => ("go", &["env", "GOVERSION"]),
+        "rust" => ("rustc", &["--version"]),
+        "java" => ("java", &["-version"]),
+        _ => return None,
+    };
+    let out = Command::new(program)
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .ok()
+        .filter(|o| o.status.success())?;
+    // `java -version` writes to stderr.
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    parse_toolchain_version(runtime, &text)
+}
+
+fn parse_toolchain_version(runtime: &str, text: &str) -> Option<String> {
+    let line = text.lines().next()?.trim();
+    let v = match runtime {
+        "go" => line.strip_prefix("go")?,
+        "rust" => line.strip_prefix("rustc ")?.split_whitespace().next()?,
+        "java" => line.split('"').nth(1)?,
+        _ => return None,
+    };
+    v.chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_digit())
+        .then(|| v.to_string())
+}
+
 pub fn runtimes() -> BTreeMap<String, String> {
     let mut m = BTreeMap::new();
     if let Some(v) = node_version() {
@@ -122,6 +162,23 @@ pub fn runtimes() -> BTreeMap<String, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn toolchains_name_their_versions_and_anything_else_is_none() {
+        let p = parse_toolchain_version;
+        assert_eq!(p("go", "go1.26.8\n").as_deref(), Some("1.26.8"));
+        assert_eq!(
+            p("rust", "rustc 1.95.0 (59807616e 2026-04-14)\n").as_deref(),
+            Some("1.95.0")
+        );
+        let java = "openjdk version \"17.0.15\" 2025-04-15\nOpenJDK Runtime Environment\n";
+        assert_eq!(p("java", java).as_deref(), Some("17.0.15"));
+        assert_eq!(p("go", "command not found"), None);
+        assert_eq!(p("java", "Error: no JVM"), None);
+        assert_eq!(p("node", "v20.20.2"), None);
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(toolchain_version("cobol", dir.path()), None);
+    }
 
     #[test]
     fn a_venv_interpreter_names_its_version_and_a_missing_one_none() {

@@ -13,6 +13,8 @@ pub struct ProcStat {
     /// through cutime/cstime, so short-lived helpers are not lost).
     pub cpu_ticks: u64,
     pub rss_pages: u64,
+    /// Threads of the process (field 20): what a runtime started, whether they run or wait.
+    pub threads: u64,
 }
 
 /// Parse /proc/<pid>/stat. The command name may contain spaces and parentheses, so fields
@@ -30,6 +32,7 @@ pub fn parse_stat(pid: i32, text: &str) -> Option<ProcStat> {
         dead: matches!(state, 'Z' | 'X'),
         cpu_ticks: field(14)? + field(15)? + field(16)? + field(17)?,
         rss_pages: field(24)?,
+        threads: field(20)?,
     })
 }
 

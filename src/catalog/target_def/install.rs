@@ -66,7 +66,9 @@ impl TargetDef {
 
     /// "node v20.20.2" (the `node` on PATH, which starts it), "bun 1.4.4" / "deno 2.9.6"
     /// (the runtime's npm package as its lockfile pins it), or "python 3.11.7" (the
-    /// interpreter of the target's own `.venv`, which starts it); None for other targets.
+    /// interpreter of the target's own `.venv`, which starts it), "go 1.26.8" / "rust 1.95.0"
+    /// / "java 17.0.15" (the toolchain that builds or starts it, as run in the target's
+    /// folder; the bare name when it cannot say); None for other targets.
     pub fn runtime_version(&self) -> Option<String> {
         match self.file.runtime.as_deref()? {
             "node" => crate::sys::machine::node_version().map(|v| format!("node {v}")),
@@ -76,6 +78,10 @@ impl TargetDef {
             }
             r @ ("bun" | "deno") => lock_version(&self.install_dir().join("package-lock.json"), r)
                 .map(|v| format!("{r} {v}")),
+            r @ ("go" | "rust" | "java") => Some(
+                crate::sys::machine::toolchain_version(r, self.install_dir())
+                    .map_or_else(|| r.to_string(), |v| format!("{r} {v}")),
+            ),
             other => Some(other.to_string()),
         }
     }

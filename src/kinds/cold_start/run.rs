@@ -180,7 +180,7 @@ pub(super) fn measure_start(
     let ready_s = s.ready_s;
     let rss_at_ready = s.rss_idle_bytes;
     let v1 = gqlbench_engine::check_once(&s.endpoint, variant, REQUEST_TIMEOUT);
-    let (_, rss_after, _) = vitals::read(s.process.pid, s.cgroup.as_deref());
+    let rss_after = vitals::read(s.process.pid, s.cgroup.as_deref()).rss;
     let v2 = gqlbench_engine::check_once(&s.endpoint, variant, REQUEST_TIMEOUT);
     let problem = ready::problem(&v1)
         .map(|p| format!("first request: {p}"))

@@ -9,7 +9,7 @@ pub(super) fn run_trial(cx: &mut TrialCx<'_>, sub: &Subscriptions) -> TrialResul
         (cx.sp, cx.plan, cx.ctx, cx.trial, cx.position, cx.label);
     let (sess, progress) = (&mut *cx.sess, &mut *cx.progress);
     let started_at = now_rfc3339();
-    let (_, rss_before, _) = vitals::read(sess.process.pid, sess.cgroup.as_deref());
+    let rss_before = vitals::read(sess.process.pid, sess.cgroup.as_deref()).rss;
     let (p, cores) = subscribe_plan(sp, plan, sess, sub);
     let control = SubscribeControl::with_cancel(ctx.cancel.clone());
     let live = control.live.clone();
