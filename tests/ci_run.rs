@@ -107,6 +107,9 @@ fn ci_installs_the_tests_prerequisites_with_apt_get_or_names_them() {
         "protoc",
         "initdb",
         "postgres",
+        "java",
+        "javac",
+        "mvn",
     ];
     // Everything there: nothing installed.
     let (code, err, log) = prerequisites(&all, "go1.26.0", true, &[]);
@@ -140,6 +143,8 @@ fn ci_installs_the_tests_prerequisites_with_apt_get_or_names_them() {
         "jq",
         "shellcheck",
         "build-essential",
+        "default-jdk-headless",
+        "maven",
         "protobuf-compiler",
     ] {
         assert!(install.split(' ').any(|w| w == pkg), "{pkg}: {install}");

@@ -1,10 +1,12 @@
 //! Servers in other languages (issue 40) install from their own registries into their own
 //! folder; a machine without the toolchain gets the install's reason and its fix, not a
-//! half-made environment. (Their answers are checked with every server's in
-//! tests/servers.rs, `gqlbench check servers`.)
+//! half-made environment; a run of servers in four languages names each one's toolchain,
+//! reads its threads and groups the rows by language. (Their answers are checked with every
+//! server's in tests/servers.rs, `gqlbench check servers`.)
 mod common;
 
 use common::*;
+use gqlbench::results::TargetStatus;
 
 /// The Strawberry target's folder copied into the fixture catalogue (its install writes
 /// `.venv` beside it: never into this checkout).
@@ -62,4 +64,48 @@ fn install_without_names_leaves_a_server_needing_another_toolchain_to_its_runs()
     );
     assert!(!all.contains("strawberry needs Python"), "{all}");
     assert!(!dir.path().join("targets/strawberry/.venv").exists());
+}
+
+/// gqlgen (Go), async-graphql (Rust), Strawberry (Python) and Mercurius (Node) on the simple
+/// query, two short rounds (`--slice 1s`: Strawberry holds a request about a quarter second
+/// at 100 connections): every row valid, each runtime named with the version of the
+/// toolchain that built or starts it, its threads read from /proc, and the report's
+/// "servers by language" table with one row per language. (Spring for GraphQL, whose JVM
+/// takes about 10 s to start on one CPU, is checked in tests/servers.rs.)
+#[test]
+fn servers_in_four_languages_are_measured_named_and_grouped() {
+    let out_dir = tempfile::tempdir().unwrap();
+    let out = Gqlbench::run("servers")
+        .root(repo())
+        .scenarios("simple")
+        .targets("mercurius,strawberry,gqlgen,async-graphql")
+        .trials(2)
+        .warmup("0s")
+        .duration("1s")
+        .args(["--slice", "1s"])
+        .json()
+        .out(out_dir.path())
+        .go();
+    assert!(out.success(), "{}", out.stderr);
+    let r = out.results();
+    for (name, runtime) in [
+        ("mercurius", "node v"),
+        ("strawberry", "python 3."),
+        ("gqlgen", "go 1."),
+        ("async-graphql", "rust 1."),
+    ] {
+        let t = target(&r, 0, name);
+        assert_eq!(t.status, TargetStatus::Ok, "{name}: {:?}", t.problem);
+        let s = t.summary.as_ref().expect("a summary");
+        assert!(s.valid && s.failures == 0, "{name}: {s:?}");
+        let rt = t.runtime.as_deref().unwrap_or_default();
+        assert!(rt.starts_with(runtime), "{name}: runtime {rt}");
+        assert!(s.threads_peak.is_some_and(|n| n >= 1), "{name}");
+    }
+    let md = std::fs::read_to_string(out_dir.path().join("report.md")).unwrap();
+    assert!(md.contains("servers by language"), "{md}");
+    for lang in ["| JavaScript |", "| Python |", "| Go |", "| Rust |"] {
+        assert!(md.contains(lang), "{lang}: {md}");
+    }
+    assert!(md.contains("threads (peak)"), "{md}");
 }
