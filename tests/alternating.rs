@@ -3,7 +3,8 @@
 //! share, not diluted by the others'), targets of known different costs are ranked apart;
 //! a target that crashes mid-round is reported and the others go on; Ctrl-C mid-round
 //! stops them all and keeps the rounds before; `--one-at-a-time`
-//! measures them one after another; bad slice flags are refused naming the flag.
+//! measures them one after another; a target's own warm-up (`[start] warmup`) runs alone
+//! on its fresh process; bad slice flags are refused naming the flag.
 mod common;
 
 use common::*;
@@ -272,4 +273,64 @@ fn the_header_says_what_the_slices_make_of_the_window() {
         "{}",
         o.stderr
     );
+}
+
+/// A target that names its own warm-up (`[start] warmup`, as a JVM's does) is loaded alone on
+/// its fresh process, at least that long and until steady, before it is measured, alternating
+/// or one at a time; the others keep the scenario's short one. A warm-up that is not a
+/// duration is bad input naming the file.
+#[test]
+fn a_target_with_its_own_warm_up_is_warmed_alone_before_it_counts() {
+    let _one = serial();
+    let dir = fixture_copy();
+    let server = spin_target(dir.path(), "fx-jvm", "good", 100);
+    let toml = dir.path().join("targets/fx-jvm/target.toml");
+    let manifest = std::fs::read_to_string(&toml).unwrap();
+    std::fs::write(&toml, format!("{manifest}warmup = \"1s\"\n")).unwrap();
+    for (i, mode) in [vec!["--slice", "200ms"], vec!["--one-at-a-time"]]
+        .into_iter()
+        .enumerate()
+    {
+        let out = dir.path().join(format!("run{i}"));
+        let o = rounds(dir.path(), "fx-jvm,fx-good", 2)
+            .args(&mode)
+            .out(&out)
+            .go();
+        assert_eq!(o.code, Some(0), "{mode:?}: {}", o.stderr);
+        let r = read_results(&out);
+        let jvm = target(&r, 0, "fx-jvm");
+        let w = jvm.trials[0]
+            .warmup
+            .as_ref()
+            .expect("its own warm-up, first");
+        assert_eq!((w.min_s, w.max_s), (1.0, 2.0), "{mode:?}");
+        assert!(w.used_s >= 1.0 && w.requests > 0, "{mode:?}: {w:?}");
+        for t in &target(&r, 0, "fx-good").trials {
+            assert!(
+                t.warmup.as_ref().is_none_or(|w| w.min_s < 1.0),
+                "{mode:?}: {:?}",
+                t.warmup
+            );
+        }
+        assert!(jvm
+            .trials
+            .iter()
+            .chain(&target(&r, 0, "fx-good").trials)
+            .all(|t| t.valid));
+        let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+        assert!(
+            md.contains("fx-jvm: its own warm-up (its target.toml's, at least 1 s"),
+            "{md}"
+        );
+        assert!(!md.contains("fx-good: its own warm-up"), "{md}");
+    }
+    std::fs::write(&toml, format!("{manifest}warmup = \"soon\"\n")).unwrap();
+    let o = rounds(dir.path(), "fx-jvm,fx-good", 2).go();
+    assert_eq!(o.code, Some(2), "{}", o.stderr);
+    assert!(
+        o.stderr.contains("fx-jvm") && o.stderr.contains("'soon' is not a duration"),
+        "{}",
+        o.stderr
+    );
+    assert_no_process(&server);
 }

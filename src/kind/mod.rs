@@ -39,6 +39,8 @@ pub struct TrialCx<'a> {
     /// The target's process has served no load yet (its first trial, or a fresh process
     /// of a race's later round): its JIT is still tiering up.
     pub fresh: bool,
+    /// The warm-up its target needs after a fresh start (`start.warmup`; zero for most).
+    pub own_warmup: std::time::Duration,
     /// This target's place in the trial's rotated order (1-based).
     pub position: u32,
     /// "<scenario> trial k/n <target>", for progress lines.
@@ -63,7 +65,14 @@ impl TrialCx<'_> {
         // The scenario's own warm-up runs until steady when its profile allows; a sweep's
         // later steps pass their own (none).
         let sp = self.sp;
-        let w = if warmup == sp.warmup && sp.warmup_max > sp.warmup {
+        let w = if warmup == sp.warmup && self.fresh && self.own_warmup > warmup {
+            // A target that names its own warm-up (a JVM) gets it on a fresh process, until
+            // steady; the scenario's is the least every target has.
+            crate::measure::trial::Warmup::UntilSteady {
+                min: self.own_warmup,
+                max: (2 * self.own_warmup).max(sp.warmup_max),
+            }
+        } else if warmup == sp.warmup && sp.warmup_max > sp.warmup {
             // A target's first trial warms up longer: its JIT is still tiering up.
             let min = if self.fresh {
                 sp.warmup

@@ -244,6 +244,27 @@ pub fn trial_notes(t: &TargetResult) -> Vec<String> {
     out
 }
 
+/// A target that names its own warm-up (`[start] warmup`, longer than the scenario's):
+/// how long its fresh processes were loaded alone before they counted.
+pub fn own_warmup_note(t: &TargetResult, scenario_warmup_s: f64) -> Option<String> {
+    let own: Vec<&crate::results::WarmupInfo> = t
+        .trials
+        .iter()
+        .filter_map(|x| x.warmup.as_ref())
+        .filter(|w| w.min_s > scenario_warmup_s)
+        .collect();
+    let least = own.first()?.min_s;
+    let (lo, hi) = own.iter().fold((f64::INFINITY, 0.0f64), |(a, b), w| {
+        (a.min(w.used_s), b.max(w.used_s))
+    });
+    Some(format!(
+        "{}: its own warm-up (its target.toml's, at least {least:.0} s until steady) ran alone on {} fresh process{}: {lo:.1}–{hi:.1} s",
+        t.name,
+        own.len(),
+        if own.len() == 1 { "" } else { "es" }
+    ))
+}
+
 /// Trials whose sentinels could not be read: interference could not be detected there.
 pub fn sentinel_note(s: &ScenarioResult) -> Option<String> {
     let trials: Vec<_> = s.targets.iter().flat_map(|t| &t.trials).collect();

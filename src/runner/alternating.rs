@@ -20,8 +20,10 @@ use anyhow::Result;
 use crate::kind::{RunPlan, ScenarioCx, ScenarioPlan};
 use crate::measure::alternate::{self, SharedLoad, Sharing};
 use crate::measure::session::Session;
+use crate::measure::trial::MeasureCx;
+use crate::measure::warmup::until_steady;
 use crate::plan::alternation::Alternation;
-use crate::results::SlicesInfo;
+use crate::results::{SlicesInfo, WarmupInfo};
 
 /// The alternation a scenario's rounds plan, before its targets are started: the run's,
 /// when its kind is plain load in the closed model and its targets need no helpers.
@@ -91,6 +93,11 @@ pub fn round(
         Duration::ZERO
     };
     let duration = alt.wall(shape.blocks, n);
+    let mut own = if shape.warm {
+        own_warmups(cx, sessions, engine_ops, order, round)
+    } else {
+        vec![None; n]
+    };
     let mut again = false;
     loop {
         let label = format!(
@@ -139,6 +146,7 @@ pub fn round(
             .map(|(i, ((arm, sess), &ti))| {
                 let mut t = alternate::arm_trial(round, i as u32 + 1, arm, sess, run.noise.clone());
                 t.alternated = Some(n as u32);
+                t.warmup = own[i].take();
                 (ti, t)
             })
             .collect();
@@ -151,4 +159,43 @@ pub fn round(
         again = true;
         cx.progress.extend((warmup + duration).as_secs_f64());
     }
+}
+
+/// The warm-up of the targets of `order` that name their own (`start.warmup`: a JVM), on
+/// fresh processes: each alone, one after another, until steady (at least that long, at
+/// most twice), so that the round's shared warm-up stays short for the others and the
+/// JIT's early work does not land in their slices. What each took, by arm.
+fn own_warmups(
+    cx: &mut ScenarioCx<'_>,
+    sessions: &mut [Option<Session>],
+    engine_ops: &[gqlbench_engine::Operation],
+    order: &[usize],
+    round: u32,
+) -> Vec<Option<WarmupInfo>> {
+    let sp = cx.sp;
+    order
+        .iter()
+        .map(|&ti| {
+            let least = sp.targets[ti].start.warmup?;
+            let sess = sessions[ti].as_mut()?;
+            let label = format!("{} round {round}, {}", sp.name, sp.targets[ti].name);
+            let mcx = MeasureCx {
+                plan: cx.plan,
+                ctx: cx.ctx,
+                sess,
+                ops: engine_ops,
+                progress: cx.progress,
+            };
+            Some(until_steady(&mcx, &sp.load, least, 2 * least, &label))
+        })
+        .collect()
+}
+
+/// The seconds the own warm-ups of `who`'s fresh processes are expected to take (for
+/// estimates): their least, which a JVM is steady soon after.
+pub fn own_warmup_s(sp: &ScenarioPlan, who: &[usize]) -> f64 {
+    who.iter()
+        .filter_map(|&ti| sp.targets[ti].start.warmup)
+        .map(|d| d.as_secs_f64())
+        .sum()
 }

@@ -19,6 +19,13 @@ pub struct StartSpec {
     pub ready_timeout: Duration,
     #[serde(default)]
     pub env: BTreeMap<String, String>,
+    /// The least warm-up this target needs after each fresh start, run against it alone
+    /// (until steady, at most twice this) before it is measured: a JVM compiles its hot
+    /// code over its first ~20 s under load. Without it a scenario's own warm-up had to be
+    /// that long for every target it holds, and the JIT's work landed in the others'
+    /// slices of an alternating round.
+    #[serde(default, with = "humantime_serde_compat::option")]
+    pub warmup: Option<Duration>,
     /// A config file the command names as `{config}` (relative to the target's folder), so
     /// a variant can point the base's command at another file.
     pub config: Option<String>,
