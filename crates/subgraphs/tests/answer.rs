@@ -3,7 +3,7 @@
 //! query across subgraphs against the same hops done by hand (root query on one subgraph,
 //! `_entities` on the other with the key values of the first answer), and the errors.
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 

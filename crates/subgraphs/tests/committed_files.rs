@@ -1,7 +1,7 @@
 //! The committed SDL files and expected answers are what this crate produces now, and
 //! `_service { sdl }` serves exactly those files.
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 

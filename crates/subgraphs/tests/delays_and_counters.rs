@@ -1,6 +1,6 @@
 //! Response delays and request counters of a running server.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

@@ -1,6 +1,6 @@
 //! `_entities` resolution in every subgraph, over HTTP as a gateway sends it.
 
-mod common;
+use crate::common;
 
 use gqlbench_subgraphs::subgraph::{Federation, Subgraph};
 use serde_json::json;

@@ -3,7 +3,7 @@
 //! another subgraph declares), the computed answer agrees with them, and a key that cannot
 //! carry the identity (enums only) is left out where a gateway could choose it.
 
-mod common;
+use crate::common;
 
 use common::mocks::{entities, folder, run};
 use gqlbench_subgraphs::mock::answer::{AnswerError, Graph};

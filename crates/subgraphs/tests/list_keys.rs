@@ -3,7 +3,7 @@
 //! gateway fetching the owner by that key gets the fields every other subgraph agrees
 //! with, and the computed answer follows it instead of leaving the operation out.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 

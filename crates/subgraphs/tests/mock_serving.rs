@@ -2,7 +2,7 @@
 //! per subgraph (`GET /counters`), watched headers tallied (`GET /headers`), delays per
 //! subgraph or for all (`*`), a CPU cost per field, and bad names refused by the command.
 
-mod common;
+use crate::common;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;

@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 
-mod common;
+use crate::common;
 
 use common::mocks::run;
 use gqlbench_subgraphs::mock::answer::Graph;

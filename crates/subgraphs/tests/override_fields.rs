@@ -3,7 +3,7 @@
 //! answer does not depend on which one a planner asks, and the computed answer is that
 //! value.
 
-mod common;
+use crate::common;
 
 use common::mocks::{entities, folder, run};
 use gqlbench_subgraphs::mock::answer::Graph;
