@@ -13,4 +13,4 @@ fi
 rm -rf .venv
 "$PY" -m venv .venv || { echo "python venv failed: apt-get install python3-venv" >&2; exit 1; }
 .venv/bin/pip install --quiet --disable-pip-version-check --require-hashes --no-deps -r requirements.txt
-.venv/bin/python -c 'import strawberry, uvicorn, uvloop, httptools' 
+.venv/bin/python -c 'import strawberry, uvicorn, uvloop, httptools, asyncpg, websockets'

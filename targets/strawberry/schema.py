@@ -2,9 +2,9 @@
 arguments as the Node targets' SDL (targets/_node), with Strawberry's automatic camelCase
 names. Users and posts are Strawberry objects made once at start-up from social.py's rows
 (as the Node targets keep theirs in memory), so a request allocates only its comments and
-lists; computed fields are resolvers, as in the Node targets. No Subscription type: this
-server has no subscription transport. The one mutation (renameUser) is the response-cache
-scenarios'."""
+lists; computed fields are resolvers, as in the Node targets. The authors types are
+authors.py's and the Subscription type ticks.py's (both shared with db.py's schema, which
+serves social-db). The one mutation (renameUser) is the response-cache scenarios'."""
 from __future__ import annotations
 
 from typing import Optional
@@ -12,6 +12,7 @@ from typing import Optional
 import strawberry
 
 import social as s
+from authors import AUTHORS, Author
 
 
 @strawberry.type
@@ -111,23 +112,6 @@ class User:
         return s.account_age_days(self.created_ms)
 
 
-@strawberry.type
-class Book:
-    id: strawberry.ID
-    name: str
-
-
-@strawberry.type
-class Author:
-    id: strawberry.ID
-    name: str
-    books: list[Book]
-
-    @strawberry.field
-    def md5(self) -> str:
-        return s.md5(self.name)
-
-
 USERS = [
     User(id=strawberry.ID(u.id), name=u.name, email=u.email, first_name=u.first_name,
          last_name=u.last_name, created_at=u.created_at, index=u.index, created_ms=u.created_ms)
@@ -139,14 +123,6 @@ POSTS = [
     for p in s.POSTS
 ]
 TRENDING = [POSTS[p.index] for p in s.TRENDING]
-AUTHORS = [
-    Author(
-        id=strawberry.ID(f'author-{a + 1}'),
-        name=name,
-        books=[Book(id=strawberry.ID(f'book-{a + 1}-{b + 1}'), name=s.book_name(a, b)) for b in range(3)],
-    )
-    for a, name in enumerate(s.AUTHOR_NAMES)
-]
 
 
 @strawberry.type
