@@ -286,7 +286,7 @@ fn a_target_with_its_own_warm_up_is_warmed_alone_before_it_counts() {
     let server = spin_target(dir.path(), "fx-jvm", "good", 100);
     let toml = dir.path().join("targets/fx-jvm/target.toml");
     let manifest = std::fs::read_to_string(&toml).unwrap();
-    std::fs::write(&toml, format!("{manifest}warmup = \"1s\"\n")).unwrap();
+    std::fs::write(&toml, format!("{manifest}warmup = \"4s\"\n")).unwrap();
     for (i, mode) in [vec!["--slice", "200ms"], vec!["--one-at-a-time"]]
         .into_iter()
         .enumerate()
@@ -303,11 +303,11 @@ fn a_target_with_its_own_warm_up_is_warmed_alone_before_it_counts() {
             .warmup
             .as_ref()
             .expect("its own warm-up, first");
-        assert_eq!((w.min_s, w.max_s), (1.0, 2.0), "{mode:?}");
-        assert!(w.used_s >= 1.0 && w.requests > 0, "{mode:?}: {w:?}");
+        assert_eq!((w.min_s, w.max_s), (4.0, 8.0), "{mode:?}");
+        assert!(w.used_s >= 4.0 && w.requests > 0, "{mode:?}: {w:?}");
         for t in &target(&r, 0, "fx-good").trials {
             assert!(
-                t.warmup.as_ref().is_none_or(|w| w.min_s < 1.0),
+                t.warmup.as_ref().is_none_or(|w| w.min_s < 4.0),
                 "{mode:?}: {:?}",
                 t.warmup
             );
@@ -319,7 +319,7 @@ fn a_target_with_its_own_warm_up_is_warmed_alone_before_it_counts() {
             .all(|t| t.valid));
         let md = std::fs::read_to_string(out.join("report.md")).unwrap();
         assert!(
-            md.contains("fx-jvm: its own warm-up (its target.toml's, at least 1 s"),
+            md.contains("fx-jvm: its own warm-up (its target.toml's, at least 4 s"),
             "{md}"
         );
         assert!(!md.contains("fx-good: its own warm-up"), "{md}");
