@@ -1,5 +1,5 @@
 //! Most of the end-to-end tests, one module per concern (each file's header says which), in
-//! one test binary: compiled as 33 binaries, each built the harness and the parts of
+//! one test binary: compiled as 32 binaries, each built the harness and the parts of
 //! gqlbench it calls again. The files kept as binaries of their own beside it (tests/*.rs)
 //! are those whose tests must not overlap another file's: one at a time in their file
 //! (`SERIAL`: they measure, or look for processes by a name any run's could have), or
