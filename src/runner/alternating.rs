@@ -199,3 +199,9 @@ pub fn own_warmup_s(sp: &ScenarioPlan, who: &[usize]) -> f64 {
         .map(|d| d.as_secs_f64())
         .sum()
 }
+
+/// `own_warmup_s` of all the scenario's targets, per target (a round's cost per target).
+pub fn own_warmup_per_target_s(sp: &ScenarioPlan) -> f64 {
+    let all: Vec<usize> = (0..sp.targets.len()).collect();
+    own_warmup_s(sp, &all) / all.len().max(1) as f64
+}

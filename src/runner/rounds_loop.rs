@@ -88,10 +88,9 @@ fn window_blocks(
         .collect();
     // Per target: a start and the warm-up against one block of its own slices.
     let block = alt.block_own().as_secs_f64();
-    let all: Vec<usize> = (0..sp.targets.len()).collect();
-    let own = super::alternating::own_warmup_s(sp, &all) / all.len().max(1) as f64;
-    let c_round =
-        cx.budget.start_s() + block * alt.blocks_for(sp.warmup.max(sp.warmup_max)) as f64 + own;
+    let c_round = cx.budget.start_s()
+        + block * alt.blocks_for(sp.warmup.max(sp.warmup_max)) as f64
+        + super::alternating::own_warmup_per_target_s(sp);
     crate::stats::levels::blocks_per_round(&open, c_round, block, base, MAX_BLOCKS.max(base))
 }
 
@@ -124,11 +123,7 @@ fn round_secs(
         None => sp.per_target_trial_secs() * n as f64,
     };
     // Targets that name their own warm-up (a JVM) run it alone on a fresh process.
-    let own = if fresh {
-        super::alternating::own_warmup_s(sp, who)
-    } else {
-        0.0
-    };
+    let own = super::alternating::own_warmup_s(sp, if fresh { who } else { &[] });
     starts + (load + own) * cx.budget.pace()
 }
 
