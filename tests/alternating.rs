@@ -304,10 +304,13 @@ fn a_target_with_its_own_warm_up_is_warmed_alone_before_it_counts() {
             .as_ref()
             .expect("its own warm-up, first");
         assert_eq!((w.min_s, w.max_s), (4.0, 8.0), "{mode:?}");
-        assert!(w.used_s >= 4.0 && w.requests > 0, "{mode:?}: {w:?}");
+        assert!(
+            w.used_s >= 4.0 && w.requests > 0 && w.own,
+            "{mode:?}: {w:?}"
+        );
         for t in &target(&r, 0, "fx-good").trials {
             assert!(
-                t.warmup.as_ref().is_none_or(|w| w.min_s < 4.0),
+                t.warmup.as_ref().is_none_or(|w| w.min_s < 4.0 && !w.own),
                 "{mode:?}: {:?}",
                 t.warmup
             );

@@ -65,7 +65,8 @@ impl TrialCx<'_> {
         // The scenario's own warm-up runs until steady when its profile allows; a sweep's
         // later steps pass their own (none).
         let sp = self.sp;
-        let w = if warmup == sp.warmup && self.fresh && self.own_warmup > warmup {
+        let own = warmup == sp.warmup && self.fresh && self.own_warmup > warmup;
+        let w = if own {
             // A target that names its own warm-up (a JVM) gets it on a fresh process, until
             // steady; the scenario's is the least every target has.
             crate::measure::trial::Warmup::UntilSteady {
@@ -95,7 +96,11 @@ impl TrialCx<'_> {
             ops: self.ops,
             progress: self.progress,
         };
-        crate::measure::trial::measure(cx, load, w, duration, label)
+        let mut m = crate::measure::trial::measure(cx, load, w, duration, label);
+        if let Some(w) = m.warmup.as_mut() {
+            w.own = own;
+        }
+        m
     }
 }
 

@@ -168,13 +168,7 @@ impl Budget {
             None => n as f64 * sp.needs.min_trial_secs * rounds as f64,
         };
         // Targets that name their own warm-up (a JVM) run it alone on each fresh process.
-        let own: f64 = sp
-            .targets
-            .iter()
-            .filter_map(|t| t.start.warmup)
-            .map(|d| d.as_secs_f64())
-            .sum();
-        start + (load + own * starts as f64) * self.pace()
+        start + (load + sp.own_warmup_s(None) * starts as f64) * self.pace()
     }
 
     /// The least time `scenarios` take together.

@@ -145,6 +145,8 @@ pub fn until_steady<K: ?Sized>(
         steady: settled,
         bucket_s: BUCKET.as_secs_f64(),
         rps: series.iter().map(|x| (x * 10.0).round() / 10.0).collect(),
+        // The caller says whether it was a target's own (`runner::alternating::own_warmups`).
+        own: false,
     }
 }
 

@@ -102,7 +102,7 @@ pub fn notes(s: &ScenarioResult) -> Vec<String> {
     out.extend(super::rates::notes(s));
     for t in s.targets.iter().filter(|t| !not_installed(t)) {
         out.extend(precision::trial_notes(t));
-        out.extend(precision::own_warmup_note(t, s.warmup_s));
+        out.extend(precision::own_warmup_note(t));
     }
     for t in s.targets.iter().filter(|t| !not_installed(t)) {
         let ext: Vec<String> = t

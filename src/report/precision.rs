@@ -245,16 +245,13 @@ pub fn trial_notes(t: &TargetResult) -> Vec<String> {
 }
 
 /// A target that names its own warm-up (`[start] warmup`): how long its fresh processes
-/// were loaded alone before they counted. Told apart from the profile's warm-up by its
-/// least: a first trial's is never above the scenario's or `FIRST_MIN`, whichever is longer,
-/// so an own warm-up that short is not noted (one that short would not be needed).
-pub fn own_warmup_note(t: &TargetResult, scenario_warmup_s: f64) -> Option<String> {
-    let profiles = scenario_warmup_s.max(crate::measure::warmup::FIRST_MIN.as_secs_f64());
+/// were loaded alone before they counted (the warm-ups recorded as `own`).
+pub fn own_warmup_note(t: &TargetResult) -> Option<String> {
     let own: Vec<&crate::results::WarmupInfo> = t
         .trials
         .iter()
         .filter_map(|x| x.warmup.as_ref())
-        .filter(|w| w.min_s > profiles)
+        .filter(|w| w.own)
         .collect();
     let least = own.first()?.min_s;
     let (lo, hi) = own.iter().fold((f64::INFINITY, 0.0f64), |(a, b), w| {

@@ -328,6 +328,10 @@ pub struct WarmupInfo {
     /// their queries too.
     #[serde(default)]
     pub requests: u64,
+    /// The target's own warm-up (`[start] warmup`: a JVM), run alone on its fresh process,
+    /// rather than the profile's.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub own: bool,
 }
 
 /// What else the machine did while a trial was measured (see `measure::noise`). A figure

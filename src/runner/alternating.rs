@@ -186,22 +186,8 @@ fn own_warmups(
                 ops: engine_ops,
                 progress: cx.progress,
             };
-            Some(until_steady(&mcx, &sp.load, least, 2 * least, &label))
+            let info = until_steady(&mcx, &sp.load, least, 2 * least, &label);
+            Some(WarmupInfo { own: true, ..info })
         })
         .collect()
-}
-
-/// The seconds the own warm-ups of `who`'s fresh processes are expected to take (for
-/// estimates): their least, which a JVM is steady soon after.
-pub fn own_warmup_s(sp: &ScenarioPlan, who: &[usize]) -> f64 {
-    who.iter()
-        .filter_map(|&ti| sp.targets[ti].start.warmup)
-        .map(|d| d.as_secs_f64())
-        .sum()
-}
-
-/// `own_warmup_s` of all the scenario's targets, per target (a round's cost per target).
-pub fn own_warmup_per_target_s(sp: &ScenarioPlan) -> f64 {
-    let all: Vec<usize> = (0..sp.targets.len()).collect();
-    own_warmup_s(sp, &all) / all.len().max(1) as f64
 }

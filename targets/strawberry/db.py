@@ -19,6 +19,7 @@ that field; asyncpg's pool replaces a connection that died while idle on its nex
 the process survives a database restart."""
 from __future__ import annotations
 
+import asyncio
 import os
 import re
 import sys
@@ -293,10 +294,27 @@ class Naive:
 
     def __init__(self, pool: asyncpg.Pool):
         self.pool = pool
+        # Waiting for a connection in turn. asyncpg's pool hands connections out through an
+        # asyncio queue, whose woken waiter can lose the connection to a task that asked
+        # later and is then put back at the END of the line: under load (100 requests, 20
+        # connections) a few requests waited that way again and again (DataLoader mode, 100
+        # connections: p99 3.9-5.1 s for a p50 of 1.1-1.5 s, and 4 of ~800 requests past the
+        # 10 s timeout in a committed run; with this gate p99 1.7-2.4 s for a p50 of
+        # 1.5-2.0 s, docs/more-servers.md). asyncio.Semaphore wakes its waiters
+        # first come, first served and lets no newcomer take a released permit from them
+        # (Python 3.11.1+), so with one permit per connection the pool's own queue is
+        # never waited on, and the order is pg.Pool's (a FIFO queue) in the Node targets.
+        gate = asyncio.Semaphore(pool.get_max_size())
         # Pool.fetch: acquire, query, release in one call, the fewest Python layers per
         # query (asyncpg's query path was the largest single item of this mode's CPU profile);
         # the wait and the query are bounded by the pool's command_timeout.
-        self.fetch = pool.fetch
+        pool_fetch = pool.fetch
+
+        async def fetch(sql: str, *args):
+            async with gate:
+                return await pool_fetch(sql, *args)
+
+        self.fetch = fetch
 
     async def _user(self, idx: int) -> Optional[User]:
         rows = await self.fetch(NAIVE_SQL_USER, idx)
