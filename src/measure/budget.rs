@@ -168,7 +168,7 @@ impl Budget {
             None => n as f64 * sp.needs.min_trial_secs * rounds as f64,
         };
         // Targets that name their own warm-up (a JVM) run it alone on each fresh process.
-        start + (load + sp.own_warmup_s(None) * starts as f64) * self.pace()
+        start + (load + sp.own_warmup_s(0..sp.targets.len()) * starts as f64) * self.pace()
     }
 
     /// The least time `scenarios` take together.

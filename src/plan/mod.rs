@@ -142,15 +142,13 @@ impl<K: ?Sized> RunPlan<K> {
 }
 
 impl<K: ?Sized> ScenarioPlan<K> {
-    /// The seconds the own warm-ups (`start.warmup`: a JVM) of the targets `who` (indices;
-    /// None: all of them) take on fresh processes, for estimates: their least, which a JVM
-    /// is steady soon after.
-    pub fn own_warmup_s(&self, who: Option<&[usize]>) -> f64 {
-        let least = |t: &TargetDef| t.start.warmup.map_or(0.0, |d| d.as_secs_f64());
-        match who {
-            Some(who) => who.iter().map(|&ti| least(&self.targets[ti])).sum(),
-            None => self.targets.iter().map(least).sum(),
-        }
+    /// The seconds the own warm-ups (`start.warmup`: a JVM) of the targets `who` (indices)
+    /// take on fresh processes, for estimates: their least, which a JVM is steady soon after.
+    pub fn own_warmup_s(&self, who: impl IntoIterator<Item = usize>) -> f64 {
+        who.into_iter()
+            .filter_map(|ti| self.targets[ti].start.warmup)
+            .map(|d| d.as_secs_f64())
+            .sum()
     }
 
     /// Whether its rounds race (`summary::race`): a precision asked for, and a kind whose

@@ -90,7 +90,7 @@ fn window_blocks(
     let block = alt.block_own().as_secs_f64();
     let c_round = cx.budget.start_s()
         + block * alt.blocks_for(sp.warmup.max(sp.warmup_max)) as f64
-        + sp.own_warmup_s(None) / sp.targets.len().max(1) as f64;
+        + sp.own_warmup_s(0..sp.targets.len()) / sp.targets.len().max(1) as f64;
     crate::stats::levels::blocks_per_round(&open, c_round, block, base, MAX_BLOCKS.max(base))
 }
 
@@ -123,11 +123,7 @@ fn round_secs(
         None => sp.per_target_trial_secs() * n as f64,
     };
     // Targets that name their own warm-up (a JVM) run it alone on a fresh process.
-    let own = if fresh {
-        sp.own_warmup_s(Some(who))
-    } else {
-        0.0
-    };
+    let own = sp.own_warmup_s(who.iter().copied().filter(|_| fresh));
     starts + (load + own) * cx.budget.pace()
 }
 
