@@ -6,18 +6,16 @@
 use std::collections::BTreeMap;
 
 use crate::results::{ScenarioResult, TargetResult};
+use crate::sys::runtime::Runtime;
 use crate::units::fmt_rps;
 use crate::view::Table;
 
-/// The language a runtime label ("node v20.20.2", "python 3.11.7", "go 1.26.8") runs.
+/// The language a runtime label ("node v20.20.2", "python 3.11.7", "go 1.26.8") runs; a
+/// runtime the catalogue does not know is its own group, under its first word.
 fn language(runtime: &str) -> &str {
-    match runtime.split_whitespace().next().unwrap_or(runtime) {
-        "node" | "bun" | "deno" => "JavaScript",
-        "python" => "Python",
-        "go" => "Go",
-        "rust" => "Rust",
-        "java" => "Java",
-        other => other,
+    match Runtime::of_label(runtime) {
+        Some(r) => r.language(),
+        None => runtime.split_whitespace().next().unwrap_or(runtime),
     }
 }
 

@@ -2,6 +2,7 @@
 //! its headers and one row of cells per target (ranked rows first), each cell a string.
 use super::precision;
 use crate::results::{ScenarioResult, TargetResult};
+use crate::sys::runtime::Runtime;
 use crate::units::{fmt_bytes, fmt_rps, UNMEASURED};
 use crate::view::cells::{not_installed, validity};
 
@@ -68,7 +69,8 @@ impl Row {
 /// names once): "graphql-yoga-bun (bun 1.4.4)".
 fn label(t: &TargetResult) -> String {
     match t.runtime.as_deref() {
-        Some(r) if !r.starts_with("node ") => format!("{} ({r})", t.name),
+        // Node is the suite's default: only other runtimes are named beside the target.
+        Some(r) if Runtime::of_label(r) != Some(Runtime::Node) => format!("{} ({r})", t.name),
         _ => t.name.clone(),
     }
 }

@@ -5,6 +5,8 @@ use std::process::Command;
 
 use serde::{Deserialize, Serialize};
 
+use crate::sys::runtime::Runtime;
+
 /// The program that measured a run (results.json `tool`).
 #[derive(Serialize, Deserialize, Debug, Clone)]
 pub struct ToolInfo {
@@ -111,17 +113,11 @@ pub fn python_version(python: &Path) -> Option<String> {
     out.status.success().then(|| v.to_string())
 }
 
-/// The version of a compiled target's toolchain, run in the target's folder (where a
-/// go.mod `toolchain` line or a rust-toolchain file picks it): "1.26.8" for `go`, "1.95.0"
-/// for `rust` (rustc), "17.0.15" for `java` (the JVM that starts it). None when the program
-/// is missing or says something else.
-pub fn toolchain_version(runtime: &str, dir: &Path) -> Option<String> {
-    let (program, args): (&str, &[&str]) = match runtime {
-        "go" => ("go", &["env", "GOVERSION"]),
-        "rust" => ("rustc", &["--version"]),
-        "java" => ("java", &["-version"]),
-        _ => return None,
-    };
+/// The version of a compiled target's toolchain (`Runtime::toolchain`), run in the target's
+/// folder: "1.26.8" for Go, "1.95.0" for Rust (rustc), "17.0.15" for Java. None when the
+/// runtime has no toolchain to ask, or the program is missing or says something else.
+pub fn toolchain_version(runtime: Runtime, dir: &Path) -> Option<String> {
+    let (program, args) = runtime.toolchain()?;
     let out = Command::new(program)
         .args(args)
         .current_dir(dir)
@@ -134,21 +130,7 @@ pub fn toolchain_version(runtime: &str, dir: &Path) -> Option<String> {
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
-    parse_toolchain_version(runtime, &text)
-}
-
-fn parse_toolchain_version(runtime: &str, text: &str) -> Option<String> {
-    let line = text.lines().next()?.trim();
-    let v = match runtime {
-        "go" => line.strip_prefix("go")?,
-        "rust" => line.strip_prefix("rustc ")?.split_whitespace().next()?,
-        "java" => line.split('"').nth(1)?,
-        _ => return None,
-    };
-    v.chars()
-        .next()
-        .is_some_and(|c| c.is_ascii_digit())
-        .then(|| v.to_string())
+    runtime.parse_toolchain_version(&text)
 }
 
 pub fn runtimes() -> BTreeMap<String, String> {
@@ -164,20 +146,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn toolchains_name_their_versions_and_anything_else_is_none() {
-        let p = parse_toolchain_version;
-        assert_eq!(p("go", "go1.26.8\n").as_deref(), Some("1.26.8"));
-        assert_eq!(
-            p("rust", "rustc 1.95.0 (59807616e 2026-04-14)\n").as_deref(),
-            Some("1.95.0")
-        );
-        let java = "openjdk version \"17.0.15\" 2025-04-15\nOpenJDK Runtime Environment\n";
-        assert_eq!(p("java", java).as_deref(), Some("17.0.15"));
-        assert_eq!(p("go", "command not found"), None);
-        assert_eq!(p("java", "Error: no JVM"), None);
-        assert_eq!(p("node", "v20.20.2"), None);
+    fn a_runtime_without_a_toolchain_has_no_toolchain_version() {
         let dir = tempfile::tempdir().unwrap();
-        assert_eq!(toolchain_version("cobol", dir.path()), None);
+        assert_eq!(toolchain_version(Runtime::Node, dir.path()), None);
+        assert_eq!(toolchain_version(Runtime::Python, dir.path()), None);
     }
 
     #[test]

@@ -70,19 +70,26 @@ impl TargetDef {
     /// / "java 17.0.15" (the toolchain that builds or starts it, as run in the target's
     /// folder; the bare name when it cannot say); None for other targets.
     pub fn runtime_version(&self) -> Option<String> {
-        match self.file.runtime.as_deref()? {
-            "node" => crate::sys::machine::node_version().map(|v| format!("node {v}")),
-            "python" => {
+        use crate::sys::runtime::Runtime;
+        let named = self.file.runtime.as_deref()?;
+        let Some(runtime) = Runtime::from_name(named) else {
+            return Some(named.to_string());
+        };
+        let r = runtime.name();
+        match runtime {
+            Runtime::Node => crate::sys::machine::node_version().map(|v| format!("{r} {v}")),
+            Runtime::Python => {
                 let python = self.install_dir().join(".venv/bin/python");
-                crate::sys::machine::python_version(&python).map(|v| format!("python {v}"))
+                crate::sys::machine::python_version(&python).map(|v| format!("{r} {v}"))
             }
-            r @ ("bun" | "deno") => lock_version(&self.install_dir().join("package-lock.json"), r)
-                .map(|v| format!("{r} {v}")),
-            r @ ("go" | "rust" | "java") => Some(
-                crate::sys::machine::toolchain_version(r, self.install_dir())
+            Runtime::Bun | Runtime::Deno => {
+                lock_version(&self.install_dir().join("package-lock.json"), r)
+                    .map(|v| format!("{r} {v}"))
+            }
+            Runtime::Go | Runtime::Rust | Runtime::Java => Some(
+                crate::sys::machine::toolchain_version(runtime, self.install_dir())
                     .map_or_else(|| r.to_string(), |v| format!("{r} {v}")),
             ),
-            other => Some(other.to_string()),
         }
     }
 }
