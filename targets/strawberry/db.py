@@ -306,8 +306,9 @@ class Naive:
         # never waited on, and the order is pg.Pool's (a FIFO queue) in the Node targets.
         gate = asyncio.Semaphore(pool.get_max_size())
         # Pool.fetch: acquire, query, release in one call, the fewest Python layers per
-        # query (asyncpg's query path was the largest single item of this mode's CPU profile);
-        # the wait and the query are bounded by the pool's command_timeout.
+        # query (asyncpg's query path was the largest single item of this mode's CPU profile).
+        # The query is bounded by the pool's command_timeout, so no permit is held longer; the
+        # wait for one has no bound of its own (nor had the pool's), the client's timeout is.
         pool_fetch = pool.fetch
 
         async def fetch(sql: str, *args):
