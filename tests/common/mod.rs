@@ -1,7 +1,8 @@
 //! Helpers for the end-to-end tests: run the real binary (`cmd`), read what it wrote through
 //! the typed result model (`results`), find the processes it left (`procs`), the fixture
 //! catalogue (`fixtures`), skip (or, in CI, fail) for a missing prerequisite (`prereq`),
-//! and evaluate the CI workflow's expressions (`gha_expr`).
+//! evaluate the CI workflow's expressions (`gha_expr`), and give the files of tests/measured
+//! their turns (`turn`).
 #![allow(dead_code, unused_imports)]
 mod cmd;
 mod fixtures;
@@ -11,6 +12,7 @@ mod prereq;
 mod procs;
 mod results;
 mod server;
+mod turn;
 
 pub use cmd::{Gqlbench, Outcome};
 pub use fixtures::{
@@ -26,3 +28,4 @@ pub use results::{
     run_graph_on_two_gateways, save_run, target, target_mut, with_samples, TWO_GATEWAYS,
 };
 pub use server::{free_port, start as start_fixture_server, start_with_env, Server};
+pub use turn::file_turn;

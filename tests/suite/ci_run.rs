@@ -195,7 +195,7 @@ fn the_readme_s_test_command_is_the_ci_script() {
     assert!(run.contains(".ci/prerequisites"));
     assert!(run.contains("GQLBENCH_CI=1"));
     assert!(run.contains("install --check"));
-    assert!(run.contains("--test federation -- --ignored native_gateways"));
+    assert!(run.contains("--test measured -- --ignored native_gateways"));
 }
 
 /// `require`, the one way a test skips for a missing prerequisite: a failure in CI.

@@ -37,6 +37,22 @@ fn a_workload_both_served_and_unsupported_is_refused() {
 }
 
 #[test]
+fn an_unknown_runtime_is_refused_naming_the_known_ones() {
+    let out = list_with_manifest(|t| t.replace("workloads =", "runtime = \"cobol\"\nworkloads ="));
+    out.assert_exit(2);
+    let e = &out.stderr;
+    assert!(
+        // fx-good's or a variant's that inherits it, whichever is read first.
+        e.contains("/target.toml: field `runtime` is 'cobol'"),
+        "{e}"
+    );
+    assert!(e.contains("node, bun, deno, python, go, rust, java"), "{e}");
+    // A known one is taken.
+    let out = list_with_manifest(|t| t.replace("workloads =", "runtime = \"go\"\nworkloads ="));
+    out.assert_exit(0);
+}
+
+#[test]
 fn malformed_duration_in_manifest_is_explained() {
     let out =
         list_with_manifest(|t| t.replace("ready_timeout = \"10s\"", "ready_timeout = \"soon\""));

@@ -1,10 +1,9 @@
 //! Most of the end-to-end tests, one module per concern (each file's header says which), in
 //! one test binary: compiled as 32 binaries, each built the harness and the parts of
-//! gqlbench it calls again. The files kept as binaries of their own beside it (tests/*.rs)
-//! are those whose tests must not overlap another file's: one at a time in their file
-//! (`SERIAL`: they measure, or look for processes by a name any run's could have), or
-//! named by a command in the docs (`cargo test --test db`, `--test docs_figures`,
-//! `--test federation`).
+//! gqlbench it calls again. Beside it: tests/measured, one binary of the files whose tests
+//! must not overlap another file's (they measure, or look for processes by a name any
+//! run's could have), which take turns; and the files named by a command in the docs
+//! (`cargo test --test db`, `--test docs_figures`) or checking the code (`--test floors`).
 #[path = "../common/mod.rs"]
 mod common;
 

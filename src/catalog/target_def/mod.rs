@@ -110,6 +110,17 @@ impl TargetDef {
                 .into());
             }
         }
+        if let Some(named) = file.runtime.as_deref() {
+            use crate::sys::runtime::Runtime;
+            if Runtime::from_name(named).is_none() {
+                let known: Vec<&str> = Runtime::ALL.iter().map(|r| r.name()).collect();
+                return Err(bad(format!(
+                    "field `runtime` is '{named}'; write one of {} (or leave it out)",
+                    known.join(", ")
+                ))
+                .into());
+            }
+        }
         for (field, values) in [
             ("start.command", file.start.command.clone()),
             ("start.env", file.start.env.values().cloned().collect()),

@@ -5,10 +5,9 @@
 //! Federation v2 SDL is skipped saying why. Bad input (SDL that does not compose, an
 //! operation naming a field the graph lacks, a bad graph.toml, a list that would make an
 //! answer too big, --graph with another suite) exits 2 naming the file.
-mod common;
 use std::path::{Path, PathBuf};
 
-use common::*;
+use crate::common::*;
 use gqlbench::results::TargetStatus;
 
 /// Tests that start gateways look for leftover processes: run them one at a time.
@@ -45,6 +44,7 @@ fn shop(tmp: &tempfile::TempDir) -> PathBuf {
 
 #[test]
 fn init_then_run_puts_the_gateways_in_front_of_mock_subgraphs_with_computed_answers() {
+    let _turn = file_turn(module_path!());
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let tmp = tempfile::tempdir().unwrap();
     let dir = shop(&tmp);
@@ -110,6 +110,7 @@ fn init_then_run_puts_the_gateways_in_front_of_mock_subgraphs_with_computed_answ
 
 #[test]
 fn a_graph_that_does_not_compose_or_an_operation_it_cannot_answer_is_refused() {
+    let _turn = file_turn(module_path!());
     let tmp = tempfile::tempdir().unwrap();
     // Two subgraphs disagreeing about a field's type.
     let bad = tmp.path().join("bad-sdl");
@@ -219,6 +220,7 @@ fn a_graph_that_does_not_compose_or_an_operation_it_cannot_answer_is_refused() {
 
 #[test]
 fn bad_graph_settings_are_refused_naming_the_file_and_field() {
+    let _turn = file_turn(module_path!());
     let tmp = tempfile::tempdir().unwrap();
     let dir = shop(&tmp);
     let check = |toml: &str, says: &str| {
@@ -266,6 +268,7 @@ fn bad_graph_settings_are_refused_naming_the_file_and_field() {
 /// library needed).
 #[test]
 fn init_refuses_a_file_or_a_folder_of_other_files() {
+    let _turn = file_turn(module_path!());
     let tmp = tempfile::tempdir().unwrap();
     let notes = tmp.path().join("notes");
     std::fs::create_dir(&notes).unwrap();
@@ -312,6 +315,7 @@ fn init_refuses_a_file_or_a_folder_of_other_files() {
 /// before anything is installed, naming each and its target.toml's reason.
 #[test]
 fn a_run_whose_every_gateway_cannot_run_on_the_graph_is_refused_before_installing() {
+    let _turn = file_turn(module_path!());
     let tmp = tempfile::tempdir().unwrap();
     let dir = shop(&tmp);
     let out = tmp.path().join("out");
@@ -338,6 +342,7 @@ fn a_run_whose_every_gateway_cannot_run_on_the_graph_is_refused_before_installin
 /// that is no supergraph and a manifest that is no manifest are refused.
 #[test]
 fn init_takes_a_supergraph_and_a_manifest_and_refuses_what_they_are_not() {
+    let _turn = file_turn(module_path!());
     let tmp = tempfile::tempdir().unwrap();
     let first = shop(&tmp);
     let manifest = tmp.path().join("manifest.json");
@@ -435,6 +440,7 @@ fn init_takes_a_supergraph_and_a_manifest_and_refuses_what_they_are_not() {
 
 #[test]
 fn federation_1_style_sdl_is_accepted_and_said_to_be_upgraded() {
+    let _turn = file_turn(module_path!());
     let tmp = tempfile::tempdir().unwrap();
     let sdl = tmp.path().join("fed1");
     std::fs::create_dir(&sdl).unwrap();
@@ -478,6 +484,7 @@ fn federation_1_style_sdl_is_accepted_and_said_to_be_upgraded() {
 
 #[test]
 fn init_takes_a_supergraph_given_by_a_relative_path() {
+    let _turn = file_turn(module_path!());
     // The extraction runs in the staging folder: the path must still name the file (it
     // failed with ENOENT). Tests run from the repository's root.
     let tmp = tempfile::tempdir().unwrap();

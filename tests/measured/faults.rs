@@ -1,9 +1,8 @@
 //! End-to-end: targets that misbehave are reported as such, the rest of the suite goes on,
 //! results are saved, and no child process outlives the run.
-mod common;
 use std::time::Duration;
 
-use common::*;
+use crate::common::*;
 use gqlbench::results::{RunStatus, TargetStatus};
 
 /// Both tests look for leftover fixture processes, so they must not overlap.
@@ -16,6 +15,7 @@ fn e2e(scenario: &str) -> Gqlbench {
 
 #[test]
 fn every_kind_of_misbehaving_target_is_reported_and_the_run_goes_on() {
+    let _turn = file_turn(module_path!());
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let out_dir = tempfile::tempdir().unwrap();
     let out = e2e("hello").json().out(out_dir.path()).go();
@@ -133,10 +133,11 @@ fn every_kind_of_misbehaving_target_is_reported_and_the_run_goes_on() {
 
 #[test]
 fn ctrl_c_stops_children_and_keeps_partial_results() {
+    let _turn = file_turn(module_path!());
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let out_dir = tempfile::tempdir().unwrap();
     // One target after another, so that the first has whole trials when the second's is
-    // cut (tests/alternating.rs interrupts alternating rounds).
+    // cut (tests/measured/alternating.rs interrupts alternating rounds).
     let child = e2e("hello")
         .targets("fx-good,fx-chunked")
         .trials(4)
@@ -184,6 +185,7 @@ fn ctrl_c_stops_children_and_keeps_partial_results() {
 
 #[test]
 fn scenario_limits_are_applied_and_enforced() {
+    let _turn = file_turn(module_path!());
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let out_dir = tempfile::tempdir().unwrap();
     let out = e2e("limited").json().out(out_dir.path()).go();
@@ -219,6 +221,7 @@ fn scenario_limits_are_applied_and_enforced() {
 
 #[test]
 fn after_kill_9_no_target_is_left_and_the_next_run_removes_the_leftovers() {
+    let _turn = file_turn(module_path!());
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     // Both runs share one lock folder of their own, and one database folder in which a
     // database folder of a long-gone gqlbench is planted.
@@ -305,6 +308,7 @@ fn after_kill_9_no_target_is_left_and_the_next_run_removes_the_leftovers() {
 
 #[test]
 fn a_rendered_config_reaches_the_target_and_an_unset_reference_fails_its_start_by_name() {
+    let _turn = file_turn(module_path!());
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let out_dir = tempfile::tempdir().unwrap();
     let out = e2e("rendered-config")
@@ -351,6 +355,7 @@ fn a_rendered_config_reaches_the_target_and_an_unset_reference_fails_its_start_b
 
 #[test]
 fn a_target_slower_than_a_probe_is_found_ready_or_named_as_slow() {
+    let _turn = file_turn(module_path!());
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     // Every answer takes 1.1 s, the readiness query's too: the first probe (1 s) goes
     // unanswered, the next waits longer and finds it ready; it is measured.

@@ -9,11 +9,10 @@
 //!   pointed at a coprocessor that answers without doing its work is invalid;
 //! - a Node server with the tracing preload exports spans, and one given an instrumentation
 //!   the preload does not know fails its start by name.
-mod common;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
 
-use common::*;
+use crate::common::*;
 use gqlbench::results::{RunResults, TargetStatus, UpstreamUsage};
 
 /// Gateways and their subgraphs: one test at a time.
@@ -67,6 +66,7 @@ fn valid_row(r: &RunResults, name: &str) -> bool {
 
 #[test]
 fn a_plugin_that_adds_the_subgraph_header_proves_it_and_one_switched_off_is_invalid() {
+    let _turn = file_turn(module_path!());
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let (code, r) = run("subgraph-header", "hive-gateway-header-plugin", &[]);
     let up = passed(code, &r, "hive-gateway-header-plugin");
@@ -105,6 +105,7 @@ fn a_plugin_that_adds_the_subgraph_header_proves_it_and_one_switched_off_is_inva
 
 #[test]
 fn guid_and_client_headers_are_proven_before_and_during_the_load() {
+    let _turn = file_turn(module_path!());
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let (code, r) = run("guid-headers", "hive-gateway-guid-plugin", &[]);
     assert_eq!(
@@ -157,6 +158,7 @@ fn assert_spans_delivered(code: Option<i32>, r: &RunResults, base: &str, variant
 
 #[test]
 fn a_tracing_variant_delivers_spans_and_one_that_exports_nowhere_is_invalid() {
+    let _turn = file_turn(module_path!());
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let (code, r) = run("tracing", "hive-gateway-tracing-100", &[]);
     assert_spans_delivered(code, &r, "hive-gateway", "hive-gateway-tracing-100");
@@ -190,6 +192,7 @@ fn a_tracing_variant_delivers_spans_and_one_that_exports_nowhere_is_invalid() {
 
 #[test]
 fn a_server_tracing_variant_exports_from_its_preload_and_a_bad_instrumentation_fails_its_start() {
+    let _turn = file_turn(module_path!());
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     // The unchanged server with targets/_node/tracing.mjs preloaded, at saturation, spans
     // straight to gqlbench's counter.
@@ -289,6 +292,7 @@ fn lazy_coprocessor(how: Misbehaves) -> (u16, std::thread::JoinHandle<()>) {
 
 #[test]
 fn a_coprocessor_variant_is_measured_with_its_calls_and_a_lazy_coprocessor_is_caught() {
+    let _turn = file_turn(module_path!());
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let (code, r) = run("subgraph-header", "hive-gateway-header-node", &[]);
     let up = passed(code, &r, "hive-gateway-header-node");
@@ -326,6 +330,7 @@ fn a_coprocessor_variant_is_measured_with_its_calls_and_a_lazy_coprocessor_is_ca
 /// (no `control`) answered with `"control": "continue"`, 401 breaks, 400s and 404s.
 #[test]
 fn the_node_coprocessor_keeps_the_contract_for_apollo_and_hive_router_payloads() {
+    let _turn = file_turn(module_path!());
     let python = std::process::Command::new("python3")
         .arg("--version")
         .output()
@@ -356,6 +361,7 @@ fn the_node_coprocessor_keeps_the_contract_for_apollo_and_hive_router_payloads()
 /// invalid with the reason (every request failed), and the run goes on to its end.
 #[test]
 fn a_coprocessor_answering_garbage_or_past_its_timeout_makes_the_variant_invalid() {
+    let _turn = file_turn(module_path!());
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     for how in [Misbehaves::Garbage, Misbehaves::Slow] {
         let (port, _h) = lazy_coprocessor(how);

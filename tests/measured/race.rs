@@ -4,9 +4,8 @@
 //! again is reported and the race goes on without it; a round the hypervisor disturbed (a
 //! burst of steal, injected here) is measured again and not counted, a steady level is
 //! counted and named, and `--steal-limit off` judges nothing.
-mod common;
 
-use common::*;
+use crate::common::*;
 use gqlbench::results::TargetStatus;
 
 /// The tests of this file measure: one at a time, so that one's load does not land in
@@ -38,6 +37,7 @@ fn race(root: &std::path::Path, targets: &str, out: &std::path::Path) -> Outcome
 
 #[test]
 fn known_costs_are_decided_pair_by_pair_on_fresh_processes() {
+    let _turn = file_turn(module_path!());
     let _one = serial();
     let dir = fixture_copy();
     let server = spin_target(dir.path(), "fx-light", 300);
@@ -86,6 +86,7 @@ fn known_costs_are_decided_pair_by_pair_on_fresh_processes() {
 
 #[test]
 fn a_target_that_cannot_start_again_is_reported_and_the_race_goes_on() {
+    let _turn = file_turn(module_path!());
     let _one = serial();
     let dir = fixture_copy();
     let server = spin_target(dir.path(), "fx-light", 300);
@@ -155,6 +156,7 @@ fn injected(cycle: &str, flags: &[&str]) -> (gqlbench::results::RunResults, Stri
 
 #[test]
 fn a_burst_of_steal_is_measured_again_and_not_counted() {
+    let _turn = file_turn(module_path!());
     let _one = serial();
     // The first window of every three reads 60% of a CPU stolen: a burst against the level
     // the quiet ones set (the first is judged against the start's, 0 without a probe).
@@ -178,6 +180,7 @@ fn a_burst_of_steal_is_measured_again_and_not_counted() {
 
 #[test]
 fn a_steady_level_of_steal_is_counted_and_named_and_off_judges_nothing() {
+    let _turn = file_turn(module_path!());
     let _one = serial();
     // Every window 60%: the level itself, counted with the caveat that names it (measuring
     // again would only meet the same level).

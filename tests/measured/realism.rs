@@ -1,8 +1,7 @@
 //! End-to-end: the server-realism measurements against fixture targets — depth limits,
 //! cold starts (also one killed by its memory cap), a long run's leak verdict, and a load
 //! sweep over connection counts.
-mod common;
-use common::*;
+use crate::common::*;
 use gqlbench::results::{RunResults, RunStatus, ScenarioKind, TargetStatus};
 
 /// The cold-start test checks that no fixture process is left, so runs must not overlap.
@@ -41,6 +40,7 @@ fn findings(r: &RunResults) -> &[String] {
 
 #[test]
 fn depth_limit_check_passes_with_a_limit_and_fails_visibly_without() {
+    let _turn = file_turn(module_path!());
     let (r, dir) = run_e2e("depth", 0);
     assert_eq!(
         r.scenarios[0].by_kind.get(&gqlbench::kinds::depth::LIMIT),
@@ -78,6 +78,7 @@ fn depth_limit_check_passes_with_a_limit_and_fails_visibly_without() {
 
 #[test]
 fn cold_starts_are_repeated_and_a_target_that_never_starts_is_reported() {
+    let _turn = file_turn(module_path!());
     let (r, _dir) = run_e2e("cold", 1);
     assert_eq!(r.scenarios[0].kind, ScenarioKind::ColdStart);
     let good = target(&r, 0, "fx-good");
@@ -106,6 +107,7 @@ fn cold_starts_are_repeated_and_a_target_that_never_starts_is_reported() {
 
 #[test]
 fn a_server_that_cannot_start_under_the_memory_cap_is_reported_as_such() {
+    let _turn = file_turn(module_path!());
     let (r, _dir) = run_e2e("cold-small", 0);
     let applied = &r.scenarios[0].limits.applied;
     if !require(
@@ -127,6 +129,7 @@ fn a_server_that_cannot_start_under_the_memory_cap_is_reported_as_such() {
 
 #[test]
 fn a_long_run_flags_a_leaking_server_and_not_a_steady_one() {
+    let _turn = file_turn(module_path!());
     let (r, dir) = run_e2e("leak", 0);
     let leak = target(&r, 0, "fx-leak").summary.as_ref().unwrap();
     let leak = leak.leak.as_ref().expect("a leak verdict");
@@ -152,6 +155,7 @@ fn a_long_run_flags_a_leaking_server_and_not_a_steady_one() {
 
 #[test]
 fn a_load_sweep_runs_every_connection_count_and_writes_chart_data() {
+    let _turn = file_turn(module_path!());
     let (r, dir) = run_e2e("sweep", 0);
     assert_eq!(r.scenarios[0].connection_sweep, Some(vec![2, 8]));
     let steps = target(&r, 0, "fx-good").trials[0]
@@ -170,6 +174,7 @@ fn a_load_sweep_runs_every_connection_count_and_writes_chart_data() {
 
 #[test]
 fn bad_realism_settings_are_refused_with_the_file_and_field() {
+    let _turn = file_turn(module_path!());
     let dir = fixture_copy();
     std::fs::write(
         dir.path().join("scenarios/e2e/bad.toml"),
@@ -190,6 +195,7 @@ fn bad_realism_settings_are_refused_with_the_file_and_field() {
 
 #[test]
 fn a_subscription_server_that_drops_connections_is_counted_and_reported() {
+    let _turn = file_turn(module_path!());
     let (r, dir) = run_e2e("subs", 1);
     assert_eq!(r.scenarios[0].kind, ScenarioKind::Subscriptions);
     let good = &target(&r, 0, "fx-subs-good").trials[0];
@@ -213,6 +219,7 @@ fn a_subscription_server_that_drops_connections_is_counted_and_reported() {
 
 #[test]
 fn a_server_killed_mid_run_by_its_memory_cap_is_reported_as_such() {
+    let _turn = file_turn(module_path!());
     let (code, r, _dir) = run_e2e_any("leak-capped");
     let applied = &r.scenarios[0].limits.applied;
     if !require(

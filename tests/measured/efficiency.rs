@@ -8,8 +8,7 @@
 //! crashed, and measures nothing when no probe is valid. What is asserted holds on a noisy
 //! machine: the costs differ severalfold, and a trial measured again after a burst of
 //! steal changes no figure asserted here.
-mod common;
-use common::*;
+use crate::common::*;
 use gqlbench::kinds::efficiency::{cost, PROBE, RATE};
 use gqlbench::results::TargetStatus;
 
@@ -32,6 +31,7 @@ fn share_fixture() -> tempfile::TempDir {
 
 #[test]
 fn targets_at_one_rate_are_ranked_by_cpu_per_answer_and_one_that_falls_behind_is_not() {
+    let _turn = file_turn(module_path!());
     let _one = serial();
     let dir = fixture_copy();
     let server = abs_fixture_target(
@@ -131,6 +131,7 @@ fn targets_at_one_rate_are_ranked_by_cpu_per_answer_and_one_that_falls_behind_is
 
 #[test]
 fn a_rate_that_cannot_be_sent_is_refused_naming_the_file() {
+    let _turn = file_turn(module_path!());
     let root = fixture_copy();
     let file = root.path().join("scenarios/e2e/efficiency.toml");
     let text = std::fs::read_to_string(&file).unwrap();
@@ -150,6 +151,7 @@ fn a_rate_that_cannot_be_sent_is_refused_naming_the_file() {
 
 #[test]
 fn a_share_sets_the_rate_from_the_least_valid_probe_and_a_target_that_dies_in_it_is_crashed() {
+    let _turn = file_turn(module_path!());
     let _one = serial();
     let dir = share_fixture();
     let server = abs_fixture_target(
@@ -263,6 +265,7 @@ fn a_share_sets_the_rate_from_the_least_valid_probe_and_a_target_that_dies_in_it
 
 #[test]
 fn a_share_out_of_range_or_beside_a_rate_is_refused_naming_the_file() {
+    let _turn = file_turn(module_path!());
     for (edit, says) in [
         ("share = 1.5", "share must be above 0 and below 1"),
         (

@@ -2,9 +2,8 @@
 //! (exit 1), a side that answers wrong or crashes fails the run naming the side (the other
 //! side's figures kept, nothing left running), and bad input is refused with exit 2 naming
 //! the flag or file.
-mod common;
 
-use common::*;
+use crate::common::*;
 
 /// The tests of this file measure: one at a time, so that one's load does not land in
 /// another's slices (the other test files run after this one, not beside it).
@@ -48,6 +47,7 @@ fn ab_record(r: &gqlbench::results::RunResults) -> gqlbench::kinds::ab::AbRecord
 
 #[test]
 fn a_known_cost_per_request_is_found_and_fails_the_gate() {
+    let _turn = file_turn(module_path!());
     let _one = serial();
     let dir = fixture_copy();
     let server = abs_target(dir.path(), "fx-abs", "good");
@@ -130,6 +130,7 @@ fn a_known_cost_per_request_is_found_and_fails_the_gate() {
 
 #[test]
 fn the_duet_finds_the_same_cost_from_cpu_per_request() {
+    let _turn = file_turn(module_path!());
     let _one = serial();
     let dir = fixture_copy();
     let server = abs_target(dir.path(), "fx-abs", "good");
@@ -164,6 +165,7 @@ fn the_duet_finds_the_same_cost_from_cpu_per_request() {
 
 #[test]
 fn ctrl_c_stops_an_ab_at_once_with_130_and_leaves_nothing_running() {
+    let _turn = file_turn(module_path!());
     let _one = serial();
     let dir = fixture_copy();
     let server = abs_target(dir.path(), "fx-abs", "good");
@@ -197,6 +199,7 @@ fn ctrl_c_stops_an_ab_at_once_with_130_and_leaves_nothing_running() {
 
 #[test]
 fn a_side_that_answers_wrong_or_crashes_fails_the_run_naming_it() {
+    let _turn = file_turn(module_path!());
     let _one = serial();
     let dir = fixture_copy();
     let server = abs_target(dir.path(), "fx-abs", "good");
@@ -231,6 +234,7 @@ fn a_side_that_answers_wrong_or_crashes_fails_the_run_naming_it() {
 
 #[test]
 fn bad_input_is_refused_with_exit_2_naming_the_flag_or_file() {
+    let _turn = file_turn(module_path!());
     let _one = serial();
     let dir = fixture_copy();
     let root = dir.path();

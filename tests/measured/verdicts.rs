@@ -1,10 +1,9 @@
 //! End-to-end: the verdicts a CI job reads. Exit codes mean one thing everywhere (0 every
 //! measured row valid, 1 failures, 2 bad input or a catalogue fault, 130 interrupted), and
 //! input that cannot work is refused before anything starts.
-mod common;
 use std::path::Path;
 
-use common::*;
+use crate::common::*;
 use gqlbench::results::RunResults;
 use gqlbench::verdict::RunVerdict;
 
@@ -25,6 +24,7 @@ fn verdict(r: &RunResults) -> &RunVerdict {
 
 #[test]
 fn run_exit_codes_follow_the_verdict() {
+    let _turn = file_turn(module_path!());
     let dir = tempfile::tempdir().unwrap();
     let out = hello_run(&fixtures(), "fx-good", &dir.path().join("a")).go();
     out.assert_exit(0);
@@ -77,6 +77,7 @@ fn run_exit_codes_follow_the_verdict() {
 
 #[test]
 fn a_wrong_expected_answer_is_a_catalogue_fault() {
+    let _turn = file_turn(module_path!());
     let cat = fixture_copy();
     let expected = cat.path().join("scenarios/expected/fixture/hello.json");
     std::fs::write(
@@ -105,6 +106,7 @@ fn a_wrong_expected_answer_is_a_catalogue_fault() {
 
 #[test]
 fn a_query_that_is_not_graphql_is_refused_before_anything_starts() {
+    let _turn = file_turn(module_path!());
     let cat = fixture_copy();
     let q = cat.path().join("scenarios/queries/fixture/hello.graphql");
     std::fs::write(&q, "{ hello").unwrap();
@@ -122,6 +124,7 @@ fn a_query_that_is_not_graphql_is_refused_before_anything_starts() {
 
 #[test]
 fn a_load_this_machine_cannot_carry_is_refused_up_front() {
+    let _turn = file_turn(module_path!());
     let out_dir = tempfile::tempdir().unwrap();
     let out_path = out_dir.path().join("run");
     let out = hello_run(&fixtures(), "fx-good", &out_path)
@@ -147,6 +150,7 @@ fn a_load_this_machine_cannot_carry_is_refused_up_front() {
 
 #[test]
 fn calibrate_checks_its_flags_before_starting_a_server() {
+    let _turn = file_turn(module_path!());
     let out = Gqlbench::new(["calibrate", "-c", "0", "--no-pin"]).go();
     out.assert_exit(2);
     let e = &out.stderr;
@@ -184,6 +188,7 @@ fn calibrate_checks_its_flags_before_starting_a_server() {
 /// figures a measurement could give, and exit 0.
 #[test]
 fn calibrate_runs_both_steps_to_the_end_and_reports_what_it_measured() {
+    let _turn = file_turn(module_path!());
     let out = Gqlbench::new(["calibrate", "-d", "300ms", "-c", "4", "--no-pin", "--json"]).go();
     out.assert_exit(0);
     let c = out.json();
@@ -235,6 +240,7 @@ fn calibrate_runs_both_steps_to_the_end_and_reports_what_it_measured() {
 
 #[test]
 fn reports_show_names_not_debug_strings() {
+    let _turn = file_turn(module_path!());
     let dir = tempfile::tempdir().unwrap();
     let out = hello_run(&fixtures(), "fx-good,fx-wrong", dir.path()).go();
     let md = std::fs::read_to_string(dir.path().join("report.md")).unwrap();
@@ -263,6 +269,7 @@ fn reports_show_names_not_debug_strings() {
 
 #[test]
 fn a_target_slower_than_the_window_gets_a_longer_window_not_an_invalid_row() {
+    let _turn = file_turn(module_path!());
     // Answers take 1.5 s; the planned window is 500 ms after a 1 s warm-up.
     let dir = tempfile::tempdir().unwrap();
     let out = Gqlbench::run("e2e")

@@ -2,10 +2,9 @@
 //! folder; a machine without the toolchain gets the install's reason and its fix, not a
 //! half-made environment; a run of servers in four languages names each one's toolchain,
 //! reads its threads and groups the rows by language. (Their answers are checked with every
-//! server's in tests/servers.rs, `gqlbench check servers`.)
-mod common;
+//! server's in tests/measured/servers.rs, `gqlbench check servers`.)
 
-use common::*;
+use crate::common::*;
 use gqlbench::results::TargetStatus;
 
 /// The Strawberry target's folder copied into the fixture catalogue (its install writes
@@ -29,6 +28,7 @@ fn catalogue_with_strawberry() -> tempfile::TempDir {
 
 #[test]
 fn a_python_too_old_or_missing_fails_the_install_naming_what_to_install() {
+    let _turn = file_turn(module_path!());
     let dir = catalogue_with_strawberry();
     let old = dir.path().join("python3.9");
     std::fs::write(&old, "#!/bin/sh\nexit 1\n").unwrap();
@@ -52,6 +52,7 @@ fn a_python_too_old_or_missing_fails_the_install_naming_what_to_install() {
 
 #[test]
 fn install_without_names_leaves_a_server_needing_another_toolchain_to_its_runs() {
+    let _turn = file_turn(module_path!());
     let dir = catalogue_with_strawberry();
     let out = Gqlbench::new(["install"])
         .root(dir.path())
@@ -72,9 +73,10 @@ fn install_without_names_leaves_a_server_needing_another_toolchain_to_its_runs()
 /// the row is rightly flagged saturated; CI failed so on stop 54): every row valid, each runtime named with the version of the
 /// toolchain that built or starts it, its threads read from /proc, and the report's
 /// "servers by language" table with one row per language. (Spring for GraphQL, whose JVM
-/// takes about 10 s to start on one CPU, is checked in tests/servers.rs.)
+/// takes about 10 s to start on one CPU, is checked in tests/measured/servers.rs.)
 #[test]
 fn servers_in_four_languages_are_measured_named_and_grouped() {
+    let _turn = file_turn(module_path!());
     let out_dir = tempfile::tempdir().unwrap();
     let out = Gqlbench::run("servers")
         .root(repo())

@@ -5,9 +5,8 @@
 //! stops them all and keeps the rounds before; `--one-at-a-time`
 //! measures them one after another; a target's own warm-up (`[start] warmup`) runs alone
 //! on its fresh process; bad slice flags are refused naming the flag.
-mod common;
 
-use common::*;
+use crate::common::*;
 use gqlbench::results::TargetStatus;
 
 /// The tests of this file measure: one at a time, so that one's load does not land in
@@ -38,6 +37,7 @@ fn rounds(root: &std::path::Path, targets: &str, n: u32) -> Gqlbench {
 
 #[test]
 fn targets_of_a_round_alternate_and_known_costs_are_ranked_apart() {
+    let _turn = file_turn(module_path!());
     let _one = serial();
     let dir = fixture_copy();
     let server = spin_target(dir.path(), "fx-light", "good", 300);
@@ -96,6 +96,7 @@ fn targets_of_a_round_alternate_and_known_costs_are_ranked_apart() {
 
 #[test]
 fn a_target_crashing_mid_round_is_reported_and_the_others_go_on() {
+    let _turn = file_turn(module_path!());
     let _one = serial();
     let dir = fixture_copy();
     let server = spin_target(dir.path(), "fx-spin-crash", "crash", 0);
@@ -140,6 +141,7 @@ fn a_target_crashing_mid_round_is_reported_and_the_others_go_on() {
 
 #[test]
 fn ctrl_c_in_an_alternating_round_stops_every_target_and_keeps_the_rounds_before() {
+    let _turn = file_turn(module_path!());
     let _one = serial();
     let dir = fixture_copy();
     let server = spin_target(dir.path(), "fx-int-a", "good", 0);
@@ -188,6 +190,7 @@ fn ctrl_c_in_an_alternating_round_stops_every_target_and_keeps_the_rounds_before
 
 #[test]
 fn one_at_a_time_measures_each_target_alone() {
+    let _turn = file_turn(module_path!());
     let _one = serial();
     let dir = fixture_copy();
     let out = dir.path().join("run");
@@ -210,6 +213,7 @@ fn one_at_a_time_measures_each_target_alone() {
 
 #[test]
 fn slice_flags_that_cannot_work_are_refused_naming_the_flag() {
+    let _turn = file_turn(module_path!());
     for (flags, needle) in [
         (vec!["--slice", "10ms"], "--slice"),
         (vec!["--slice", "2m"], "--slice"),
@@ -234,6 +238,7 @@ fn slice_flags_that_cannot_work_are_refused_naming_the_flag() {
 /// whose targets are measured one at a time is noted.
 #[test]
 fn the_header_says_what_the_slices_make_of_the_window() {
+    let _turn = file_turn(module_path!());
     let _one = serial();
     let dir = fixture_copy();
     // 300 ms slices: a block is 600 ms of each target's own time, so 800 ms is 1.2 s.
@@ -281,6 +286,7 @@ fn the_header_says_what_the_slices_make_of_the_window() {
 /// duration is bad input naming the file.
 #[test]
 fn a_target_with_its_own_warm_up_is_warmed_alone_before_it_counts() {
+    let _turn = file_turn(module_path!());
     let _one = serial();
     let dir = fixture_copy();
     let server = spin_target(dir.path(), "fx-jvm", "good", 100);

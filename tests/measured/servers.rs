@@ -1,11 +1,11 @@
 //! End-to-end against the real Node targets (their npm packages are installed by the run
 //! itself through the install cache): every answer right, and a short run of each valid.
-mod common;
-use common::*;
+use crate::common::*;
 use gqlbench::results::{RunResults, TargetStatus};
 
 #[test]
 fn check_finds_every_answer_right_on_every_server() {
+    let _turn = file_turn(module_path!());
     let out = Gqlbench::new(["check", "servers"]).root(repo()).go();
     let stdout = &out.stdout;
     assert!(out.success(), "{stdout}");
@@ -41,6 +41,7 @@ fn short_run(scenarios: &str) -> RunResults {
 
 #[test]
 fn one_second_run_of_each_node_target_is_valid_and_measured() {
+    let _turn = file_turn(module_path!());
     let r = short_run("simple,mix");
     assert_eq!(r.scenarios.len(), 2);
     for s in &r.scenarios {
@@ -95,6 +96,7 @@ fn one_second_run_of_each_node_target_is_valid_and_measured() {
 
 #[test]
 fn every_server_enforces_its_depth_limit_the_way_it_counts() {
+    let _turn = file_turn(module_path!());
     let r = short_run("depth");
     let check = |name: &str| {
         target(&r, 0, name)
@@ -153,6 +155,7 @@ fn every_row_valid_over_its_base(r: &RunResults, bases: &[(&str, Option<&str>)])
 /// in the same rounds; the report shows each variant over its base.
 #[test]
 fn every_integration_of_a_server_is_measured_against_its_base() {
+    let _turn = file_turn(module_path!());
     let (out_dir, r) = two_round_run("integrations");
     let s = &r.scenarios[0];
     let bases = [
@@ -201,6 +204,7 @@ fn every_integration_of_a_server_is_measured_against_its_base() {
 /// held to the suite's SDL: one that prints differently is refused, naming the line.
 #[test]
 fn code_first_schemas_are_measured_against_the_same_schema_from_sdl() {
+    let _turn = file_turn(module_path!());
     let (out_dir, r) = two_round_run("builders");
     every_row_valid_over_its_base(
         &r,
@@ -261,6 +265,7 @@ fn code_first_schemas_are_measured_against_the_same_schema_from_sdl() {
 /// every answer checked, each runtime named with its version in the results and the report.
 #[test]
 fn yoga_on_bun_and_deno_is_measured_against_yoga_on_node() {
+    let _turn = file_turn(module_path!());
     let (out_dir, r) = two_round_run("runtimes");
     for (name, runtime) in [
         ("graphql-yoga", "node v"),

@@ -2,12 +2,11 @@
 //! npm gateways return exactly the expected answers through real subgraphs, upstream calls
 //! and subgraph CPU are reported, and faults (a subgraph dying mid-run, a bad delay spec,
 //! a composition error) are reported as such.
-mod common;
 use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
-use common::*;
+use crate::common::*;
 use gqlbench::results::{RunResults, TargetStatus};
 
 /// Tests that start gateways look for leftover processes: run them one at a time.
@@ -19,6 +18,7 @@ const NPM_GATEWAYS: &str = "apollo-gateway,hive-gateway,hive-gateway-router-runt
 
 #[test]
 fn supergraph_is_current_with_the_subgraph_sdl() {
+    let _turn = file_turn(module_path!());
     let dir = federation_tools();
     let out = Command::new("node")
         .arg(dir.join("compose.mjs"))
@@ -35,6 +35,7 @@ fn supergraph_is_current_with_the_subgraph_sdl() {
 
 #[test]
 fn the_wide_supergraph_is_current_with_its_subgraph_sdl() {
+    let _turn = file_turn(module_path!());
     let out = Command::new("node")
         .arg(federation_tools().join("compose.mjs"))
         .args(["--graph", "wide", "--check"])
@@ -54,6 +55,7 @@ fn the_wide_supergraph_is_current_with_its_subgraph_sdl() {
 /// repeats; a gateway whose configuration lists the demo's subgraphs is skipped, saying so.
 #[test]
 fn gateways_answer_the_twelve_subgraph_query_right() {
+    let _turn = file_turn(module_path!());
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let (r, out_dir) = short_run(
         "wide",
@@ -105,6 +107,7 @@ fn gateways_answer_the_twelve_subgraph_query_right() {
 
 #[test]
 fn composition_errors_name_the_subgraph_and_field() {
+    let _turn = file_turn(module_path!());
     let dir = federation_tools();
     let tmp = tempfile::tempdir().unwrap();
     for n in ["accounts", "products", "reviews", "inventory"] {
@@ -209,6 +212,7 @@ fn assert_gateway_ok_on(r: &RunResults, name: &str, subgraphs: usize) {
 
 #[test]
 fn npm_gateways_return_the_expected_answers_and_upstream_calls_are_counted() {
+    let _turn = file_turn(module_path!());
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let r = constant_run(NPM_GATEWAYS, "1s", 4);
     assert!(r.scenarios[0].load.unique_request_header);
@@ -221,6 +225,7 @@ fn npm_gateways_return_the_expected_answers_and_upstream_calls_are_counted() {
 
 #[test]
 fn a_subgraph_that_dies_mid_run_is_reported_and_the_run_ends_cleanly() {
+    let _turn = file_turn(module_path!());
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let out_dir = tempfile::tempdir().unwrap();
     let child = constant("apollo-gateway", "3s", 4)
@@ -258,6 +263,7 @@ fn a_subgraph_that_dies_mid_run_is_reported_and_the_run_ends_cleanly() {
 /// still finds the supergraph written into the run folder.
 #[test]
 fn a_relative_out_folder_reaches_the_gateway() {
+    let _turn = file_turn(module_path!());
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let cwd = tempfile::tempdir().unwrap();
     let mut cmd = Gqlbench::run("federation")
@@ -282,6 +288,7 @@ fn a_relative_out_folder_reaches_the_gateway() {
 /// bad input naming the file and field.
 #[test]
 fn unknown_graph_or_subgraph_of_the_wide_graph_is_refused() {
+    let _turn = file_turn(module_path!());
     for (from, to, says) in [
         (
             "graph = \"wide\"",
@@ -338,6 +345,7 @@ fn thin_copy(files: &[&str]) -> tempfile::TempDir {
 
 #[test]
 fn malformed_delay_spec_is_refused_with_an_example() {
+    let _turn = file_turn(module_path!());
     // Only manifests and scenarios are read before the error, so a thin copy suffices.
     let dir = thin_copy(&[
         "scenarios/federation/delays.toml",
@@ -367,6 +375,7 @@ fn malformed_delay_spec_is_refused_with_an_example() {
 #[test]
 #[ignore = "needs the native builds in the cache; .ci/run runs it when they are"]
 fn native_gateways_return_the_expected_answers() {
+    let _turn = file_turn(module_path!());
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let r = constant_run("apollo-router,hive-router", "2s", 8);
     for name in ["apollo-router", "hive-router"] {
@@ -383,6 +392,7 @@ fn native_gateways_return_the_expected_answers() {
 /// serves part of the schema.
 #[test]
 fn the_stitched_gateway_names_a_subgraph_it_cannot_read() {
+    let _turn = file_turn(module_path!());
     Gqlbench::new(["install", "yoga-stitching"])
         .root(repo())
         .go()
@@ -416,6 +426,7 @@ fn the_stitched_gateway_names_a_subgraph_it_cannot_read() {
 /// runtime named, in the same round as Hive Gateway on Node.
 #[test]
 fn hive_gateway_on_bun_answers_right_through_the_subgraphs() {
+    let _turn = file_turn(module_path!());
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let (r, _out) = short_run("runtimes", "hive-gateway,hive-gateway-bun", "1s", 4);
     for name in ["hive-gateway", "hive-gateway-bun"] {

@@ -2,10 +2,9 @@
 //! PostgreSQL: naive and DataLoader resolvers give the same (checked) answers, the
 //! database's own statistics count the queries, a database that dies mid-run is reported
 //! and cleaned up, and missing binaries or a scale too big for the disk are refused clearly.
-mod common;
 use std::time::Duration;
 
-use common::*;
+use crate::common::*;
 use gqlbench::results::{RunStatus, TargetStatus};
 
 /// Tests that look for leftover PostgreSQL processes must not overlap.
@@ -64,6 +63,7 @@ fn no_data_folder_of(pid: u32) -> bool {
 
 #[test]
 fn naive_and_dataloader_answer_alike_and_the_database_counts_the_queries() {
+    let _turn = file_turn(module_path!());
     if !postgres_available() {
         return;
     }
@@ -101,6 +101,7 @@ fn naive_and_dataloader_answer_alike_and_the_database_counts_the_queries() {
 
 #[test]
 fn a_database_that_dies_mid_run_is_reported_and_cleaned_up() {
+    let _turn = file_turn(module_path!());
     if !postgres_available() {
         return;
     }
@@ -144,6 +145,7 @@ fn a_database_that_dies_mid_run_is_reported_and_cleaned_up() {
 
 #[test]
 fn missing_postgres_binaries_skip_the_database_scenarios_with_the_install_command() {
+    let _turn = file_turn(module_path!());
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let empty = tempfile::tempdir().unwrap();
     let out_dir = tempfile::tempdir().unwrap();
@@ -170,6 +172,7 @@ fn missing_postgres_binaries_skip_the_database_scenarios_with_the_install_comman
 
 #[test]
 fn a_scale_that_cannot_fit_the_disk_is_refused_before_anything_starts() {
+    let _turn = file_turn(module_path!());
     let out_dir = tempfile::tempdir().unwrap();
     let out = db_run("db-naive", out_dir.path())
         .args(["--scale", "100000000000"])
@@ -183,6 +186,7 @@ fn a_scale_that_cannot_fit_the_disk_is_refused_before_anything_starts() {
 
 #[test]
 fn ctrl_c_while_the_database_is_seeded_is_an_interruption_not_a_failed_start() {
+    let _turn = file_turn(module_path!());
     if !postgres_available() {
         return;
     }
@@ -218,6 +222,7 @@ fn ctrl_c_while_the_database_is_seeded_is_an_interruption_not_a_failed_start() {
 
 #[test]
 fn ctrl_c_during_a_database_scenario_saves_results_and_removes_the_database() {
+    let _turn = file_turn(module_path!());
     if !postgres_available() {
         return;
     }
