@@ -5,6 +5,15 @@ use clap::Args;
 pub struct InstallArgs {
     /// Targets to install (default: all but the long native builds, which must be named)
     pub targets: Vec<String>,
+    /// With no targets named: all of them but these (comma-separated), e.g. a large one no
+    /// run of yours starts
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_name = "NAMES",
+        conflicts_with = "targets"
+    )]
+    pub except: Vec<String>,
     /// Reinstall even when the cache says the install is current
     #[arg(long)]
     pub force: bool,

@@ -107,11 +107,18 @@ fn beyond_node(t: &TargetDef) -> bool {
         })
 }
 
-/// The targets named (all when none is), a gateway variant named alone bringing its
-/// coprocessor.
+/// The targets named (all when none is, but those `--except` names), a gateway variant
+/// named alone bringing its coprocessor.
 fn chosen<'c>(cat: &'c Catalog, a: &InstallArgs) -> Result<Vec<&'c TargetDef>> {
+    // An unknown name is refused (exit 2, with the known ones) rather than excepting nothing.
+    for n in &a.except {
+        cat.target(n)?;
+    }
     let mut targets: Vec<&TargetDef> = if a.targets.is_empty() {
-        cat.targets.iter().collect()
+        cat.targets
+            .iter()
+            .filter(|t| !a.except.contains(&t.name))
+            .collect()
     } else {
         a.targets
             .iter()

@@ -72,6 +72,7 @@ impl TrialCx<'_> {
             crate::measure::trial::Warmup::UntilSteady {
                 min: self.own_warmup,
                 max: (2 * self.own_warmup).max(sp.warmup_max),
+                own: true,
             }
         } else if warmup == sp.warmup && sp.warmup_max > sp.warmup {
             // A target's first trial warms up longer: its JIT is still tiering up.
@@ -85,6 +86,7 @@ impl TrialCx<'_> {
             crate::measure::trial::Warmup::UntilSteady {
                 min,
                 max: sp.warmup_max,
+                own: false,
             }
         } else {
             crate::measure::trial::Warmup::Fixed(warmup)
@@ -96,11 +98,7 @@ impl TrialCx<'_> {
             ops: self.ops,
             progress: self.progress,
         };
-        let mut m = crate::measure::trial::measure(cx, load, w, duration, label);
-        if let Some(w) = m.warmup.as_mut() {
-            w.own = own;
-        }
-        m
+        crate::measure::trial::measure(cx, load, w, duration, label)
     }
 }
 

@@ -46,8 +46,13 @@ pub enum Warmup {
     /// throughput is the rate, so there is no steadiness to wait for).
     Fixed(Duration),
     /// A separate run until the throughput is steady (`warmup::until_steady`), at least
-    /// `min`, at most `max`; the measured run then starts at once.
-    UntilSteady { min: Duration, max: Duration },
+    /// `min`, at most `max`; the measured run then starts at once. `own`: the target's own
+    /// warm-up (its target.toml's), not the scenario's, as the results say.
+    UntilSteady {
+        min: Duration,
+        max: Duration,
+        own: bool,
+    },
 }
 
 pub struct Measured {
@@ -187,8 +192,8 @@ fn warm_up<K: ?Sized>(
     label: &str,
 ) -> (Duration, Option<WarmupInfo>) {
     match warmup {
-        Warmup::UntilSteady { min, max } if !load.is_open() => {
-            let info = super::warmup::until_steady(cx, load, min, max, label);
+        Warmup::UntilSteady { min, max, own } if !load.is_open() => {
+            let info = super::warmup::until_steady(cx, load, min, max, own, label);
             (Duration::ZERO, Some(info))
         }
         Warmup::UntilSteady { min, .. } => (min, None),

@@ -57,12 +57,13 @@ pub fn steady(series: &[f64]) -> bool {
 }
 
 /// Runs `load` (discarded) against `cx`'s session until steady: at least `min`, at most
-/// `max`.
+/// `max`; `own` when it is the target's own warm-up, not the scenario's.
 pub fn until_steady<K: ?Sized>(
     cx: &MeasureCx<'_, K>,
     load: &Load,
     min: Duration,
     max: Duration,
+    own: bool,
     label: &str,
 ) -> WarmupInfo {
     let MeasureCx {
@@ -145,8 +146,7 @@ pub fn until_steady<K: ?Sized>(
         steady: settled,
         bucket_s: BUCKET.as_secs_f64(),
         rps: series.iter().map(|x| (x * 10.0).round() / 10.0).collect(),
-        // The caller says whether it was a target's own (`runner::alternating::own_warmups`).
-        own: false,
+        own,
     }
 }
 

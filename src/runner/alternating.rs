@@ -186,8 +186,7 @@ fn own_warmups(
                 ops: engine_ops,
                 progress: cx.progress,
             };
-            let info = until_steady(&mcx, &sp.load, least, 2 * least, &label);
-            Some(WarmupInfo { own: true, ..info })
+            Some(until_steady(&mcx, &sp.load, least, 2 * least, true, &label))
         })
         .collect()
 }

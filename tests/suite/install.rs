@@ -753,3 +753,45 @@ check = "node_modules/.bin/bun"
     );
     assert_eq!(good.status, TargetStatus::Ok);
 }
+
+/// `install --except` installs (here: checks) every target but those named; an unknown name
+/// is bad input naming it, and so is `--except` beside named targets.
+#[test]
+fn install_except_leaves_out_the_targets_it_names_and_refuses_an_unknown_one() {
+    let install = |args: &[&str]| {
+        common::Gqlbench::new(["install"])
+            .root(common::fixtures())
+            .args(args)
+            .go()
+    };
+    let all = install(&["--check"]);
+    all.assert_exit(0);
+    let out = install(&["--check", "--except", "fx-good,fx-slow"]);
+    out.assert_exit(0);
+    let named =
+        |o: &common::Outcome, t: &str| o.stdout.lines().any(|l| l.starts_with(&format!("{t}: ")));
+    for t in ["fx-good", "fx-slow"] {
+        assert!(
+            named(&all, t),
+            "{t} is checked without --except: {}",
+            all.stdout
+        );
+        assert!(!named(&out, t), "{t} is left out: {}", out.stdout);
+    }
+    assert!(
+        named(&out, "fx-crash"),
+        "the others are checked: {}",
+        out.stdout
+    );
+
+    let out = install(&["--check", "--except", "fx-good,nope"]);
+    out.assert_exit(2);
+    assert!(
+        out.stderr.contains("unknown target 'nope'"),
+        "{}",
+        out.stderr
+    );
+    let out = install(&["fx-crash", "--except", "fx-good"]);
+    out.assert_exit(2);
+    assert!(out.stderr.contains("--except"), "{}", out.stderr);
+}
