@@ -758,18 +758,12 @@ check = "node_modules/.bin/bun"
 /// is bad input naming it, and so is `--except` beside named targets.
 #[test]
 fn install_except_leaves_out_the_targets_it_names_and_refuses_an_unknown_one() {
-    let install = |args: &[&str]| {
-        common::Gqlbench::new(["install"])
-            .root(common::fixtures())
-            .args(args)
-            .go()
-    };
+    let install = |args: &[&str]| Gqlbench::new(["install"]).root(fixtures()).args(args).go();
     let all = install(&["--check"]);
     all.assert_exit(0);
     let out = install(&["--check", "--except", "fx-good,fx-slow"]);
     out.assert_exit(0);
-    let named =
-        |o: &common::Outcome, t: &str| o.stdout.lines().any(|l| l.starts_with(&format!("{t}: ")));
+    let named = |o: &Outcome, t: &str| o.stdout.lines().any(|l| l.starts_with(&format!("{t}: ")));
     for t in ["fx-good", "fx-slow"] {
         assert!(
             named(&all, t),

@@ -71,10 +71,7 @@ impl TargetDef {
     /// folder; the bare name when it cannot say); None for other targets.
     pub fn runtime_version(&self) -> Option<String> {
         use crate::sys::runtime::Runtime;
-        let named = self.file.runtime.as_deref()?;
-        let Some(runtime) = Runtime::from_name(named) else {
-            return Some(named.to_string());
-        };
+        let runtime = self.runtime?;
         let r = runtime.name();
         match runtime {
             Runtime::Node => crate::sys::machine::node_version().map(|v| format!("{r} {v}")),

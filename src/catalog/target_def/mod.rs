@@ -15,6 +15,7 @@ use anyhow::Result;
 
 use super::parse_toml;
 use crate::error::CatalogError;
+use crate::sys::runtime::Runtime;
 use base::merged_with_base;
 pub use customization::{Customization, Customizes};
 pub use install::{lock_version, InstallSpec, Requirement};
@@ -29,6 +30,8 @@ pub struct TargetDef {
     pub dir: PathBuf,
     pub manifest: PathBuf,
     pub file: TargetFile,
+    /// `runtime`, read once when the manifest is checked (an unknown name is refused there).
+    pub runtime: Option<Runtime>,
     /// The target named by `coprocessor`, resolved by the catalogue.
     pub coprocessor_def: Option<Box<TargetDef>>,
     /// The folder of the target named by `base`: a variant's install is its base's, made
@@ -110,17 +113,16 @@ impl TargetDef {
                 .into());
             }
         }
-        if let Some(named) = file.runtime.as_deref() {
-            use crate::sys::runtime::Runtime;
-            if Runtime::from_name(named).is_none() {
+        let runtime = match file.runtime.as_deref() {
+            None => None,
+            Some(named) => Some(Runtime::from_name(named).ok_or_else(|| {
                 let known: Vec<&str> = Runtime::ALL.iter().map(|r| r.name()).collect();
-                return Err(bad(format!(
+                bad(format!(
                     "field `runtime` is '{named}'; write one of {} (or leave it out)",
                     known.join(", ")
                 ))
-                .into());
-            }
-        }
+            })?),
+        };
         for (field, values) in [
             ("start.command", file.start.command.clone()),
             ("start.env", file.start.env.values().cloned().collect()),
@@ -177,6 +179,7 @@ impl TargetDef {
                 .map(|b| dir.parent().unwrap_or(Path::new(".")).join(b)),
             dir,
             file,
+            runtime,
             coprocessor_def: None,
         })
     }
@@ -224,6 +227,6 @@ impl TargetDef {
     }
 
     pub fn is_node(&self) -> bool {
-        self.file.runtime.as_deref() == Some("node")
+        self.runtime == Some(Runtime::Node)
     }
 }
